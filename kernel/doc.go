@@ -1,0 +1,20 @@
+// Package kernel holds the exact scalar kernels that every approximation in rff is measured against,
+// their spectral laws, and parallel exact Gram matrices.
+//
+// Two families are covered (SPEC §2; Munkhoeva et al. 2018, eq. (3)):
+//
+//   - Shift-invariant kernels k(x,y) = κ(x−y) = E_ω[cos(ωᵀ(x−y))] (Bochner): Gaussian, Laplacian (ℓ1),
+//     Matérn ν ∈ {1/2, 3/2, 5/2} (ℓ2) and Cauchy. They implement [Spectral]: their [Law] says how a
+//     frequency ω is obtained from a standard Gaussian point z, ω = Scale·s·T(z), so that any quadrature or
+//     Monte Carlo rule for the Gaussian measure (package rule) serves every kernel. For the Gaussian, T is the
+//     identity and s = 1; for Matérn, s = sqrt(2ν/g) with g ~ χ²_{2ν} drawn per point makes ω multivariate
+//     Student-t; for the product kernels (Laplacian, Cauchy) T maps each coordinate through the exact
+//     quantile transform F⁻¹(Φ(z)) of the Cauchy or Laplace law.
+//   - Pointwise nonlinear Gaussian kernels k(x,y) = c·E_{w~N(0,I)}[φ(wᵀx)φ(wᵀy)]: the arc-cosine kernels of
+//     order 0 and 1 (Cho & Saul 2009), with φ₀ = Θ (Heaviside, Θ(0) = 1/2) and φ₁ = max(0,·), c = 2.
+//     They implement [Pointwise].
+//
+// Bandwidth: every shift-invariant kernel takes σ. The Gaussian is exp(−‖δ‖²/(2σ²)) = exp(−γ‖δ‖²) with
+// γ = 1/(2σ²); [SigmaFromGamma] converts. The default used by the command-line tool is γ = 1/d
+// (σ = sqrt(d/2)), the quadrature paper's protocol (SPEC §10), applied to every shift-invariant kernel.
+package kernel

@@ -1,0 +1,56 @@
+package kernel
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Gram fills dst (n×m, row-major) with k(x_i, y_j), where X is n×d and Y is m×d, both row-major.
+// Rows are computed in parallel on all cores. It returns an error if a length does not match.
+func Gram(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int) error {
+	if n < 0 || m < 0 || d <= 0 || len(X) != n*d || len(Y) != m*d || len(dst) != n*m {
+		return fmt.Errorf("kernel.Gram: shapes do not match (len X=%d, n=%d; len Y=%d, m=%d; d=%d; len dst=%d)",
+			len(X), n, len(Y), m, d, len(dst))
+	}
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				xi := X[i*d : (i+1)*d]
+				row := dst[i*m : (i+1)*m]
+				for j := range row {
+					row[j] = k.Eval(xi, Y[j*d:(j+1)*d])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// GramDense returns the exact Gram matrix K(X, Y) (rows of X against rows of Y) as a gonum matrix.
+func GramDense(k Kernel, X, Y mat.Matrix) (*mat.Dense, error) {
+	n, d := X.Dims()
+	m, dy := Y.Dims()
+	if d != dy {
+		return nil, fmt.Errorf("kernel.GramDense: X has %d columns, Y has %d", d, dy)
+	}
+	x := mat.DenseCopyOf(X).RawMatrix().Data
+	y := mat.DenseCopyOf(Y).RawMatrix().Data
+	out := make([]float64, n*m)
+	if err := Gram(out, k, x, n, y, m, d); err != nil {
+		return nil, err
+	}
+	return mat.NewDense(n, m, out), nil
+}

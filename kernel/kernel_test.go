@@ -1,0 +1,351 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func randVec(rng *rand.Rand, d int, scale float64) []float64 {
+	v := make([]float64, d)
+	for i := range v {
+		v[i] = scale * rng.NormFloat64()
+	}
+	return v
+}
+
+func allKernels(sigma float64) []Kernel {
+	var ks []Kernel
+	for _, n := range Names() {
+		k, err := New(n, sigma)
+		if err != nil {
+			panic(err)
+		}
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// besselKHalf returns K_ν(z) for ν ∈ {1/2, 3/2, 5/2} from the closed forms of the modified Bessel function
+// of half-integer order (Abramowitz & Stegun 10.2.17): K_{n+1/2}(z) = sqrt(π/(2z)) e^{-z} Σ_k (n+k)!/(k!(n-k)!) (2z)^{-k}.
+func besselKHalf(nu, z float64) float64 {
+	n := int(nu - 0.5)
+	s := 0.0
+	for k := 0; k <= n; k++ {
+		s += float64(fact(n+k)) / float64(fact(k)*fact(n-k)) * math.Pow(2*z, -float64(k))
+	}
+	return math.Sqrt(math.Pi/(2*z)) * math.Exp(-z) * s
+}
+
+func fact(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return n * fact(n-1)
+}
+
+func TestExactAgainstIndependentFormulas(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 50; trial++ {
+		d := 1 + rng.IntN(6)
+		sigma := 0.3 + 2*rng.Float64()
+		x, y := randVec(rng, d, 1), randVec(rng, d, 1)
+		r := math.Sqrt(sqDist(x, y))
+		// Gaussian: product of one-dimensional Gaussians.
+		want := 1.0
+		for i := range x {
+			want *= math.Exp(-(x[i] - y[i]) * (x[i] - y[i]) / (2 * sigma * sigma))
+		}
+		if got := (Gaussian{sigma}).Eval(x, y); math.Abs(got-want) > 1e-14 {
+			t.Errorf("gaussian: got %v want %v", got, want)
+		}
+		// Laplacian: product of exp(-|δ_i|/σ).
+		want = 1.0
+		for i := range x {
+			want *= math.Exp(-math.Abs(x[i]-y[i]) / sigma)
+		}
+		if got := (Laplacian{sigma}).Eval(x, y); math.Abs(got-want) > 1e-14 {
+			t.Errorf("laplacian: got %v want %v", got, want)
+		}
+		// Matérn: the general Bessel form 2^{1-ν}/Γ(ν) z^ν K_ν(z), z = sqrt(2ν) r/σ.
+		for _, nu := range []float64{0.5, 1.5, 2.5} {
+			z := math.Sqrt(2*nu) * r / sigma
+			want := math.Pow(2, 1-nu) / math.Gamma(nu) * math.Pow(z, nu) * besselKHalf(nu, z)
+			if got := (Matern{nu, sigma}).Eval(x, y); math.Abs(got-want) > 1e-12 {
+				t.Errorf("matern ν=%v: got %v want %v", nu, got, want)
+			}
+		}
+		// Cauchy: product of 1/(1+t_i²), t_i = δ_i/σ.
+		want = 1.0
+		for i := range x {
+			tt := (x[i] - y[i]) / sigma
+			want *= 1 / (1 + tt*tt)
+		}
+		if got := (Cauchy{sigma}).Eval(x, y); math.Abs(got-want) > 1e-14 {
+			t.Errorf("cauchy: got %v want %v", got, want)
+		}
+	}
+}
+
+func TestShiftInvariantBasics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, k := range allKernels(1.3) {
+		x, y := randVec(rng, 5, 1), randVec(rng, 5, 1)
+		if math.Abs(k.Eval(x, y)-k.Eval(y, x)) > 1e-15 {
+			t.Errorf("%s not symmetric", k.Name())
+		}
+		if _, ok := k.(Spectral); ok {
+			if math.Abs(k.Eval(x, x)-1) > 1e-15 {
+				t.Errorf("%s: k(x,x)=%v, want 1", k.Name(), k.Eval(x, x))
+			}
+			shift := randVec(rng, 5, 1)
+			xs, ys := make([]float64, 5), make([]float64, 5)
+			for i := range xs {
+				xs[i], ys[i] = x[i]+shift[i], y[i]+shift[i]
+			}
+			if math.Abs(k.Eval(x, y)-k.Eval(xs, ys)) > 1e-13 {
+				t.Errorf("%s not shift-invariant", k.Name())
+			}
+		}
+	}
+}
+
+// TestGramPSD checks that every Gram matrix on random points is symmetric positive semidefinite:
+// its smallest eigenvalue is above −n·ε‖K‖ (rounding).
+func TestGramPSD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, d = 40, 3
+	X := randVec(rng, n*d, 1)
+	for _, k := range allKernels(0.9) {
+		K := make([]float64, n*n)
+		if err := Gram(K, k, X, n, X, n, d); err != nil {
+			t.Fatal(err)
+		}
+		S := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if K[i*n+j] != K[j*n+i] {
+					t.Fatalf("%s: Gram not symmetric", k.Name())
+				}
+				S.SetSym(i, j, K[i*n+j])
+			}
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(S, false) {
+			t.Fatal("eigen failed")
+		}
+		vals := eig.Values(nil)
+		if vals[0] < -1e-12*float64(n)*vals[n-1] {
+			t.Errorf("%s: smallest eigenvalue %v", k.Name(), vals[0])
+		}
+	}
+}
+
+// TestSpectralLawCharacteristicFunction checks Bochner's identity κ(δ) = E[cos(ωᵀδ)] for every shift-invariant
+// kernel with ω drawn from its Law: the Monte Carlo mean is within 4 standard errors of the exact kernel.
+func TestSpectralLawCharacteristicFunction(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const samples = 100000
+	for _, k := range allKernels(1.1) {
+		sk, ok := k.(Spectral)
+		if !ok {
+			continue
+		}
+		for _, d := range []int{1, 3, 8} {
+			delta := randVec(rng, d, 0.6)
+			want := k.Eval(delta, make([]float64, d))
+			w := make([]float64, d)
+			var s, s2 float64
+			for range samples {
+				sk.Law().Sample(w, rng)
+				var dot float64
+				for i := range w {
+					dot += w[i] * delta[i]
+				}
+				c := math.Cos(dot)
+				s += c
+				s2 += c * c
+			}
+			mean := s / samples
+			se := math.Sqrt((s2/samples - mean*mean) / samples)
+			if math.Abs(mean-want) > 4*se {
+				t.Errorf("%s d=%d: E cos = %v ± %v, kernel %v", k.Name(), d, mean, se, want)
+			}
+		}
+	}
+}
+
+// TestSpectralMoments checks second moments where they exist and medians where they do not.
+func TestSpectralMoments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const sigma, d, samples = 0.7, 4, 200000
+	type check struct {
+		k    Spectral
+		stat func(w []float64) float64 // statistic of one draw
+		want float64
+	}
+	med := func(w []float64) float64 { // indicator |ω_1| ≤ 1/σ: probability 1/2 for Cauchy and t₁ marginals
+		if math.Abs(w[0]) <= 1/sigma {
+			return 1
+		}
+		return 0
+	}
+	sq := func(w []float64) float64 { return w[0] * w[0] }
+	checks := []check{
+		{Gaussian{sigma}, sq, 1 / (sigma * sigma)},
+		{Cauchy{sigma}, sq, 2 / (sigma * sigma)},            // Laplace(0, b=1/σ): variance 2b²
+		{Matern{2.5, sigma}, sq, 5.0 / 3 / (sigma * sigma)}, // t₅: variance 5/3 per coordinate
+		{Laplacian{sigma}, med, 0.5},                        // Cauchy(0, 1/σ): median of |ω| is 1/σ
+		{Matern{0.5, sigma}, med, 0.5},                      // t₁ marginal is Cauchy(0, 1/σ)
+		{Matern{1.5, sigma}, func(w []float64) float64 { // t₃ marginal: P(|ω₁| ≤ 1/σ) = t3Within1
+			if math.Abs(w[0]) <= 1/sigma {
+				return 1
+			}
+			return 0
+		}, t3Within1},
+	}
+	for _, c := range checks {
+		w := make([]float64, d)
+		var s, s2 float64
+		for range samples {
+			c.k.Law().Sample(w, rng)
+			v := c.stat(w)
+			s += v
+			s2 += v * v
+		}
+		mean := s / samples
+		se := math.Sqrt((s2/samples - mean*mean) / samples)
+		if math.Abs(mean-c.want) > 4*se {
+			t.Errorf("%s: statistic %v ± %v, want %v", c.k.Name(), mean, se, c.want)
+		}
+	}
+}
+
+// t3Within1 is P(|T| ≤ 1) for Student's t with 3 degrees of freedom: the CDF is
+// F(t) = 1/2 + (1/π)[t/(√3(1+t²/3)) + atan(t/√3)], so P = 2F(1) − 1.
+var t3Within1 = 2 * (1 / math.Pi) * (1/(math.Sqrt(3)*(1+1.0/3)) + math.Atan(1/math.Sqrt(3)))
+
+func TestQuantileTransforms(t *testing.T) {
+	for _, z := range []float64{-37, -20, -8, -3, -1, -0.1, 0, 1e-9, 0.5, 2, 6, 9, 20, 37} {
+		p := 0.5 * math.Erfc(-z/math.Sqrt2) // Φ(z)
+		c := CauchyFromNormal(z)
+		// Compare tails on the side where they are small, to keep relative precision.
+		// F(c) = 1/2 + atan(c)/π; each tail is atan(1/|c|)/π, which keeps relative precision.
+		fc := 0.5
+		if z != 0 {
+			fc = math.Atan(1/math.Abs(c)) / math.Pi
+			p = 0.5 * math.Erfc(math.Abs(z)/math.Sqrt2)
+		}
+		if math.Abs(fc-p) > 1e-13*math.Max(p, 1e-300) && math.Abs(fc-p) > 1e-300 {
+			t.Errorf("cauchy z=%v: tail %v want %v", z, fc, p)
+		}
+		l := LaplaceFromNormal(z)
+		var fl float64 // tail probability on the side of z
+		if l >= 0 {
+			fl = 0.5 * math.Exp(-l)
+		} else {
+			fl = 0.5 * math.Exp(l)
+		}
+		q := 0.5 * math.Erfc(math.Abs(z)/math.Sqrt2)
+		if math.Abs(fl-q) > 1e-13*q {
+			t.Errorf("laplace z=%v: tail %v want %v", z, fl, q)
+		}
+		if CauchyFromNormal(-z) != -c || LaplaceFromNormal(-z) != -l {
+			t.Errorf("transforms must be odd at z=%v", z)
+		}
+	}
+}
+
+func TestArcCosMonteCarlo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const samples = 200000
+	for _, order := range []int{0, 1} {
+		k := ArcCos{order}
+		for _, d := range []int{2, 5} {
+			x, y := randVec(rng, d, 1), randVec(rng, d, 1)
+			w := make([]float64, d)
+			var s, s2 float64
+			for range samples {
+				for i := range w {
+					w[i] = rng.NormFloat64()
+				}
+				var wx, wy float64
+				for i := range w {
+					wx += w[i] * x[i]
+					wy += w[i] * y[i]
+				}
+				v := k.Factor() * k.Phi(wx) * k.Phi(wy)
+				s += v
+				s2 += v * v
+			}
+			mean := s / samples
+			se := math.Sqrt((s2/samples - mean*mean) / samples)
+			if want := k.Eval(x, y); math.Abs(mean-want) > 4*se {
+				t.Errorf("arccos%d d=%d: MC %v ± %v, exact %v", order, d, mean, se, want)
+			}
+		}
+	}
+	// Diagonal: k₀(x,x) = 1, k₁(x,x) = ‖x‖²; zero vector: k₀ = 1/2 (Θ(0) = 1/2), k₁ = 0.
+	x := []float64{3, 4}
+	if v := (ArcCos{0}).Eval(x, x); math.Abs(v-1) > 1e-15 {
+		t.Errorf("k0(x,x) = %v", v)
+	}
+	if v := (ArcCos{1}).Eval(x, x); math.Abs(v-25) > 1e-12 {
+		t.Errorf("k1(x,x) = %v", v)
+	}
+	if v := (ArcCos{0}).Eval([]float64{0, 0}, x); v != 0.5 {
+		t.Errorf("k0(0,x) = %v", v)
+	}
+	if v := (ArcCos{1}).Eval([]float64{0, 0}, x); v != 0 {
+		t.Errorf("k1(0,x) = %v", v)
+	}
+}
+
+func TestGramMatchesEval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const n, m, d = 37, 23, 4
+	X, Y := randVec(rng, n*d, 1), randVec(rng, m*d, 1)
+	k := Matern{1.5, 0.8}
+	G, err := GramDense(k, mat.NewDense(n, d, X), mat.NewDense(m, d, Y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			if G.At(i, j) != k.Eval(X[i*d:(i+1)*d], Y[j*d:(j+1)*d]) {
+				t.Fatalf("Gram(%d,%d) differs from Eval", i, j)
+			}
+		}
+	}
+	if _, err := GramDense(k, mat.NewDense(2, 3, nil), mat.NewDense(2, 4, nil)); err == nil {
+		t.Error("mismatched dimensions must be an error")
+	}
+	if err := Gram(make([]float64, 3), k, X, n, Y, m, d); err == nil {
+		t.Error("wrong dst length must be an error")
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, name := range Names() {
+		k, err := New(name, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.Name() != name {
+			t.Errorf("New(%q).Name() = %q", name, k.Name())
+		}
+	}
+	for _, bad := range []struct {
+		name  string
+		sigma float64
+	}{{"gaussian", 0}, {"gaussian", -1}, {"laplacian", math.Inf(1)}, {"matern12", math.NaN()}, {"poly", 1}} {
+		if _, err := New(bad.name, bad.sigma); err == nil {
+			t.Errorf("New(%q, %v) must fail", bad.name, bad.sigma)
+		}
+	}
+	if s := SigmaFromGamma(0.125); math.Abs(s-2) > 1e-15 {
+		t.Errorf("SigmaFromGamma(1/8) = %v, want 2", s)
+	}
+}
