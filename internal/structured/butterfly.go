@@ -1,0 +1,379 @@
+package structured
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// DefaultButterflyReps is the number of (F·P) factors in a butterfly Q, as in
+// the reference implementation of Munkhoeva et al. (2018).
+const DefaultButterflyReps = 3
+
+// Butterfly is a random butterfly orthogonal matrix in the sense of Genz (1998)
+// as used by Munkhoeva et al. (2018).
+//
+// Let n = NextPow2(d) and L = log2(n). The butterfly F = F_0·F_1···F_{L-1} is
+// a product of L factors; the factor at level l (block size m = 2^(l+1), half
+// h = 2^l) is block diagonal with n/m blocks, block k being
+//
+//	[[c I_h, -s I_h],
+//	 [s I_h,  c I_h]]    with c = Cos[m*k+h-1], s = Sin[m*k+h-1].
+//
+// That index scheme (the in-order numbering of a complete binary tree) uses
+// each of the n-1 angles exactly once and reproduces the d = 4 example of
+// Munkhoeva et al.: θ_1, θ_3 on level 0 and θ_2 on level 1.
+// Within a block the rotation pairs are (p, p+h); when d is not a power of
+// two, a pair with p+h >= d is the identity on p (index p+h does not exist),
+// which keeps every factor, and hence Q, exactly orthogonal on R^d without
+// padding.
+//
+// P is the permutation matrix (P x)_i = x[Perm[i]], and
+//
+//	Q = (F·P)^Reps,
+//
+// so Q x first permutes, then applies F_{L-1}, ..., F_0, Reps times.
+//
+// A Butterfly is read-only after construction and safe for concurrent use.
+type Butterfly struct {
+	D        int       // dimension d
+	N        int       // NextPow2(d)
+	Cos, Sin []float64 // N-1 angles, level l block k uses entry 2^(l+1)*k + 2^l - 1
+	Perm     []int     // permutation of 0..d-1, (P x)_i = x[Perm[i]]
+	Reps     int       // number of (F·P) factors
+}
+
+// NewButterfly draws a random butterfly Q of dimension d (d >= 1) with
+// Reps = DefaultButterflyReps.
+//
+// Angles: u is a uniformly random unit vector in R^n (a normalized standard
+// Gaussian vector) and θ_i = atan2(u_i, u_{i+1}), i = 0..n-2, i.e.
+// cos θ_i = u_{i+1}/r, sin θ_i = u_i/r with r = hypot(u_i, u_{i+1}). The
+// permutation is uniform on the d! permutations.
+func NewButterfly(d int, rng *rand.Rand) *Butterfly {
+	if d < 1 {
+		panic("structured: butterfly dimension must be >= 1")
+	}
+	n := NextPow2(d)
+	u := make([]float64, n)
+	for {
+		ss := 0.0
+		for i := range u {
+			u[i] = rng.NormFloat64()
+			ss += u[i] * u[i]
+		}
+		if ss > 0 {
+			inv := 1 / math.Sqrt(ss)
+			for i := range u {
+				u[i] *= inv
+			}
+			break
+		}
+	}
+	cs := make([]float64, n-1)
+	sn := make([]float64, n-1)
+	for i := 0; i < n-1; i++ {
+		r := math.Hypot(u[i], u[i+1])
+		if r == 0 {
+			cs[i], sn[i] = 1, 0
+			continue
+		}
+		cs[i], sn[i] = u[i+1]/r, u[i]/r
+	}
+	return &Butterfly{D: d, N: n, Cos: cs, Sin: sn, Perm: rng.Perm(d), Reps: DefaultButterflyReps}
+}
+
+// Apply computes x ← Q x in place for the d×B coordinate-major block x
+// (x[i*B+b] = coordinate i of vector b). scratch must have length >= d*B; its
+// contents are overwritten. Cost O(d log d · B), no allocation. The
+// permutation is fused into the first level of each F, and two levels are
+// applied per sweep over the block (radix 4).
+func (q *Butterfly) Apply(x []float64, B int, scratch []float64) {
+	d := q.D
+	if d <= 1 || B <= 0 || q.Reps <= 0 {
+		return
+	}
+	x = x[:d*B]
+	scratch = scratch[:d*B]
+	L := log2(q.N)
+	npass := (L + 1) / 2
+	cur, oth := x, scratch
+	for r := 0; r < q.Reps; r++ {
+		l := L - 1 // highest level not applied yet in this F
+		for pi := 0; pi < npass; pi++ {
+			first := pi == 0
+			// With an odd number of out-of-place (gathering) passes the result
+			// would end in scratch: make one more pass out-of-place.
+			extra := q.Reps%2 == 1 && r == q.Reps-1 && pi == npass-1 && npass >= 2
+			dst := cur
+			if first || extra {
+				dst = oth
+			}
+			var g []int
+			if first {
+				g = q.Perm
+			}
+			if l >= 1 {
+				q.fwdPair(dst, cur, B, l-1, g)
+				l -= 2
+			} else {
+				q.fwdSingle(dst, cur, B, l, g)
+				l--
+			}
+			if first || extra {
+				cur, oth = oth, cur
+			}
+		}
+	}
+	if &cur[0] != &x[0] {
+		copy(x, cur)
+	}
+}
+
+// ApplyT computes x ← Qᵀ x = (Pᵀ·Fᵀ)^Reps x in place for the d×B
+// coordinate-major block x; scratch as for Apply.
+func (q *Butterfly) ApplyT(x []float64, B int, scratch []float64) {
+	d := q.D
+	if d <= 1 || B <= 0 || q.Reps <= 0 {
+		return
+	}
+	x = x[:d*B]
+	scratch = scratch[:d*B]
+	L := log2(q.N)
+	npass := (L + 1) / 2
+	cur, oth := x, scratch
+	for r := 0; r < q.Reps; r++ {
+		l := 0 // lowest level not applied yet in this Fᵀ
+		for pi := 0; pi < npass; pi++ {
+			last := pi == npass-1
+			extra := q.Reps%2 == 1 && r == 0 && pi == 0 && npass >= 2
+			dst := cur
+			if last || extra {
+				dst = oth
+			}
+			var sc []int
+			if last {
+				sc = q.Perm
+			}
+			if l+1 <= L-1 {
+				q.tPair(dst, cur, B, l, sc)
+				l += 2
+			} else {
+				q.tSingle(dst, cur, B, l, sc)
+				l++
+			}
+			if last || extra {
+				cur, oth = oth, cur
+			}
+		}
+	}
+	if &cur[0] != &x[0] {
+		copy(x, cur)
+	}
+}
+
+// Dense returns Q as a d×d row-major matrix.
+func (q *Butterfly) Dense() []float64 {
+	d := q.D
+	m := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		m[i*d+i] = 1
+	}
+	// Column b of the block is e_b, so after Apply m[i*d+b] = (Q e_b)_i.
+	q.Apply(m, d, make([]float64, d*d))
+	return m
+}
+
+func row(x []float64, i, B int) []float64 { return x[i*B : i*B+B : i*B+B] }
+
+func idx(p []int, i int) int {
+	if p == nil {
+		return i
+	}
+	return p[i]
+}
+
+// fwdPair applies F_{lo+1} then F_lo (i.e. dst = F_lo F_{lo+1} G src, G the
+// gather by g, nil = identity). dst may equal src when g is nil.
+func (q *Butterfly) fwdPair(dst, src []float64, B, lo int, g []int) {
+	d := q.D
+	h := 1 << lo
+	inPlace := &dst[0] == &src[0]
+	for base := 0; base < d; base += 4 * h {
+		ih := base + 2*h - 1
+		i0 := base + h - 1
+		i1 := base + 3*h - 1
+		cH, sH := q.Cos[ih], q.Sin[ih]
+		c0, s0 := q.Cos[i0], q.Sin[i0]
+		c1, s1 := q.Cos[i1], q.Sin[i1]
+		if base+4*h <= d {
+			for j := base; j < base+h; j++ {
+				rot4HiLo(row(dst, j, B), row(dst, j+h, B), row(dst, j+2*h, B), row(dst, j+3*h, B),
+					row(src, idx(g, j), B), row(src, idx(g, j+h), B), row(src, idx(g, j+2*h), B), row(src, idx(g, j+3*h), B),
+					cH, sH, c0, s0, c1, s1)
+			}
+			continue
+		}
+		// Ragged last block: d ends inside it.
+		for j := base; j < base+h && j < d; j++ {
+			if !inPlace {
+				for t := 0; t < 4; t++ {
+					if p := j + t*h; p < d {
+						copy(row(dst, p, B), row(src, idx(g, p), B))
+					}
+				}
+			}
+			if j+2*h < d {
+				rot2(row(dst, j, B), row(dst, j+2*h, B), cH, sH)
+			}
+			if j+3*h < d {
+				rot2(row(dst, j+h, B), row(dst, j+3*h, B), cH, sH)
+			}
+			if j+h < d {
+				rot2(row(dst, j, B), row(dst, j+h, B), c0, s0)
+			}
+			if j+3*h < d {
+				rot2(row(dst, j+2*h, B), row(dst, j+3*h, B), c1, s1)
+			}
+		}
+	}
+}
+
+// fwdSingle applies F_l to the gathered src.
+func (q *Butterfly) fwdSingle(dst, src []float64, B, l int, g []int) {
+	d := q.D
+	h := 1 << l
+	inPlace := &dst[0] == &src[0]
+	for base := 0; base < d; base += 2 * h {
+		c, s := q.Cos[base+h-1], q.Sin[base+h-1]
+		for j := base; j < base+h && j < d; j++ {
+			if j+h < d {
+				rot2to(row(dst, j, B), row(dst, j+h, B), row(src, idx(g, j), B), row(src, idx(g, j+h), B), c, s)
+			} else if !inPlace {
+				copy(row(dst, j, B), row(src, idx(g, j), B))
+			}
+		}
+	}
+}
+
+// tPair applies F_loᵀ then F_{lo+1}ᵀ and scatters: row p of the result goes
+// to dst row sc[p] (nil = identity). dst may equal src when sc is nil.
+func (q *Butterfly) tPair(dst, src []float64, B, lo int, sc []int) {
+	d := q.D
+	h := 1 << lo
+	inPlace := &dst[0] == &src[0]
+	for base := 0; base < d; base += 4 * h {
+		ih := base + 2*h - 1
+		i0 := base + h - 1
+		i1 := base + 3*h - 1
+		cH, sH := q.Cos[ih], -q.Sin[ih]
+		c0, s0 := q.Cos[i0], -q.Sin[i0]
+		c1, s1 := q.Cos[i1], -q.Sin[i1]
+		if base+4*h <= d {
+			for j := base; j < base+h; j++ {
+				rot4LoHi(row(dst, idx(sc, j), B), row(dst, idx(sc, j+h), B), row(dst, idx(sc, j+2*h), B), row(dst, idx(sc, j+3*h), B),
+					row(src, j, B), row(src, j+h, B), row(src, j+2*h, B), row(src, j+3*h, B),
+					cH, sH, c0, s0, c1, s1)
+			}
+			continue
+		}
+		for j := base; j < base+h && j < d; j++ {
+			if !inPlace {
+				for t := 0; t < 4; t++ {
+					if p := j + t*h; p < d {
+						copy(row(dst, idx(sc, p), B), row(src, p, B))
+					}
+				}
+			}
+			if j+h < d {
+				rot2(row(dst, idx(sc, j), B), row(dst, idx(sc, j+h), B), c0, s0)
+			}
+			if j+3*h < d {
+				rot2(row(dst, idx(sc, j+2*h), B), row(dst, idx(sc, j+3*h), B), c1, s1)
+			}
+			if j+2*h < d {
+				rot2(row(dst, idx(sc, j), B), row(dst, idx(sc, j+2*h), B), cH, sH)
+			}
+			if j+3*h < d {
+				rot2(row(dst, idx(sc, j+h), B), row(dst, idx(sc, j+3*h), B), cH, sH)
+			}
+		}
+	}
+}
+
+// tSingle applies F_lᵀ and scatters by sc.
+func (q *Butterfly) tSingle(dst, src []float64, B, l int, sc []int) {
+	d := q.D
+	h := 1 << l
+	inPlace := &dst[0] == &src[0]
+	for base := 0; base < d; base += 2 * h {
+		c, s := q.Cos[base+h-1], -q.Sin[base+h-1]
+		for j := base; j < base+h && j < d; j++ {
+			if j+h < d {
+				rot2to(row(dst, idx(sc, j), B), row(dst, idx(sc, j+h), B), row(src, j, B), row(src, j+h, B), c, s)
+			} else if !inPlace {
+				copy(row(dst, idx(sc, j), B), row(src, j, B))
+			}
+		}
+	}
+}
+
+// rot2 applies [[c, -s], [s, c]] to the row pair (x1, x2) in place.
+func rot2(x1, x2 []float64, c, s float64) {
+	x2 = x2[:len(x1)]
+	for i := range x1 {
+		a, b := x1[i], x2[i]
+		x1[i] = c*a - s*b
+		x2[i] = s*a + c*b
+	}
+}
+
+// rot2to writes [[c, -s], [s, c]]·(x1, x2) to (y1, y2); y may alias x.
+func rot2to(y1, y2, x1, x2 []float64, c, s float64) {
+	n := len(y1)
+	y2, x1, x2 = y2[:n], x1[:n], x2[:n]
+	for i := range y1 {
+		a, b := x1[i], x2[i]
+		y1[i] = c*a - s*b
+		y2[i] = s*a + c*b
+	}
+}
+
+// rot4HiLo applies, to the rows (x0, x1, x2, x3) = rows (j, j+h, j+2h, j+3h),
+// the level with half 2h (pairs (0,2), (1,3), angle H) and then the level
+// with half h (pairs (0,1) with angle 0 and (2,3) with angle 1), writing to
+// y (which may alias x).
+func rot4HiLo(y0, y1, y2, y3, x0, x1, x2, x3 []float64, cH, sH, c0, s0, c1, s1 float64) {
+	n := len(y0)
+	y1, y2, y3 = y1[:n], y2[:n], y3[:n]
+	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
+	for i := range y0 {
+		a, b, c, e := x0[i], x1[i], x2[i], x3[i]
+		a2 := cH*a - sH*c
+		c2 := sH*a + cH*c
+		b2 := cH*b - sH*e
+		e2 := sH*b + cH*e
+		y0[i] = c0*a2 - s0*b2
+		y1[i] = s0*a2 + c0*b2
+		y2[i] = c1*c2 - s1*e2
+		y3[i] = s1*c2 + c1*e2
+	}
+}
+
+// rot4LoHi is the mirror of rot4HiLo: the half-h level first, then the
+// half-2h level.
+func rot4LoHi(y0, y1, y2, y3, x0, x1, x2, x3 []float64, cH, sH, c0, s0, c1, s1 float64) {
+	n := len(y0)
+	y1, y2, y3 = y1[:n], y2[:n], y3[:n]
+	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
+	for i := range y0 {
+		a, b, c, e := x0[i], x1[i], x2[i], x3[i]
+		a2 := c0*a - s0*b
+		b2 := s0*a + c0*b
+		c2 := c1*c - s1*e
+		e2 := s1*c + c1*e
+		y0[i] = cH*a2 - sH*c2
+		y2[i] = sH*a2 + cH*c2
+		y1[i] = cH*b2 - sH*e2
+		y3[i] = sH*b2 + cH*e2
+	}
+}

@@ -1,0 +1,101 @@
+package structured
+
+import "math"
+
+// The simplex V = C_{d+1} (d×(d+1)) is built by the recursion (SPEC §8.1)
+//
+//	C_2 = [1, -1],
+//	C_{k+1} = [[1, -(1/k)·1ᵀ_k], [0_{k-1}, sqrt(1-1/k²)·C_k]].
+//
+// Unrolled, row t of V (t = 0..d-1) is scaled by
+//
+//	s_t = Π_{i<t} sqrt(1 - 1/(d-i)²) = sqrt((d+1)(d-t) / (d(d-t+1)))
+//
+// (the product telescopes), and
+//
+//	V[t][j] = 0           for j < t,
+//	V[t][t] = s_t,
+//	V[t][j] = -a_t        for j > t,  a_t = s_t/(d-t) = sqrt((d+1)/(d(d-t)(d-t+1))).
+//
+// Hence (Vᵀx)_j = s_j x_j - Σ_{t<j} a_t x_t (the first term absent for
+// j = d): a running sum.
+
+// simplexCoef returns s_t and a_t of row t for dimension d.
+func simplexCoef(d, t int) (s, a float64) {
+	fd := float64(d)
+	k := float64(d - t)
+	s = math.Sqrt((fd + 1) * k / (fd * (k + 1)))
+	return s, s / k
+}
+
+// SimplexT computes dst = Vᵀ x, where the columns v_0..v_d of the d×(d+1)
+// matrix V are the unit vertices of a regular simplex in R^d centred at 0
+// (‖v_j‖ = 1, v_iᵀv_j = -1/d for i≠j, Σ v_j = 0). x is d×B and dst is
+// (d+1)×B, both coordinate-major. Cost O(d·B), no allocation (row d of dst
+// serves as the running sum). dst must not overlap x.
+func SimplexT(dst, x []float64, d, B int) {
+	if d < 1 || B <= 0 {
+		return
+	}
+	x = x[:d*B]
+	dst = dst[:(d+1)*B]
+	acc := dst[d*B : (d+1)*B : (d+1)*B]
+	clear(acc)
+	j := 0
+	// Four rows per sweep keep the running sum in a register for four steps.
+	for ; j+4 <= d; j += 4 {
+		s0, a0 := simplexCoef(d, j)
+		s1, a1 := simplexCoef(d, j+1)
+		s2, a2 := simplexCoef(d, j+2)
+		s3, a3 := simplexCoef(d, j+3)
+		n := len(acc)
+		x0, x1, x2, x3 := row(x, j, B), row(x, j+1, B), row(x, j+2, B), row(x, j+3, B)
+		d0, d1, d2, d3 := row(dst, j, B), row(dst, j+1, B), row(dst, j+2, B), row(dst, j+3, B)
+		x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
+		d0, d1, d2, d3 = d0[:n], d1[:n], d2[:n], d3[:n]
+		for b := range acc {
+			r := acc[b]
+			v := x0[b]
+			d0[b] = r + s0*v
+			r -= a0 * v
+			v = x1[b]
+			d1[b] = r + s1*v
+			r -= a1 * v
+			v = x2[b]
+			d2[b] = r + s2*v
+			r -= a2 * v
+			v = x3[b]
+			d3[b] = r + s3*v
+			acc[b] = r - a3*v
+		}
+	}
+	for ; j < d; j++ {
+		s, a := simplexCoef(d, j)
+		xr := x[j*B : j*B+B : j*B+B]
+		dr := dst[j*B : j*B+B : j*B+B]
+		xr = xr[:len(acc)]
+		dr = dr[:len(acc)]
+		for b := range acc {
+			v := xr[b]
+			dr[b] = acc[b] + s*v
+			acc[b] -= a * v
+		}
+	}
+}
+
+// Simplex returns V as a d×(d+1) row-major matrix, consistent with SimplexT.
+func Simplex(d int) []float64 {
+	if d < 1 {
+		panic("structured: simplex dimension must be >= 1")
+	}
+	n := d + 1
+	v := make([]float64, d*n)
+	for t := 0; t < d; t++ {
+		s, a := simplexCoef(d, t)
+		v[t*n+t] = s
+		for j := t + 1; j < n; j++ {
+			v[t*n+j] = -a
+		}
+	}
+	return v
+}
