@@ -1,0 +1,223 @@
+package approx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/rule"
+)
+
+// Errors compares an exact Gram matrix with its approximation.
+type Errors struct {
+	RelFrobenius float64 // ‖K − K̂‖_F / ‖K‖_F
+	MaxAbs       float64 // max |K − K̂|
+	MeanAbs      float64 // mean |K − K̂|
+}
+
+// Compare returns the errors of Khat against K (same length, row-major).
+func Compare(K, Khat []float64) Errors {
+	var num, den, mx, sum float64
+	for i, k := range K {
+		e := k - Khat[i]
+		num += e * e
+		den += k * k
+		a := math.Abs(e)
+		sum += a
+		mx = math.Max(mx, a)
+	}
+	e := Errors{MaxAbs: mx, MeanAbs: sum / float64(len(K))}
+	if den > 0 {
+		e.RelFrobenius = math.Sqrt(num / den)
+	} else {
+		e.RelFrobenius = math.Inf(1)
+	}
+	return e
+}
+
+// PointsForN is the protocol's number of points D = 2n(d+1).
+func PointsForN(n, d int) int { return 2 * n * (d + 1) }
+
+// Study is one kernel-approximation experiment.
+type Study struct {
+	Kernel kernel.Kernel
+	Rules  []rule.Rule
+	Ns     []int // D = 2n(d+1) points for each n
+	Runs   int
+	Seed   uint64
+	Form   feature.Form
+	// Progress, when set, is called once per finished run (from several goroutines).
+	Progress func()
+}
+
+// Result summarizes the runs of one (rule, n).
+type Result struct {
+	Rule    string     `json:"rule"`
+	N       int        `json:"n"`
+	D       int        `json:"D"`
+	Columns int        `json:"columns"`
+	Runs    int        `json:"runs"`
+	Mean    float64    `json:"mean"`
+	Std     float64    `json:"std"`
+	CI95    [2]float64 `json:"ci95"`
+	MaxAbs  float64    `json:"max_abs"`
+	MeanAbs float64    `json:"mean_abs"`
+}
+
+// RunSeed derives the seed of one run from the study seed, the rule, n and the run index, so that every run is
+// reproducible on its own and independent of scheduling.
+func RunSeed(seed uint64, ruleName string, n, run int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s/%d/%d", seed, ruleName, n, run)
+	return h.Sum64()
+}
+
+// Run executes the study on X (nx×d) and Y (ny×d), row-major. The exact Gram is computed once.
+func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int, d int) ([]Result, error) {
+	if s.Kernel == nil || len(s.Rules) == 0 || len(s.Ns) == 0 || s.Runs < 1 {
+		return nil, errors.New("approx: a kernel, at least one rule, one n and one run are required")
+	}
+	if nx < 1 || ny < 1 || d < 1 || len(X) != nx*d || len(Y) != ny*d {
+		return nil, fmt.Errorf("approx: bad shapes (X %d values for %d×%d, Y %d values for %d×%d)", len(X), nx, d, len(Y), ny, d)
+	}
+	for _, n := range s.Ns {
+		if n < 1 {
+			return nil, fmt.Errorf("approx: n must be at least 1, got %d", n)
+		}
+	}
+	K := make([]float64, nx*ny)
+	if err := kernel.Gram(K, s.Kernel, X, nx, Y, ny, d); err != nil {
+		return nil, err
+	}
+	type job struct{ ri, ni, run int }
+	type out struct {
+		job
+		e       Errors
+		D, cols int
+		err     error
+	}
+	jobs := make(chan job)
+	outs := make(chan out)
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var zx, zy, khat []float64
+			for j := range jobs {
+				r, n := s.Rules[j.ri], s.Ns[j.ni]
+				m, err := feature.New(s.Kernel, r, d, PointsForN(n, d), RunSeed(s.Seed, r.Name(), n, j.run), feature.WithForm(s.Form))
+				if err != nil {
+					outs <- out{job: j, err: err}
+					continue
+				}
+				F := m.Features()
+				zx = grow(zx, nx*F)
+				zy = grow(zy, ny*F)
+				khat = grow(khat, nx*ny)
+				m.TransformBlock(zx, X, nx, nil)
+				m.TransformBlock(zy, Y, ny, nil)
+				for i := range khat {
+					khat[i] = m.Offset()
+				}
+				blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+					blas64.General{Rows: nx, Cols: F, Stride: F, Data: zx},
+					blas64.General{Rows: ny, Cols: F, Stride: F, Data: zy},
+					1, blas64.General{Rows: nx, Cols: ny, Stride: ny, Data: khat})
+				outs <- out{job: j, e: Compare(K, khat), D: m.Points(), cols: F}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for ri := range s.Rules {
+			for ni := range s.Ns {
+				for run := 0; run < s.Runs; run++ {
+					select {
+					case jobs <- job{ri, ni, run}:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(outs) }()
+
+	nr, nn := len(s.Rules), len(s.Ns)
+	// Each run's errors are stored at its own index, so that the summaries do not depend on completion order.
+	errs := make([][]Errors, nr*nn)
+	for k := range errs {
+		errs[k] = make([]Errors, s.Runs)
+	}
+	dims := make([][2]int, nr*nn)
+	var firstErr error
+	for o := range outs {
+		if o.err != nil {
+			if firstErr == nil {
+				firstErr = o.err
+			}
+			continue
+		}
+		k := o.ri*nn + o.ni
+		errs[k][o.run] = o.e
+		dims[k] = [2]int{o.D, o.cols}
+		if s.Progress != nil {
+			s.Progress()
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := make([]Result, 0, nr*nn)
+	for ri, r := range s.Rules {
+		for ni, n := range s.Ns {
+			k := ri*nn + ni
+			res = append(res, summarize(r.Name(), n, dims[k][0], dims[k][1], errs[k]))
+		}
+	}
+	return res, nil
+}
+
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+func summarize(name string, n, D, cols int, es []Errors) Result {
+	r := Result{Rule: name, N: n, D: D, Columns: cols, Runs: len(es)}
+	for _, e := range es {
+		r.Mean += e.RelFrobenius
+		r.MaxAbs += e.MaxAbs
+		r.MeanAbs += e.MeanAbs
+	}
+	k := float64(len(es))
+	r.Mean /= k
+	r.MaxAbs /= k
+	r.MeanAbs /= k
+	if len(es) > 1 {
+		var ss float64
+		for _, e := range es {
+			ss += (e.RelFrobenius - r.Mean) * (e.RelFrobenius - r.Mean)
+		}
+		r.Std = math.Sqrt(ss / (k - 1))
+	}
+	h := 1.96 * r.Std / math.Sqrt(k)
+	r.CI95 = [2]float64{r.Mean - h, r.Mean + h}
+	return r
+}

@@ -1,0 +1,41 @@
+package feature_test
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/rule"
+)
+
+// ExampleNew approximates a Gaussian kernel with the SR(3,3) quadrature rule with butterfly rotations:
+// D = 2n(d+1) points for n = 2 give 2D cos/sin columns, plus the zero-node offset.
+func ExampleNew() {
+	d := 4
+	k := kernel.Gaussian{S: 1.5}
+	m, err := feature.New(k, rule.SR{Rotation: rule.Butterfly}, d, 2*2*(d+1), 1)
+	if err != nil {
+		panic(err)
+	}
+	X := mat.NewDense(2, d, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.1, -0.2, 0.3})
+	var Z mat.Dense
+	if err := m.Transform(&Z, X); err != nil {
+		panic(err)
+	}
+	approx := m.Estimate(Z.RawRowView(0), Z.RawRowView(1))
+	exact := k.Eval(X.RawRowView(0), X.RawRowView(1))
+	fmt.Println(m.Points(), "points,", m.Features(), "columns")
+	fmt.Printf("|k̂ − k| < 0.01: %v\n", abs(approx-exact) < 0.01)
+	// Output:
+	// 20 points, 40 columns
+	// |k̂ − k| < 0.01: true
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,271 @@
+package feature
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/rule"
+)
+
+// Form selects the nonlinearity of a shift-invariant kernel's map.
+type Form int
+
+const (
+	// CosSin is [√w cos(ωᵀx), √w sin(ωᵀx)]: D points, 2D columns (the default, lower variance).
+	CosSin Form = iota
+	// CosPhase is √(2w) cos(ωᵀx + b), b ~ U[0, 2π): D points, D columns.
+	CosPhase
+)
+
+// Map is a feature map ψ: R^d → R^F with k(x,y) ≈ ⟨ψ(x),ψ(y)⟩ + Offset().
+type Map struct {
+	kern   kernel.Kernel
+	rule   rule.Rule
+	form   Form
+	d      int
+	points rule.Points
+	scale  []float64 // per-point frequency multiplier (shift-invariant kernels without a coordinate transform)
+	amp    []float64 // per-point amplitude √(c·w_j)
+	phase  []float64 // CosPhase only
+	offset float64
+	phi    func(float64) float64 // pointwise kernels only
+	cols   int
+	seed   uint64
+}
+
+// Option configures New.
+type Option func(*Map)
+
+// WithForm selects the cos/sin (default) or cos+phase form for shift-invariant kernels.
+func WithForm(f Form) Option { return func(m *Map) { m.form = f } }
+
+// New draws a feature map for kernel k with D points of rule r on inputs of dimension d, from seed.
+// Shift-invariant kernels give 2D columns (cos/sin) or D (cos+phase); pointwise kernels give D columns.
+// SR rules round D up to whole rules: Points() reports the number drawn.
+func New(k kernel.Kernel, r rule.Rule, d, D int, seed uint64, opts ...Option) (*Map, error) {
+	if k == nil || r == nil {
+		return nil, errors.New("feature.New: kernel and rule are required")
+	}
+	m := &Map{kern: k, rule: r, d: d, seed: seed}
+	for _, o := range opts {
+		o(m)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	switch kk := k.(type) {
+	case kernel.Spectral:
+		p, err := r.Draw(d, D, true, rng)
+		if err != nil {
+			return nil, fmt.Errorf("feature map %s/%s: %w", k.Name(), r.Name(), err)
+		}
+		law := kk.Law()
+		n := p.Len()
+		s := make([]float64, n)
+		for j := range s {
+			s[j] = law.Scale
+			if law.Mixing != nil {
+				s[j] *= law.Mixing(rng)
+			}
+		}
+		if law.Coord != nil {
+			// The coordinatewise transform needs the points themselves: materialize, transform, fold in the scale.
+			W := rule.Dense(p)
+			for j := 0; j < n; j++ {
+				row := W[j*d : (j+1)*d]
+				for i, z := range row {
+					row[i] = s[j] * law.Coord(z)
+				}
+			}
+			p = rule.NewDense(W, n, d, p.Weights(), p.Zero())
+			s = nil
+		}
+		m.points, m.scale = p, s
+		w := p.Weights()
+		m.amp = make([]float64, n)
+		f := 1.0
+		if m.form == CosPhase {
+			f = 2
+			m.phase = make([]float64, n)
+			for j := range m.phase {
+				m.phase[j] = 2 * math.Pi * rng.Float64()
+			}
+			m.cols = n
+		} else {
+			m.cols = 2 * n
+		}
+		for j := range m.amp {
+			m.amp[j] = math.Sqrt(f * w[j])
+		}
+		m.offset = p.Zero()
+	case kernel.Pointwise:
+		p, err := r.Draw(d, D, false, rng)
+		if err != nil {
+			return nil, fmt.Errorf("feature map %s/%s: %w", k.Name(), r.Name(), err)
+		}
+		m.points, m.phi = p, kk.Phi
+		w := p.Weights()
+		m.amp = make([]float64, p.Len())
+		for j := range m.amp {
+			m.amp[j] = math.Sqrt(kk.Factor() * w[j])
+		}
+		phi0 := kk.Phi(0)
+		m.offset = kk.Factor() * p.Zero() * phi0 * phi0
+		m.cols = p.Len()
+	default:
+		return nil, fmt.Errorf("feature map: kernel %s has neither a spectral law nor a pointwise form", k.Name())
+	}
+	return m, nil
+}
+
+// Dim is the input dimension d.
+func (m *Map) Dim() int { return m.d }
+
+// Points is the number of points (frequencies) D actually drawn.
+func (m *Map) Points() int { return m.points.Len() }
+
+// Features is the number of output columns (2D for cos/sin, D otherwise).
+func (m *Map) Features() int { return m.cols }
+
+// Offset is the constant c in k̂(x,y) = ⟨ψ(x),ψ(y)⟩ + c (the SR zero node; 0 for rules without one).
+func (m *Map) Offset() float64 { return m.offset }
+
+// Kernel returns the kernel being approximated.
+func (m *Map) Kernel() kernel.Kernel { return m.kern }
+
+// Rule returns the rule the points were drawn from.
+func (m *Map) Rule() rule.Rule { return m.rule }
+
+// Seed returns the seed the map was drawn from.
+func (m *Map) Seed() uint64 { return m.seed }
+
+// Form returns the nonlinearity form of a shift-invariant map.
+func (m *Map) Form() Form { return m.form }
+
+// Estimate returns k̂(x,y) = ⟨zx, zy⟩ + Offset() for two feature vectors.
+func (m *Map) Estimate(zx, zy []float64) float64 {
+	s := m.offset
+	for i, v := range zx {
+		s += v * zy[i]
+	}
+	return s
+}
+
+// blockRows is the number of rows one goroutine maps at a time.
+const blockRows = 256
+
+// TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine.
+// proj is scratch of length ≥ rows×Points() (nil to allocate). Inputs are not validated.
+func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
+	n := m.points.Len()
+	if len(proj) < rows*n {
+		proj = make([]float64, rows*n)
+	}
+	proj = proj[:rows*n]
+	m.points.Project(proj, x, rows)
+	for r := 0; r < rows; r++ {
+		p := proj[r*n : (r+1)*n]
+		out := dst[r*m.cols : (r+1)*m.cols]
+		if m.scale != nil {
+			s := m.scale[:n]
+			for j := range p {
+				p[j] *= s[j]
+			}
+		}
+		amp := m.amp[:n]
+		switch {
+		case m.phi != nil:
+			for j, t := range p {
+				out[j] = amp[j] * m.phi(t)
+			}
+		case m.form == CosPhase:
+			ph := m.phase[:n]
+			for j, t := range p {
+				out[j] = amp[j] * math.Cos(t+ph[j])
+			}
+		default:
+			cs, sn := out[:n], out[n:2*n]
+			for j, t := range p {
+				s, c := math.Sincos(t)
+				cs[j] = amp[j] * c
+				sn[j] = amp[j] * s
+			}
+		}
+	}
+}
+
+// TransformRows maps the n rows of x (n×d, row-major) into dst (n×Features(), row-major) using all cores.
+// It returns an error if the lengths do not match or an input is NaN or infinite.
+func (m *Map) TransformRows(dst, x []float64, n int) error {
+	if len(x) != n*m.d {
+		return fmt.Errorf("feature map: input has %d values, want %d rows × %d columns", len(x), n, m.d)
+	}
+	if len(dst) != n*m.cols {
+		return fmt.Errorf("feature map: output has %d values, want %d rows × %d features", len(dst), n, m.cols)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("feature map: row %d, column %d is %v", i/m.d+1, i%m.d+1, v)
+		}
+	}
+	blocks := (n + blockRows - 1) / blockRows
+	workers := min(runtime.GOMAXPROCS(0), blocks)
+	if workers <= 1 {
+		m.TransformBlock(dst, x, n, nil)
+		return nil
+	}
+	var wg sync.WaitGroup
+	var next sync.Mutex
+	b := 0
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			proj := make([]float64, blockRows*m.points.Len())
+			for {
+				next.Lock()
+				i := b
+				b++
+				next.Unlock()
+				if i >= blocks {
+					return
+				}
+				r0 := i * blockRows
+				rows := min(blockRows, n-r0)
+				m.TransformBlock(dst[r0*m.cols:(r0+rows)*m.cols], x[r0*m.d:(r0+rows)*m.d], rows, proj)
+			}
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// Transform maps the rows of x (n×d) into dst, which must be n×Features() (or empty, to be allocated).
+func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
+	n, d := x.Dims()
+	if d != m.d {
+		return fmt.Errorf("feature map: input has %d columns, map was drawn for %d", d, m.d)
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(n, m.cols)
+	}
+	if r, c := dst.Dims(); r != n || c != m.cols {
+		return fmt.Errorf("feature map: destination is %d×%d, want %d×%d", r, c, n, m.cols)
+	}
+	xd := mat.DenseCopyOf(x).RawMatrix()
+	raw := dst.RawMatrix()
+	if raw.Stride != m.cols {
+		out := make([]float64, n*m.cols)
+		if err := m.TransformRows(out, xd.Data, n); err != nil {
+			return err
+		}
+		dst.Copy(mat.NewDense(n, m.cols, out))
+		return nil
+	}
+	return m.TransformRows(raw.Data[:n*m.cols], xd.Data, n)
+}

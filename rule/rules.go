@@ -1,0 +1,188 @@
+package rule
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+
+	"github.com/rffkit/rff/internal/structured"
+)
+
+// G draws iid standard Gaussian points with equal weights (plain random Fourier features).
+type G struct{}
+
+func (G) Name() string { return "g" }
+func (r G) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
+	if err := checkSize(r.Name(), d, D); err != nil {
+		return nil, err
+	}
+	W := make([]float64, D*d)
+	for i := range W {
+		W[i] = rng.NormFloat64()
+	}
+	return newDense(W, D, d, nil, 0), nil
+}
+
+// ORF draws blocks of d orthogonal points S·Q: Q Haar orthogonal, S diagonal with iid χ_d entries, one per point.
+// Independent blocks are stacked until D points; the last block is truncated.
+type ORF struct{}
+
+func (ORF) Name() string { return "orf" }
+func (r ORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
+	if err := checkSize(r.Name(), d, D); err != nil {
+		return nil, err
+	}
+	W := make([]float64, D*d)
+	for start := 0; start < D; start += d {
+		Q := structured.Haar(d, rng)
+		for i := 0; i < d && start+i < D; i++ {
+			s := chi(d, rng)
+			row := W[(start+i)*d : (start+i+1)*d]
+			for k := range row {
+				row[k] = s * Q[i*d+k]
+			}
+		}
+	}
+	return newDense(W, D, d, nil, 0), nil
+}
+
+// chi draws from the χ distribution with k degrees of freedom (the norm of a k-dimensional standard Gaussian).
+func chi(k int, rng *rand.Rand) float64 {
+	var s float64
+	for range k {
+		z := rng.NormFloat64()
+		s += z * z
+	}
+	return math.Sqrt(s)
+}
+
+// SORF draws structured orthogonal blocks √n·H D₁ H D₂ H D₃ (n = 2^⌈log₂ d⌉), applied with fast Walsh–Hadamard
+// transforms. Blocks is the number of HD factors (default 3).
+type SORF struct{ Blocks int }
+
+func (SORF) Name() string { return "sorf" }
+func (r SORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
+	if err := checkSize(r.Name(), d, D); err != nil {
+		return nil, err
+	}
+	k := r.Blocks
+	if k <= 0 {
+		k = 3
+	}
+	n := structured.NextPow2(d)
+	nb := (D + n - 1) / n
+	signs := make([][]float64, nb*k)
+	for i := range signs {
+		s := make([]float64, n)
+		for j := range s {
+			s[j] = 1
+			if rng.Uint64()&1 == 1 {
+				s[j] = -1
+			}
+		}
+		signs[i] = s
+	}
+	return &sorfPoints{d: d, n: n, D: D, k: k, signs: signs, scale: math.Sqrt(float64(n)), w: uniform(D)}, nil
+}
+
+type sorfPoints struct {
+	d, n, D, k int
+	signs      [][]float64 // per block, k sign vectors; the first applied is signs[blk*k+k-1] (D_k), the last D₁
+	scale      float64
+	w          []float64
+}
+
+func (p *sorfPoints) Dim() int           { return p.d }
+func (p *sorfPoints) Len() int           { return p.D }
+func (p *sorfPoints) Weights() []float64 { return p.w }
+func (p *sorfPoints) Zero() float64      { return 0 }
+func (p *sorfPoints) Project(dst, x []float64, rows int) {
+	n := p.n
+	bufp := getScratch(2 * n * batch)
+	defer scratchPool.Put(bufp)
+	buf := *bufp
+	for r0 := 0; r0 < rows; r0 += batch {
+		B := min(batch, rows-r0)
+		xt := buf[:n*B]
+		y := buf[n*batch : n*batch+n*B]
+		transposeIn(xt, x, r0, B, p.d, n)
+		for blk := 0; blk*n < p.D; blk++ {
+			copy(y, xt)
+			for f := p.k - 1; f >= 0; f-- {
+				s := p.signs[blk*p.k+f]
+				for i, si := range s {
+					if si < 0 {
+						yi := y[i*B : (i+1)*B]
+						for b := range yi {
+							yi[b] = -yi[b]
+						}
+					}
+				}
+				structured.FWHT(y, n, B)
+			}
+			m := min(n, p.D-blk*n)
+			transposeOut(dst, y, nil, r0, B, m, blk*n, p.D, p.scale)
+		}
+	}
+}
+
+// QMC draws a randomized Halton point set mapped to N(0, I) by the normal quantile. Skip is the number of leading
+// Halton indices dropped (DefaultSkip when 0).
+type QMC struct{ Skip int }
+
+// DefaultSkip is the number of leading Halton points QMC drops when Skip is 0.
+const DefaultSkip = 1000
+
+func (QMC) Name() string { return "qmc" }
+func (r QMC) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
+	if err := checkSize(r.Name(), d, D); err != nil {
+		return nil, err
+	}
+	skip := r.Skip
+	if skip <= 0 {
+		skip = DefaultSkip
+	}
+	U := structured.HaltonSet(D, d, skip, rng)
+	for i, u := range U {
+		U[i] = structured.NormalQuantile(u)
+	}
+	return newDense(U, D, d, nil, 0), nil
+}
+
+// GQ draws points from the dense Gauss–Hermite tensor grid of degree Degree (default 2) with probability equal to
+// their grid weight, coordinate by coordinate, with equal weights 1/D.
+type GQ struct{ Degree int }
+
+func (r GQ) Name() string {
+	if r.Degree == 0 || r.Degree == 2 {
+		return "gq"
+	}
+	return "gq:" + strconv.Itoa(r.Degree)
+}
+func (r GQ) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
+	if err := checkSize(r.Name(), d, D); err != nil {
+		return nil, err
+	}
+	m := r.Degree
+	if m <= 0 {
+		m = 2
+	}
+	nodes, weights := structured.GaussHermite(m)
+	cum := make([]float64, m)
+	var s float64
+	for i, w := range weights {
+		s += w
+		cum[i] = s
+	}
+	W := make([]float64, D*d)
+	for i := range W {
+		u := rng.Float64() * s
+		k := sort.SearchFloat64s(cum, u)
+		if k >= m {
+			k = m - 1
+		}
+		W[i] = nodes[k]
+	}
+	return newDense(W, D, d, nil, 0), nil
+}
