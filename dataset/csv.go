@@ -1,0 +1,405 @@
+package dataset
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ReadCSV reads delimited numeric text from r. name is used in error messages.
+//
+// The delimiter is detected from the first line: the most frequent of ',', ';'
+// and tab (ties go to tab, then ';'); when none occurs and the line has
+// several blank-separated fields, fields are separated by runs of blanks. A
+// header is detected when the first row has a non-numeric field in a column
+// where the second row is numeric (or, for a one-row file, when every field is
+// non-numeric). Blank lines are skipped, a UTF-8 BOM and CRLF line ends are
+// accepted, fields are trimmed, and a field may be enclosed in double quotes
+// (with "" for a quote) as long as it does not span lines.
+//
+// target selects the target column: "first", "last" (the default, ""),
+// "none", a header name (exact, else case-insensitive), or a 1-based column
+// index. Feature columns must be numeric. A numeric target gives Y as is; a
+// target with any non-numeric value is treated as class labels: its distinct
+// strings, sorted, become Labels and Y holds indices into Labels.
+func ReadCSV(r io.Reader, name string, target string) (*Data, error) {
+	lr := newLineReader(r, name)
+	first, err := lr.next()
+	if err != nil {
+		return nil, err
+	}
+	if first == nil {
+		return nil, fmt.Errorf("%s: empty file", name)
+	}
+	sp := &splitter{delim: detectDelim(first)}
+	line1 := lr.line
+	f1, err := sp.split(first)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, line1, err)
+	}
+	row1 := make([][]byte, len(f1))
+	for j, f := range f1 {
+		row1[j] = bytes.Clone(f)
+	}
+	ncols := len(row1)
+
+	second, err := lr.next()
+	if err != nil {
+		return nil, err
+	}
+	line2 := lr.line
+	var row2 [][]byte
+	if second != nil {
+		if row2, err = sp.split(second); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line2, err)
+		}
+	}
+	header := hasHeader(row1, row2)
+
+	var names []string // header names, all columns
+	if header {
+		names = make([]string, ncols)
+		for j, f := range row1 {
+			names[j] = string(f)
+			if names[j] == "" {
+				names[j] = "column" + strconv.Itoa(j+1)
+			}
+		}
+	}
+	tcol, err := resolveTarget(name, target, names, ncols)
+	if err != nil {
+		return nil, err
+	}
+	d := ncols
+	if tcol >= 0 {
+		d--
+	}
+	if d == 0 {
+		return nil, fmt.Errorf("%s: no feature columns (the file has one column, used as the target; use target \"none\")", name)
+	}
+
+	p := &csvRows{name: name, ncols: ncols, tcol: tcol, numeric: true, toff: []int{0}}
+	if !header {
+		if err := p.add(row1, line1); err != nil {
+			return nil, err
+		}
+	}
+	if second != nil {
+		if err := p.add(row2, line2); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		line, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if line == nil {
+			break
+		}
+		fields, err := sp.split(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, lr.line, err)
+		}
+		if err := p.add(fields, lr.line); err != nil {
+			return nil, err
+		}
+	}
+	if p.n == 0 {
+		return nil, fmt.Errorf("%s: no data rows (only a header)", name)
+	}
+
+	data := &Data{X: p.x, N: p.n, D: d}
+	if header {
+		data.Names = make([]string, 0, d)
+		for j, s := range names {
+			if j != tcol {
+				data.Names = append(data.Names, s)
+			}
+		}
+	} else {
+		data.Names = genNames(d)
+	}
+	if tcol < 0 {
+		return data, nil
+	}
+	data.TargetName = "y"
+	if header {
+		data.TargetName = names[tcol]
+	}
+	if p.numeric {
+		if p.badLine > 0 {
+			return nil, fmt.Errorf("%s:%d: column %d: NaN/Inf not allowed (%s)", name, p.badLine, tcol+1, p.badVal)
+		}
+		data.Y = p.y
+		return data, nil
+	}
+	data.Labels, data.Y = p.labels()
+	return data, nil
+}
+
+// csvRows accumulates parsed rows.
+type csvRows struct {
+	name    string
+	ncols   int
+	tcol    int // target column (0-based), -1 for none
+	n       int
+	x       []float64
+	y       []float64 // numeric targets, while numeric
+	numeric bool      // every target seen so far is a number
+	badLine int       // first line with a NaN/Inf numeric target
+	badVal  string
+	traw    []byte // raw target strings, concatenated
+	toff    []int  // offsets into traw: target i is traw[toff[i]:toff[i+1]]
+}
+
+func (p *csvRows) add(fields [][]byte, line int) error {
+	if len(fields) != p.ncols {
+		return fmt.Errorf("%s:%d: row has %d fields, want %d", p.name, line, len(fields), p.ncols)
+	}
+	for j, f := range fields {
+		if j == p.tcol {
+			if len(f) == 0 {
+				return fmt.Errorf("%s:%d: column %d: empty target value", p.name, line, j+1)
+			}
+			p.traw = append(p.traw, f...)
+			p.toff = append(p.toff, len(p.traw))
+			if !p.numeric {
+				continue
+			}
+			v, err := strconv.ParseFloat(string(f), 64)
+			switch {
+			case err != nil && !errors.Is(err, strconv.ErrRange):
+				p.numeric, p.y = false, nil
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				if p.badLine == 0 {
+					p.badLine, p.badVal = line, quote(f)
+				}
+				p.y = append(p.y, v)
+			default:
+				p.y = append(p.y, v)
+			}
+			continue
+		}
+		v, msg := parseNum(f)
+		if msg != "" {
+			return fmt.Errorf("%s:%d: column %d: %s", p.name, line, j+1, msg)
+		}
+		p.x = append(p.x, v)
+	}
+	p.n++
+	return nil
+}
+
+// labels maps the raw target strings to indices into their sorted distinct values.
+func (p *csvRows) labels() ([]string, []float64) {
+	index := make(map[string]int)
+	for i := range p.n {
+		s := p.traw[p.toff[i]:p.toff[i+1]]
+		if _, ok := index[string(s)]; !ok {
+			index[string(s)] = 0
+		}
+	}
+	labels := make([]string, 0, len(index))
+	for s := range index {
+		labels = append(labels, s)
+	}
+	slices.Sort(labels)
+	for k, s := range labels {
+		index[s] = k
+	}
+	y := make([]float64, p.n)
+	for i := range y {
+		y[i] = float64(index[string(p.traw[p.toff[i]:p.toff[i+1]])])
+	}
+	return labels, y
+}
+
+// hasHeader decides whether row1 is a header, looking at the next row2 (nil
+// when the file has a single row).
+func hasHeader(row1, row2 [][]byte) bool {
+	if row2 == nil {
+		for _, f := range row1 {
+			if isNumeric(f) {
+				return false
+			}
+		}
+		return true
+	}
+	for j := range min(len(row1), len(row2)) {
+		if !isNumeric(row1[j]) && isNumeric(row2[j]) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveTarget returns the 0-based target column, or -1 for none.
+func resolveTarget(name, target string, header []string, ncols int) (int, error) {
+	t := strings.TrimSpace(target)
+	switch strings.ToLower(t) {
+	case "", "last":
+		return ncols - 1, nil
+	case "first":
+		return 0, nil
+	case "none":
+		return -1, nil
+	}
+	if header != nil {
+		if j, err := findColumn(name, t, header, func(a, b string) bool { return a == b }); j >= 0 || err != nil {
+			return j, err
+		}
+		if j, err := findColumn(name, t, header, strings.EqualFold); j >= 0 || err != nil {
+			return j, err
+		}
+	}
+	if k, err := strconv.Atoi(t); err == nil {
+		if k < 1 || k > ncols {
+			return 0, fmt.Errorf("%s: target column %d out of range (columns are numbered 1 to %d)", name, k, ncols)
+		}
+		return k - 1, nil
+	}
+	if header == nil {
+		return 0, fmt.Errorf("%s: unknown target column %q (the file has no header; use first, last, none or a 1-based column index)", name, target)
+	}
+	list := header
+	more := ""
+	if len(list) > 20 {
+		list, more = list[:20], fmt.Sprintf(", … (%d columns)", len(header))
+	}
+	return 0, fmt.Errorf("%s: unknown target column %q (columns: %s%s)", name, target, strings.Join(list, ", "), more)
+}
+
+// findColumn returns the index of the column whose name matches t, -1 if
+// none does, and an error if several do.
+func findColumn(name, t string, header []string, eq func(a, b string) bool) (int, error) {
+	found := -1
+	for j, h := range header {
+		if eq(h, t) {
+			if found >= 0 {
+				return -1, fmt.Errorf("%s: target column %q is ambiguous (columns %d and %d)", name, t, found+1, j+1)
+			}
+			found = j
+		}
+	}
+	return found, nil
+}
+
+// detectDelim picks the delimiter from the first line; ' ' stands for runs of blanks.
+func detectDelim(line []byte) byte {
+	var count [3]int // tab, ';', ','
+	inQuote := false
+	for _, c := range line {
+		switch {
+		case c == '"':
+			inQuote = !inQuote
+		case inQuote:
+		case c == '\t':
+			count[0]++
+		case c == ';':
+			count[1]++
+		case c == ',':
+			count[2]++
+		}
+	}
+	best, delim := 0, byte(0)
+	for k, c := range []byte{'\t', ';', ','} {
+		if count[k] > best {
+			best, delim = count[k], c
+		}
+	}
+	if delim != 0 {
+		return delim
+	}
+	if len(fieldsBlank(line, nil)) > 1 {
+		return ' '
+	}
+	return ','
+}
+
+// splitter splits lines into trimmed fields, reusing its buffers: the fields
+// are valid until the next call.
+type splitter struct {
+	delim  byte // ',', ';', '\t', or ' ' for runs of blanks
+	fields [][]byte
+	buf    []byte // unquoted contents of quoted fields
+}
+
+func (s *splitter) split(line []byte) ([][]byte, error) {
+	s.fields = s.fields[:0]
+	if s.delim == ' ' {
+		s.fields = fieldsBlank(line, s.fields)
+		return s.fields, nil
+	}
+	if indexByte(line, '"') >= 0 {
+		return s.splitQuoted(line)
+	}
+	for {
+		i := indexByte(line, s.delim)
+		if i < 0 {
+			s.fields = append(s.fields, trimSpace(line))
+			return s.fields, nil
+		}
+		s.fields = append(s.fields, trimSpace(line[:i]))
+		line = line[i+1:]
+	}
+}
+
+func (s *splitter) splitQuoted(line []byte) ([][]byte, error) {
+	if cap(s.buf) < len(line) {
+		s.buf = make([]byte, 0, len(line))
+	}
+	buf := s.buf[:0] // never reallocated: quoted contents are shorter than the line
+	skip := func(i int) int {
+		for i < len(line) && isBlank(line[i]) && line[i] != s.delim {
+			i++
+		}
+		return i
+	}
+	i := 0
+	for {
+		col := len(s.fields) + 1
+		i = skip(i)
+		if i < len(line) && line[i] == '"' {
+			start := len(buf)
+			closed := false
+			for i++; i < len(line); i++ {
+				if line[i] == '"' {
+					if i+1 < len(line) && line[i+1] == '"' {
+						buf = append(buf, '"')
+						i++
+						continue
+					}
+					closed = true
+					i++
+					break
+				}
+				buf = append(buf, line[i])
+			}
+			if !closed {
+				return nil, fmt.Errorf("column %d: unterminated quoted field (fields may not span lines)", col)
+			}
+			s.fields = append(s.fields, buf[start:len(buf):len(buf)])
+			if i = skip(i); i == len(line) {
+				return s.fields, nil
+			}
+			if line[i] != s.delim {
+				return nil, fmt.Errorf("column %d: unexpected %q after the closing quote", col, line[i])
+			}
+			i++
+			continue
+		}
+		j := indexByte(line[i:], s.delim)
+		if j < 0 {
+			s.fields = append(s.fields, trimSpace(line[i:]))
+			return s.fields, nil
+		}
+		s.fields = append(s.fields, trimSpace(line[i:i+j]))
+		i += j + 1
+	}
+}

@@ -1,0 +1,346 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// csvCase describes how a table is written as CSV text.
+type csvCase struct {
+	header bool
+	bom    bool
+	crlf   bool
+	pad    bool   // spaces around fields
+	delim  string // ",", ";", "\t" or " "
+	tpos   int    // target column (0-based) in the file, -1 for none
+	labels bool   // string class labels instead of numeric targets
+	gzip   bool
+}
+
+func (c csvCase) String() string {
+	return fmt.Sprintf("header=%v bom=%v crlf=%v pad=%v delim=%q tpos=%d labels=%v gzip=%v",
+		c.header, c.bom, c.crlf, c.pad, c.delim, c.tpos, c.labels, c.gzip)
+}
+
+// randomValue returns a float64 of varied sign, magnitude and form, written
+// exactly by strconv.FormatFloat(v, 'g', -1, 64).
+func randomValue(rng *rand.Rand) float64 {
+	switch rng.IntN(4) {
+	case 0:
+		return float64(rng.IntN(512) - 256)
+	case 1:
+		return rng.NormFloat64()
+	case 2:
+		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(40)-20))
+	default:
+		return math.Round(rng.Float64()*2000) / 1000
+	}
+}
+
+// table is a dataset in memory with the text it is written as.
+type table struct {
+	x      []float64
+	y      []float64
+	ys     []string // string labels
+	n, d   int
+	names  []string // feature names in file order (header only)
+	tname  string
+	labels []string
+}
+
+func makeTable(rng *rand.Rand, n, d int, c csvCase) table {
+	tb := table{n: n, d: d, x: make([]float64, n*d)}
+	for i := range tb.x {
+		tb.x[i] = randomValue(rng)
+	}
+	pool := []string{"emu", "cat", "dog", "Zebra", "ant-1"}
+	if c.tpos >= 0 {
+		for range n {
+			if c.labels {
+				tb.ys = append(tb.ys, pool[rng.IntN(len(pool))])
+			} else {
+				tb.y = append(tb.y, randomValue(rng))
+			}
+		}
+	}
+	if c.labels {
+		tb.labels = slices.Clone(tb.ys)
+		slices.Sort(tb.labels)
+		tb.labels = slices.Compact(tb.labels)
+		for _, s := range tb.ys {
+			k, _ := slices.BinarySearch(tb.labels, s)
+			tb.y = append(tb.y, float64(k))
+		}
+	}
+	for j := range d {
+		tb.names = append(tb.names, fmt.Sprintf("f%d_%c", j+1, 'a'+j))
+	}
+	tb.tname = "target"
+	return tb
+}
+
+func (tb table) csv(c csvCase) string {
+	var sb strings.Builder
+	if c.bom {
+		sb.WriteString("\xef\xbb\xbf")
+	}
+	nl := "\n"
+	if c.crlf {
+		nl = "\r\n"
+	}
+	field := func(k int, s string) {
+		if k > 0 {
+			sb.WriteString(c.delim)
+		}
+		if c.pad && c.delim != " " {
+			s = " " + s + "  "
+		}
+		sb.WriteString(s)
+	}
+	row := func(feat func(j int) string, targ string) {
+		k, j := 0, 0
+		for col := range tb.d + btoi(c.tpos >= 0) {
+			if col == c.tpos {
+				field(k, targ)
+			} else {
+				field(k, feat(j))
+				j++
+			}
+			k++
+		}
+		sb.WriteString(nl)
+	}
+	if c.header {
+		row(func(j int) string { return tb.names[j] }, tb.tname)
+	}
+	for i := range tb.n {
+		targ := ""
+		if c.tpos >= 0 {
+			if c.labels {
+				targ = tb.ys[i]
+			} else {
+				targ = strconv.FormatFloat(tb.y[i], 'g', -1, 64)
+			}
+		}
+		row(func(j int) string { return strconv.FormatFloat(tb.x[i*tb.d+j], 'g', -1, 64) }, targ)
+	}
+	return sb.String()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// targetOptions returns the ways of naming column tpos of a file with ncols columns.
+func targetOptions(c csvCase, ncols int) []string {
+	switch {
+	case c.tpos < 0:
+		return []string{"none"}
+	case c.tpos == 0:
+		opts := []string{"first", "1"}
+		if c.header {
+			opts = append(opts, "target", "TARGET")
+		}
+		return opts
+	case c.tpos == ncols-1:
+		opts := []string{"", "last", strconv.Itoa(ncols)}
+		if c.header {
+			opts = append(opts, "target")
+		}
+		return opts
+	default:
+		opts := []string{strconv.Itoa(c.tpos + 1)}
+		if c.header {
+			opts = append(opts, "target")
+		}
+		return opts
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	const n, d = 7, 3
+	for _, delim := range []string{",", ";", "\t", " "} {
+		for _, header := range []bool{false, true} {
+			for _, bom := range []bool{false, true} {
+				for _, crlf := range []bool{false, true} {
+					for _, tpos := range []int{-1, 0, 2, d} {
+						for _, labels := range []bool{false, true} {
+							if labels && tpos < 0 {
+								continue
+							}
+							for _, gzip := range []bool{false, true} {
+								c := csvCase{header: header, bom: bom, crlf: crlf, pad: rng.IntN(2) == 0,
+									delim: delim, tpos: tpos, labels: labels, gzip: gzip}
+								tb := makeTable(rng, n, d, c)
+								text := tb.csv(c)
+								for _, target := range targetOptions(c, d+btoi(tpos >= 0)) {
+									var got *Data
+									var err error
+									if gzip {
+										// When the name does not say gzip, Load must detect it by its magic bytes.
+										p := filepath.Join(dir, "data.csv.gz")
+										if rng.IntN(2) == 0 {
+											p = filepath.Join(dir, "data.txt")
+										}
+										if err := os.WriteFile(p, gz(t, []byte(text)), 0o644); err != nil {
+											t.Fatal(err)
+										}
+										got, err = Load(p, Options{Target: target})
+									} else {
+										got, err = ReadCSV(strings.NewReader(text), "mem.csv", target)
+									}
+									if err != nil {
+										t.Fatalf("%v target %q: %v\n%s", c, target, err, text)
+									}
+									compareTable(t, fmt.Sprintf("%v target %q", c, target), got, tb, c)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func compareTable(t *testing.T, what string, got *Data, tb table, c csvCase) {
+	t.Helper()
+	checkData(t, got)
+	if got.N != tb.n || got.D != tb.d {
+		t.Fatalf("%s: got %d×%d, want %d×%d", what, got.N, got.D, tb.n, tb.d)
+	}
+	if !slices.Equal(got.X, tb.x) {
+		t.Fatalf("%s: X = %v, want %v", what, got.X, tb.x)
+	}
+	wantNames := genNames(tb.d)
+	wantTarget := "y"
+	if c.header {
+		wantNames, wantTarget = tb.names, tb.tname
+	}
+	if !slices.Equal(got.Names, wantNames) {
+		t.Errorf("%s: Names = %q, want %q", what, got.Names, wantNames)
+	}
+	if c.tpos < 0 {
+		if got.Y != nil || got.TargetName != "" {
+			t.Errorf("%s: Y = %v, TargetName %q, want none", what, got.Y, got.TargetName)
+		}
+		return
+	}
+	if got.TargetName != wantTarget {
+		t.Errorf("%s: TargetName = %q, want %q", what, got.TargetName, wantTarget)
+	}
+	if !slices.Equal(got.Y, tb.y) {
+		t.Errorf("%s: Y = %v, want %v", what, got.Y, tb.y)
+	}
+	if !slices.Equal(got.Labels, tb.labels) {
+		t.Errorf("%s: Labels = %q, want %q", what, got.Labels, tb.labels)
+	}
+}
+
+func TestCSVDetails(t *testing.T) {
+	for _, c := range []struct {
+		name, text, target string
+		x, y               []float64
+		names              []string
+		tname              string
+		labels             []string
+	}{
+		{name: "quoted header and fields", text: "\"a\",\"b, c\",\"y\"\n\"1\", 2 ,\"3\"\n4,\"5\",6\n",
+			x: []float64{1, 2, 4, 5}, y: []float64{3, 6}, names: []string{"a", "b, c"}, tname: "y"},
+		{name: "escaped quote in label", text: "1,\"say \"\"hi\"\"\"\n2,plain\n",
+			x: []float64{1, 2}, y: []float64{1, 0}, names: []string{"x1"}, tname: "y", labels: []string{"plain", "say \"hi\""}},
+		{name: "blank lines and trailing spaces", text: "\n\n1,2\n\n  \n3,4  \n\n",
+			x: []float64{1, 3}, y: []float64{2, 4}, names: []string{"x1"}, tname: "y"},
+		{name: "label column makes no header", text: "T,2,8\nI,5,12\nT,1,1\n", target: "first",
+			x: []float64{2, 8, 5, 12, 1, 1}, y: []float64{1, 0, 1}, names: []string{"x1", "x2"}, tname: "y", labels: []string{"I", "T"}},
+		{name: "header with a label column", text: "letter,w,h\nT,2,8\nI,5,12\n", target: "letter",
+			x: []float64{2, 8, 5, 12}, y: []float64{1, 0}, names: []string{"w", "h"}, tname: "letter", labels: []string{"I", "T"}},
+		{name: "mixed numeric and string labels sort as strings", text: "1,10\n2,9\n3,b\n",
+			x: []float64{1, 2, 3}, y: []float64{0, 1, 2}, names: []string{"x1"}, tname: "y", labels: []string{"10", "9", "b"}},
+		{name: "single data row", text: "1,2,3\n", x: []float64{1, 2}, y: []float64{3}, names: []string{"x1", "x2"}, tname: "y"},
+		{name: "single column, no target", text: "5\n6\n", target: "none", x: []float64{5, 6}, names: []string{"x1"}},
+		{name: "empty header name", text: ",v\n1,2\n", target: "none", x: []float64{1, 2}, names: []string{"column1", "v"}},
+		{name: "semicolon wins a tie with comma", text: "a;b,c\n1;2\n", target: "none",
+			x: []float64{1, 2}, names: []string{"a", "b,c"}},
+		{name: "exponents, signs, hex and underflow", text: "+1e3,-2.5E-3,0x1p-2,1e-400\n", target: "none",
+			x: []float64{1000, -0.0025, 0.25, 0}, names: genNames(4)},
+		{name: "whitespace separated", text: "1 2   3\n\t4 5 6\n", x: []float64{1, 2, 4, 5}, y: []float64{3, 6}, names: []string{"x1", "x2"}, tname: "y"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ReadCSV(strings.NewReader(c.text), "t.csv", c.target)
+			if c.x == nil {
+				if err == nil {
+					t.Fatalf("no error, got %+v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkData(t, got)
+			if !slices.Equal(got.X, c.x) || !slices.Equal(got.Y, c.y) || !slices.Equal(got.Names, c.names) ||
+				got.TargetName != c.tname || !slices.Equal(got.Labels, c.labels) {
+				t.Errorf("got X %v Y %v Names %q TargetName %q Labels %q\nwant X %v Y %v Names %q TargetName %q Labels %q",
+					got.X, got.Y, got.Names, got.TargetName, got.Labels, c.x, c.y, c.names, c.tname, c.labels)
+			}
+		})
+	}
+}
+
+func TestCSVErrors(t *testing.T) {
+	for _, c := range []struct {
+		text, target string
+		want         []string
+	}{
+		{"", "", []string{"x.csv: empty file"}},
+		{"\n  \r\n\n", "", []string{"x.csv: empty file"}},
+		{"a,b,c,d\n1,2,3,4\n1,2,3\n", "", []string{"x.csv:3: row has 3 fields, want 4"}},
+		{"1,2\n3,4,5\n", "", []string{"x.csv:2: row has 3 fields, want 2"}},
+		{"1,2,3\n4,abc,6\n", "", []string{`x.csv:2: column 2: "abc" is not a number`}},
+		{"1,2,0\n\n\n3,abc,0\n", "", []string{`x.csv:4: column 2: "abc" is not a number`}},
+		{"1,2\r\n3,4\r\n5,x\r\n", "first", []string{`x.csv:3: column 2: "x" is not a number`}},
+		{"\xef\xbb\xbfa,b\r\n1,2\r\n3,4\r\n5,?\r\n", "a", []string{"x.csv:4: column 2:"}},
+		{"1,2\nNaN,3\n", "", []string{"x.csv:2: column 1: NaN/Inf not allowed"}},
+		{"1,2\n3,4\n5,-Inf\n", "", []string{"x.csv:3: column 2: NaN/Inf not allowed"}},
+		{"1,2\n3,nan\n5,6\n", "last", []string{"x.csv:2: column 2: NaN/Inf not allowed"}},
+		{"1,2\n1e999,3\n", "", []string{"x.csv:2: column 1:", "out of range"}},
+		{"1,,3\n", "", []string{"x.csv:1: column 2: empty value"}},
+		{"1,2\n3,\n", "", []string{"x.csv:2: column 2: empty target value"}},
+		{"a,b,c\n1,2,3\n", "foo", []string{`x.csv: unknown target column "foo" (columns: a, b, c)`}},
+		{"a,b,a\n1,2,3\n", "a", []string{`x.csv: target column "a" is ambiguous (columns 1 and 3)`}},
+		{"1,2,3\n", "foo", []string{`x.csv: unknown target column "foo"`, "no header"}},
+		{"1,2,3\n", "4", []string{"x.csv: target column 4 out of range", "1 to 3"}},
+		{"1,2,3\n", "0", []string{"x.csv: target column 0 out of range"}},
+		{"a,b\n", "", []string{"x.csv: no data rows"}},
+		{"1\n2\n", "", []string{"x.csv: no feature columns"}},
+		{"1,\"2\n3,4\n", "", []string{"x.csv:1: column 2: unterminated quoted field"}},
+		{"1,2\n3,\"4\"x\n", "", []string{"x.csv:2: column 2: unexpected"}},
+		{"1,2\n" + strings.Repeat("9", maxLine+1) + "\n", "", []string{"x.csv:2: line longer than"}},
+	} {
+		_, err := ReadCSV(strings.NewReader(c.text), "x.csv", c.target)
+		checkErr(t, err, c.want...)
+	}
+}
+
+func TestCSVTruncatedGzip(t *testing.T) {
+	var sb strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&sb, "%d,%d.5,%d\n", i, i, i%3)
+	}
+	z := gz(t, []byte(sb.String()))
+	p := writeTemp(t, "cut.csv.gz", z[:len(z)/2])
+	_, err := Load(p, Options{})
+	checkErr(t, err, p+":", "read error", "unexpected EOF")
+}

@@ -1,0 +1,384 @@
+package dataset
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Data is a dense numeric dataset: X is row-major N×D, Y holds targets (len N) or nil.
+type Data struct {
+	X    []float64 // row-major, N*D
+	N, D int
+	Y    []float64 // nil when there is no target
+	// Names are the feature column names (len D); generated "x1", "x2", … when
+	// the file has no header (and always for LibSVM and IDX files).
+	Names []string
+	// TargetName is the name of the target column: the header name for CSV
+	// files with a header, "y" for CSV files without one, "label" for LibSVM
+	// and IDX; "" when Y is nil.
+	TargetName string
+	// Labels is set for classification-like string targets: Y[i] is then the
+	// index into Labels (which is sorted). Labels is nil for numeric targets.
+	Labels []string
+}
+
+// Row returns row i of X. It shares memory with X.
+func (d *Data) Row(i int) []float64 {
+	return d.X[i*d.D : (i+1)*d.D : (i+1)*d.D]
+}
+
+// Dense returns X as an N×D gonum matrix that shares memory with X. It
+// panics if N or D is 0, which no loader returns.
+func (d *Data) Dense() *mat.Dense {
+	return mat.NewDense(d.N, d.D, d.X[:d.N*d.D])
+}
+
+// Split returns the first n rows as head and the remaining rows as tail
+// (e.g. the usual "first 8500 rows = train" protocol). n is clamped to [0, N].
+// head and tail share X, Y, Names and Labels with d; nothing is copied.
+// Y of a part is nil when d.Y is nil.
+func (d *Data) Split(n int) (head, tail *Data) {
+	n = max(0, min(n, d.N))
+	head, tail = d.rows(0, n), d.rows(n, d.N)
+	return head, tail
+}
+
+// rows returns rows [i, j) sharing memory with d.
+func (d *Data) rows(i, j int) *Data {
+	p := &Data{
+		X:          d.X[i*d.D : j*d.D : j*d.D],
+		N:          j - i,
+		D:          d.D,
+		Names:      d.Names,
+		TargetName: d.TargetName,
+		Labels:     d.Labels,
+	}
+	if d.Y != nil {
+		p.Y = d.Y[i:j:j]
+	}
+	return p
+}
+
+// Subset returns a new Data holding copies of the rows idx (in that order),
+// e.g. the indices returned by Subsample. It panics if an index is out of range.
+func (d *Data) Subset(idx []int) *Data {
+	p := &Data{
+		X:          make([]float64, len(idx)*d.D),
+		N:          len(idx),
+		D:          d.D,
+		Names:      d.Names,
+		TargetName: d.TargetName,
+		Labels:     d.Labels,
+	}
+	if d.Y != nil {
+		p.Y = make([]float64, len(idx))
+	}
+	for r, i := range idx {
+		copy(p.X[r*d.D:(r+1)*d.D], d.Row(i))
+		if d.Y != nil {
+			p.Y[r] = d.Y[i]
+		}
+	}
+	return p
+}
+
+// Subsample returns k distinct indices in [0, n), drawn uniformly without
+// replacement from rng: every k-subset is equally likely, and the indices come
+// in a uniformly random order (sort them if row order matters). k is clamped
+// to [0, n]. Memory is O(n) when k is a sizeable fraction of n and O(k)
+// otherwise. The result depends only on the state of rng, which must not be nil.
+func Subsample(rng *rand.Rand, n, k int) []int {
+	n = max(n, 0)
+	k = max(0, min(k, n))
+	out := make([]int, k)
+	if k == 0 {
+		return out
+	}
+	// Partial Fisher–Yates shuffle of the virtual array 0..n-1: step i swaps
+	// position i with a uniform position in [i, n) and emits the new value at i.
+	if n <= 1<<16 || k >= n/8 {
+		perm := make([]int, n)
+		for i := range perm {
+			perm[i] = i
+		}
+		for i := range k {
+			j := i + rng.IntN(n-i)
+			perm[i], perm[j] = perm[j], perm[i]
+			out[i] = perm[i]
+		}
+		return out
+	}
+	moved := make(map[int]int, 2*k) // position → value, for positions touched
+	at := func(p int) int {
+		if v, ok := moved[p]; ok {
+			return v
+		}
+		return p
+	}
+	for i := range k {
+		j := i + rng.IntN(n-i)
+		vi, vj := at(i), at(j)
+		moved[j] = vi
+		out[i] = vj
+		delete(moved, i) // position i is never looked at again
+	}
+	return out
+}
+
+// Format is the file format of a dataset.
+type Format int
+
+// The formats Load understands.
+const (
+	FormatAuto   Format = iota // guess from the file name, then from the content
+	FormatCSV                  // delimited text: ',', ';', tab or blanks
+	FormatLibSVM               // "label idx:val …", sparse, 1-based indices (svmlight)
+	FormatIDX                  // LeCun IDX binary (MNIST)
+)
+
+// String returns the name of the format as ParseFormat accepts it.
+func (f Format) String() string {
+	switch f {
+	case FormatAuto:
+		return "auto"
+	case FormatCSV:
+		return "csv"
+	case FormatLibSVM:
+		return "libsvm"
+	case FormatIDX:
+		return "idx"
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
+}
+
+// ParseFormat parses a format name: "csv" (also "tsv"), "libsvm" (also
+// "svmlight", "svm"), "idx", and "" or "auto" for FormatAuto. Case is ignored.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return FormatAuto, nil
+	case "csv", "tsv":
+		return FormatCSV, nil
+	case "libsvm", "svmlight", "svm":
+		return FormatLibSVM, nil
+	case "idx":
+		return FormatIDX, nil
+	}
+	return FormatAuto, fmt.Errorf("unknown data format %q (want csv, libsvm, svmlight, idx or auto)", s)
+}
+
+// GuessFormat guesses the format of a file from its name, after stripping a
+// ".gz" suffix: .csv, .tsv, .txt, .data → CSV; .libsvm, .svm, .svmlight → LibSVM;
+// .idx or a name containing "idx" and ending in "-ubyte" (MNIST's
+// train-images-idx3-ubyte) → IDX. It returns FormatAuto when the name says
+// nothing; Load then looks at the content.
+func GuessFormat(path string) Format {
+	base := strings.ToLower(filepath.Base(path))
+	base = strings.TrimSuffix(base, ".gz")
+	switch filepath.Ext(base) {
+	case ".csv", ".tsv", ".txt", ".data":
+		return FormatCSV
+	case ".libsvm", ".svm", ".svmlight":
+		return FormatLibSVM
+	case ".idx":
+		return FormatIDX
+	}
+	if strings.Contains(base, "idx") && strings.HasSuffix(base, "-ubyte") {
+		return FormatIDX
+	}
+	return FormatAuto
+}
+
+// Options control Load.
+type Options struct {
+	// Format of the file; FormatAuto guesses it (see GuessFormat).
+	Format Format
+	// Target selects the CSV target column: "first", "last", "none", a column
+	// name from the header, or a 1-based column index. "" means "last".
+	// For LibSVM and IDX files only "" and "none" (drop the labels) are valid.
+	Target string
+	// Labels is the path of an IDX labels file (optional, IDX only).
+	Labels string
+}
+
+// Open opens a file for reading, decompressing it transparently when it is
+// gzip-compressed (detected by the magic bytes 1f 8b, not by the name).
+func Open(path string) (io.ReadCloser, error) {
+	r, _, err := openFile(path)
+	return r, err
+}
+
+// maxGzipRatio bounds the ratio of uncompressed to compressed size of a
+// DEFLATE stream (the format cannot do better than about 1032:1).
+const maxGzipRatio = 1032
+
+// openFile is Open that also returns an estimate of the size of the content
+// in bytes (the file size, or the gzip trailer's ISIZE bounded by what
+// DEFLATE can expand to), or -1 when unknown. Readers use it only to
+// preallocate; they never trust it for correctness.
+func openFile(path string) (io.ReadCloser, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, -1, err
+	}
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	br := bufio.NewReaderSize(f, 1<<16)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, -1, fmt.Errorf("%s: gzip: %w", path, err)
+		}
+		hint := int64(-1)
+		var trailer [4]byte
+		if size >= 18 {
+			if _, err := f.ReadAt(trailer[:], size-4); err == nil {
+				hint = min(int64(binary.LittleEndian.Uint32(trailer[:])), maxGzipRatio*size)
+			}
+		}
+		return &readCloser{Reader: zr, close: func() error {
+			err := zr.Close()
+			if err2 := f.Close(); err == nil {
+				err = err2
+			}
+			return err
+		}}, hint, nil
+	}
+	return &readCloser{Reader: br, close: f.Close}, size, nil
+}
+
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (r *readCloser) Close() error { return r.close() }
+
+// Load reads a dataset file in any supported format, gzip-compressed or not.
+// Errors name the file (as given in path) and, where it applies, the line and
+// column. See the package documentation for the formats.
+func Load(path string, opt Options) (*Data, error) {
+	format := opt.Format
+	if format == FormatAuto {
+		format = GuessFormat(path)
+	}
+	if format == FormatAuto {
+		var err error
+		if format, err = sniffFile(path); err != nil {
+			return nil, err
+		}
+	}
+	if format != FormatIDX && opt.Labels != "" {
+		return nil, fmt.Errorf("%s: a separate labels file applies only to IDX data (format is %v)", path, format)
+	}
+	dropY := false
+	if format != FormatCSV {
+		switch strings.ToLower(strings.TrimSpace(opt.Target)) {
+		case "":
+		case "none":
+			dropY = true
+		default:
+			return nil, fmt.Errorf("%s: target %q applies only to CSV files (format is %v; use \"\" or \"none\")", path, opt.Target, format)
+		}
+	}
+	var d *Data
+	switch format {
+	case FormatIDX:
+		var err error
+		if d, err = LoadIDX(path, opt.Labels); err != nil {
+			return nil, err
+		}
+	case FormatCSV, FormatLibSVM:
+		r, err := Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		if format == FormatCSV {
+			return ReadCSV(r, path, opt.Target)
+		}
+		if d, err = ReadLibSVM(r, path); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%s: unknown format %v", path, format)
+	}
+	if dropY {
+		d.Y, d.TargetName = nil, ""
+	}
+	return d, nil
+}
+
+// sniffFile guesses the format of a file from its content.
+func sniffFile(path string) (Format, error) {
+	r, err := Open(path)
+	if err != nil {
+		return FormatAuto, err
+	}
+	defer r.Close()
+	format, err := sniff(bufio.NewReaderSize(r, 4096))
+	if err != nil {
+		return FormatAuto, fmt.Errorf("%s: %w", path, err)
+	}
+	return format, nil
+}
+
+// sniff guesses the format from the first bytes of the (decompressed) content:
+// an IDX magic number, a first data line of the form "label idx:val …", or
+// else CSV.
+func sniff(br *bufio.Reader) (Format, error) {
+	head, err := br.Peek(4096)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return FormatAuto, fmt.Errorf("read error: %w", err)
+	}
+	if len(head) >= 4 && head[0] == 0 && head[1] == 0 && idxSize(head[2]) > 0 && head[3] > 0 {
+		return FormatIDX, nil
+	}
+	// First line that is not blank or a comment.
+	for len(head) > 0 {
+		line := head
+		if i := indexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = trimSpace(stripBOM(line))
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		f := fieldsBlank(line, nil)
+		if len(f) >= 2 && indexByte(f[1], ':') > 0 && indexByte(f[0], ':') < 0 {
+			return FormatLibSVM, nil
+		}
+		break
+	}
+	return FormatCSV, nil
+}
+
+// maxDense bounds N*D of a densified LibSVM matrix and of an IDX payload, so
+// that a corrupt header or a stray huge index gives an error instead of an
+// attempt to allocate terabytes. Tests lower it.
+var maxDense = 1 << 30
+
+// genNames returns "x1" … "xd".
+func genNames(d int) []string {
+	names := make([]string, d)
+	for j := range names {
+		names[j] = "x" + strconv.Itoa(j+1)
+	}
+	return names
+}

@@ -1,0 +1,75 @@
+// Package dataset reads the numeric datasets that the rest of rff learns
+// from, and fits the preprocessing applied to them.
+//
+// A dataset is a Data: a dense, row-major N×D matrix X of features, an
+// optional target vector Y (regression values, or class indices into Labels),
+// and column names. Data flows one way through rff: dataset → feature map →
+// learner → model.
+//
+// # Formats
+//
+// Load opens a file, decompresses it transparently when it starts with the
+// gzip magic bytes 1f 8b (whatever its name), and reads it in one of these
+// formats (Options.Format; by default guessed from the name with ".gz"
+// stripped, see GuessFormat, and else from the content):
+//
+//   - CSV (ReadCSV; .csv .tsv .txt .data): delimited numeric text. The
+//     delimiter is detected from the first line among ',', ';' and tab; a file
+//     with none of them but blank-separated fields is split on runs of
+//     blanks. A header is detected (a first row with a non-numeric field in
+//     a column where the second row is numeric). A UTF-8 BOM, CRLF line ends,
+//     blank lines, spaces around fields and double-quoted fields are
+//     accepted. Options.Target picks the target column: "first", "last" (the
+//     default), "none", a header name or a 1-based column index. Feature
+//     columns must be numeric; a non-numeric target (LETTER's A–Z) becomes
+//     class indices into the sorted distinct strings, stored in Labels.
+//   - LibSVM / SVMlight (ReadLibSVM; .libsvm .svm .svmlight): lines of
+//     "label idx:val …" with 1-based sparse indices, densified with
+//     D = the largest index; '#' starts a comment; qid fields are skipped.
+//   - IDX (ReadIDX, LoadIDX; .idx, or names like train-images-idx3-ubyte):
+//     LeCun's big-endian binary format of MNIST, element types unsigned byte
+//     (08), signed byte (09), int16 (0B), int32 (0C), float32 (0D) and
+//     float64 (0E). The first dimension indexes the items, the others are
+//     flattened into D columns (28×28 → 784). Labels come from a second IDX
+//     file (Options.Labels).
+//
+// NaN and Inf values are rejected in every format. Names are the header
+// names of a CSV file, and otherwise generated as "x1" … "xD".
+//
+// # Errors
+//
+// Every error caused by the content of a file is one line that names the
+// file, and the 1-based line and column where they apply, in the style of
+// compilers:
+//
+//	letter.csv:17: column 3: "abc" is not a number
+//	x.csv:5: row has 3 fields, want 4
+//	x.csv:12: column 2: NaN/Inf not allowed ("NaN")
+//	x.csv: unknown target column "foo" (columns: a, b, c)
+//	train.libsvm:3: bad feature "3-1.0" (want index:value)
+//	t10k-images-idx3-ubyte.gz: truncated IDX file: [10000 28 28] needs 7840000 elements, got 4096
+//
+// Errors from the operating system or the decompressor are wrapped with %w.
+// No input makes the readers panic; sizes that a corrupt file could inflate
+// (IDX dimensions, LibSVM indices) are bounded before memory is allocated.
+//
+// # Preprocessing
+//
+// ParseSteps parses a comma-separated chain of Step names, FitScaler fits it
+// on training data and Scaler.Apply applies the same maps to any data:
+//
+//   - standardize: per column, mean 0 and population standard deviation 1
+//     (a constant column becomes 0);
+//   - minmax: per column onto [0, 1] (a constant column becomes 0);
+//   - maxscale: divide everything by the global maximum of the data, as in
+//     the protocol of Munkhoeva et al., "Quadrature-based features for kernel
+//     approximation" (NeurIPS 2018); the maximum absolute value is used if
+//     that maximum is not positive;
+//   - none.
+//
+// Each step is fitted on the output of the previous ones. The fitted
+// parameters (StepParams) are exported so that model files can store them.
+//
+// Split and Subsample give the train/test protocols: the first n rows, and a
+// uniform random subset of rows drawn from an explicit *rand.Rand.
+package dataset

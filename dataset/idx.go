@@ -1,0 +1,228 @@
+package dataset
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+)
+
+// IDX element types (the third byte of the magic number).
+const (
+	idxUint8   = 0x08
+	idxInt8    = 0x09
+	idxInt16   = 0x0B
+	idxInt32   = 0x0C
+	idxFloat32 = 0x0D
+	idxFloat64 = 0x0E
+)
+
+// idxSize returns the size in bytes of an IDX element type, 0 if unknown.
+func idxSize(t byte) int {
+	switch t {
+	case idxUint8, idxInt8:
+		return 1
+	case idxInt16:
+		return 2
+	case idxInt32, idxFloat32:
+		return 4
+	case idxFloat64:
+		return 8
+	}
+	return 0
+}
+
+// ReadIDX reads a file in LeCun's IDX format (as used by MNIST) from r and
+// returns its values in row-major order and its dimensions. name is used in
+// error messages.
+//
+// The file is the magic number 00 00 TT NN (TT the element type: 08 unsigned
+// byte, 09 signed byte, 0B int16, 0C int32, 0D float32, 0E float64; NN the
+// number of dimensions), NN big-endian uint32 sizes, then the elements,
+// big-endian. Bytes after the last element are ignored. NaN and Inf values are
+// an error.
+func ReadIDX(r io.Reader, name string) (x []float64, dims []int, err error) {
+	hint := int64(-1)
+	switch r := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+		hint = int64(r.Len())
+	case *os.File:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			hint = fi.Size()
+		}
+	}
+	return readIDX(r, name, hint)
+}
+
+// readIDX is ReadIDX with an estimate of the size of the input in bytes (-1
+// if unknown), used only to preallocate.
+func readIDX(r io.Reader, name string, sizeHint int64) (x []float64, dims []int, err error) {
+	var magic [4]byte
+	if n, err := io.ReadFull(r, magic[:]); err != nil {
+		if n == 0 && errors.Is(err, io.EOF) {
+			return nil, nil, fmt.Errorf("%s: empty file", name)
+		}
+		return nil, nil, idxReadErr(name, "header", err)
+	}
+	size := idxSize(magic[2])
+	if magic[0] != 0 || magic[1] != 0 || size == 0 || magic[3] == 0 {
+		return nil, nil, fmt.Errorf("%s: bad IDX magic number % x (want 00 00, a type 08/09/0b/0c/0d/0e, then the number of dimensions)", name, magic)
+	}
+	nd := int(magic[3])
+	hdr := make([]byte, 4*nd)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, nil, idxReadErr(name, "dimensions", err)
+	}
+	dims = make([]int, nd)
+	total := 1
+	for k := range dims {
+		dims[k] = int(binary.BigEndian.Uint32(hdr[4*k:]))
+		if dims[k] != 0 && total > maxDense/dims[k] {
+			return nil, nil, fmt.Errorf("%s: IDX dimensions %v are too large", name, dimsUpTo(hdr, nd))
+		}
+		total *= dims[k]
+	}
+
+	// Read the payload in chunks, growing x as data actually arrives, so that
+	// a corrupt header cannot make us allocate far more than the file holds.
+	const chunk = 1 << 16 // elements per read
+	prealloc := min(total, 1<<23)
+	if sizeHint >= 0 {
+		prealloc = int(min(int64(total), max(0, sizeHint-int64(4+4*nd))/int64(size)))
+	}
+	x = make([]float64, 0, prealloc)
+	buf := make([]byte, min(total, chunk)*size)
+	for len(x) < total {
+		k := min(total-len(x), chunk)
+		n, err := io.ReadFull(r, buf[:k*size])
+		k = n / size
+		if len(x)+k > cap(x) {
+			x = growCap(x, min(total, max(2*cap(x), len(x)+k)))
+		}
+		dst := x[len(x) : len(x)+k]
+		if bad := decodeIDX(dst, buf[:k*size], magic[2]); bad >= 0 {
+			return nil, nil, fmt.Errorf("%s: element %d: NaN/Inf not allowed", name, len(x)+bad)
+		}
+		x = x[:len(x)+k]
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, nil, fmt.Errorf("%s: truncated IDX file: %v needs %d elements, got %d", name, dims, total, len(x))
+			}
+			return nil, nil, fmt.Errorf("%s: read error after %d of %d elements: %w", name, len(x), total, err)
+		}
+	}
+	return x, dims, nil
+}
+
+// growCap returns x with capacity c (≥ len(x)).
+func growCap(x []float64, c int) []float64 {
+	y := make([]float64, len(x), c)
+	copy(y, x)
+	return y
+}
+
+// dimsUpTo formats the dimensions in hdr for an error message.
+func dimsUpTo(hdr []byte, nd int) string {
+	s := "["
+	for k := range nd {
+		if k > 0 {
+			s += " "
+		}
+		s += strconv.FormatUint(uint64(binary.BigEndian.Uint32(hdr[4*k:])), 10)
+	}
+	return s + "]"
+}
+
+func idxReadErr(name, what string, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: truncated IDX file (in the %s)", name, what)
+	}
+	return fmt.Errorf("%s: read error in the IDX %s: %w", name, what, err)
+}
+
+// decodeIDX converts big-endian elements of type t from b into dst. It returns
+// the index of the first NaN or Inf, or -1.
+func decodeIDX(dst []float64, b []byte, t byte) int {
+	switch t {
+	case idxUint8:
+		for i, v := range b[:len(dst)] {
+			dst[i] = float64(v)
+		}
+	case idxInt8:
+		for i, v := range b[:len(dst)] {
+			dst[i] = float64(int8(v))
+		}
+	case idxInt16:
+		for i := range dst {
+			dst[i] = float64(int16(binary.BigEndian.Uint16(b[2*i:])))
+		}
+	case idxInt32:
+		for i := range dst {
+			dst[i] = float64(int32(binary.BigEndian.Uint32(b[4*i:])))
+		}
+	case idxFloat32:
+		for i := range dst {
+			v := float64(math.Float32frombits(binary.BigEndian.Uint32(b[4*i:])))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return i
+			}
+			dst[i] = v
+		}
+	case idxFloat64:
+		for i := range dst {
+			v := math.Float64frombits(binary.BigEndian.Uint64(b[8*i:]))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return i
+			}
+			dst[i] = v
+		}
+	}
+	return -1
+}
+
+// LoadIDX loads an IDX images file (gzip-compressed or not) as X, with
+// N = the first dimension and D = the product of the others (784 for MNIST),
+// and, when labels is not "", an IDX labels file with N elements as Y.
+// Names are "x1" … "xD" and TargetName is "label".
+func LoadIDX(images, labels string) (*Data, error) {
+	x, dims, err := readIDXFile(images)
+	if err != nil {
+		return nil, err
+	}
+	n := dims[0]
+	if n == 0 {
+		return nil, fmt.Errorf("%s: no items (first IDX dimension is 0)", images)
+	}
+	d := len(x) / n
+	if d == 0 {
+		return nil, fmt.Errorf("%s: items have no values (IDX dimensions %v)", images, dims)
+	}
+	data := &Data{X: x, N: n, D: d, Names: genNames(d)}
+	if labels == "" {
+		return data, nil
+	}
+	y, ldims, err := readIDXFile(labels)
+	if err != nil {
+		return nil, err
+	}
+	if len(y) != ldims[0] {
+		return nil, fmt.Errorf("%s: a labels file must hold one value per item, its IDX dimensions are %v", labels, ldims)
+	}
+	if len(y) != n {
+		return nil, fmt.Errorf("%s: has %d labels, but %s has %d items", labels, len(y), images, n)
+	}
+	data.Y, data.TargetName = y, "label"
+	return data, nil
+}
+
+func readIDXFile(path string) ([]float64, []int, error) {
+	r, hint, err := openFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	return readIDX(r, path, hint)
+}

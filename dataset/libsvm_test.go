@@ -1,0 +1,123 @@
+package dataset
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestLibSVMRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		n, d     int
+		density  float64
+		shuffle  bool // write the features of a line in random order
+		comments bool
+		crlf     bool
+		gzip     bool
+	}{
+		{n: 1, d: 1, density: 1},
+		{n: 20, d: 5, density: 0.5},
+		{n: 30, d: 40, density: 0.1, shuffle: true},
+		{n: 25, d: 8, density: 0.7, comments: true, crlf: true},
+		{n: 50, d: 12, density: 0.3, gzip: true, shuffle: true, comments: true},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", c.n, c.d), func(t *testing.T) {
+			x := make([]float64, c.n*c.d)
+			y := make([]float64, c.n)
+			for i := range c.n {
+				y[i] = float64(2*rng.IntN(2) - 1)
+				for j := range c.d {
+					if rng.Float64() < c.density {
+						x[i*c.d+j] = randomValue(rng)
+					}
+				}
+			}
+			x[rng.IntN(c.n)*c.d+c.d-1] = 1.5 // the largest index occurs, so D is c.d
+			nl := "\n"
+			if c.crlf {
+				nl = "\r\n"
+			}
+			var sb strings.Builder
+			if c.comments {
+				sb.WriteString("# a comment line" + nl + nl)
+			}
+			for i := range c.n {
+				var feats []string
+				for j := range c.d {
+					if v := x[i*c.d+j]; v != 0 {
+						feats = append(feats, strconv.Itoa(j+1)+":"+strconv.FormatFloat(v, 'g', -1, 64))
+					}
+				}
+				if c.shuffle {
+					rng.Shuffle(len(feats), func(a, b int) { feats[a], feats[b] = feats[b], feats[a] })
+				}
+				label := strconv.FormatFloat(y[i], 'g', -1, 64)
+				if y[i] > 0 && rng.IntN(2) == 0 {
+					label = "+" + label
+				}
+				sb.WriteString(label)
+				if i%3 == 1 {
+					sb.WriteString(" qid:" + strconv.Itoa(i))
+				}
+				for _, f := range feats {
+					sb.WriteString(" \t"[rng.IntN(2):][:1] + f)
+				}
+				if c.comments && i%2 == 0 {
+					sb.WriteString(" # row " + strconv.Itoa(i) + " 1:9")
+				}
+				sb.WriteString(nl)
+			}
+			var got *Data
+			var err error
+			if c.gzip {
+				got, err = Load(writeTemp(t, "train.svm.gz", gz(t, []byte(sb.String()))), Options{})
+			} else {
+				got, err = ReadLibSVM(strings.NewReader(sb.String()), "mem.libsvm")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkData(t, got)
+			if got.N != c.n || got.D != c.d || !slices.Equal(got.X, x) || !slices.Equal(got.Y, y) {
+				t.Fatalf("got %d×%d X %v Y %v\nwant %d×%d X %v Y %v", got.N, got.D, got.X, got.Y, c.n, c.d, x, y)
+			}
+			if !slices.Equal(got.Names, genNames(c.d)) || got.TargetName != "label" || got.Labels != nil {
+				t.Errorf("Names %q TargetName %q Labels %q", got.Names, got.TargetName, got.Labels)
+			}
+		})
+	}
+}
+
+func TestLibSVMErrors(t *testing.T) {
+	defer setMaxDense(1 << 20)()
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{"", []string{"train.libsvm: empty file"}},
+		{"# nothing\n\n", []string{"train.libsvm: empty file"}},
+		{"1 1:2\n-1 2:1\n1 3-1.0\n", []string{`train.libsvm:3: bad feature "3-1.0"`}},
+		{"1 1:1\n\n1 0:2\n", []string{`train.libsvm:3: bad feature "0:2"`, "1-based"}},
+		{"1 1:1\n-1 2:abc\n", []string{`train.libsvm:2: bad feature "2:abc"`, "not a number"}},
+		{"1 1:1\n-1 2:\n", []string{`train.libsvm:2: bad feature "2:"`, "empty value"}},
+		{"1 x:1\n", []string{`train.libsvm:1: bad feature "x:1"`, "positive integer"}},
+		{"1 -3:1\n", []string{`train.libsvm:1: bad feature "-3:1"`}},
+		{"1 99999999999:1\n", []string{`train.libsvm:1: bad feature "99999999999:1"`}},
+		{"1 1:nan\n", []string{`train.libsvm:1: bad feature "1:nan"`, "NaN/Inf"}},
+		{"1 1:1e400\n", []string{`train.libsvm:1: bad feature "1:1e400"`, "out of range"}},
+		{"1 1:1\nabc 1:1\n", []string{"train.libsvm:2: bad label", `"abc"`}},
+		{"1 1:1\ninf 1:1\n", []string{"train.libsvm:2: bad label", "NaN/Inf"}},
+		{"1:1 2:2\n", []string{"train.libsvm:1: missing label"}},
+		{"1 2:1 5:2 2:3\n", []string{"train.libsvm:1: feature index 2 repeated"}},
+		{"1 2:1 2:3\n", []string{"train.libsvm:1: feature index 2 repeated"}},
+		{"1\n-1\n", []string{"train.libsvm: no features"}},
+		{"1 1:1\n1 2000000:1\n", []string{"train.libsvm: 2 rows × 2000000 features is too large"}},
+	} {
+		_, err := ReadLibSVM(strings.NewReader(c.text), "train.libsvm")
+		checkErr(t, err, c.want...)
+	}
+}

@@ -1,0 +1,275 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Step is one preprocessing step. Every step maps column j affinely,
+// x ← (x − Shift[j]) / Scale[j] with Scale[j] > 0, with parameters fitted on
+// training data.
+type Step string
+
+// The preprocessing steps.
+const (
+	// StepStandardize gives every column mean 0 and (population) standard
+	// deviation 1. A constant column becomes 0 (its scale is 1, not 0).
+	StepStandardize Step = "standardize"
+	// StepMinMax maps every column onto [0, 1]: min → 0, max → 1. A constant
+	// column becomes 0.
+	StepMinMax Step = "minmax"
+	// StepMaxScale divides all values by the global maximum of the data (the
+	// protocol of the quadrature-features paper, Munkhoeva et al. 2018). If
+	// that maximum is 0 or negative the maximum absolute value is used; data
+	// that are all zeros are left as they are.
+	StepMaxScale Step = "maxscale"
+	// StepNone does nothing.
+	StepNone Step = "none"
+)
+
+// ParseSteps parses a comma-separated list of steps, e.g.
+// "standardize,maxscale". Case and blanks around names are ignored; "" gives
+// no steps. "paper" is not a step: the command line maps it to the steps of
+// each dataset's published protocol.
+func ParseSteps(s string) ([]Step, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var steps []Step
+	for _, f := range strings.Split(s, ",") {
+		st := Step(strings.ToLower(strings.TrimSpace(f)))
+		if err := st.check(); err != nil {
+			return nil, err
+		}
+		steps = append(steps, st)
+	}
+	return steps, nil
+}
+
+func (st Step) check() error {
+	switch st {
+	case StepStandardize, StepMinMax, StepMaxScale, StepNone:
+		return nil
+	}
+	return fmt.Errorf("unknown preprocessing step %q (want standardize, minmax, maxscale or none)", string(st))
+}
+
+// StepParams are the fitted parameters of one step: column j is mapped by
+// x ← (x − Shift[j]) / Scale[j]. Shift and Scale are nil for StepNone and have
+// length D otherwise (StepMaxScale repeats its one global scale D times and
+// has Shift all 0).
+type StepParams struct {
+	Step  Step      `json:"step"`
+	Shift []float64 `json:"shift,omitempty"`
+	Scale []float64 `json:"scale,omitempty"`
+}
+
+// Scaler is a fitted chain of preprocessing steps for data with D columns. Its
+// fields are exported so that a model file can store it; call Validate after
+// decoding one.
+type Scaler struct {
+	Steps  []Step       `json:"steps"`
+	D      int          `json:"d"`
+	Params []StepParams `json:"params"` // one per step, in order
+}
+
+// FitScaler fits the steps on the row-major n×d training data x, step by
+// step: each step is fitted on the output of the previous ones. x is not
+// modified; call Apply to transform it.
+//
+// Every step is a per-column affine map with a positive scale, so the mean,
+// standard deviation, minimum and maximum of each column after a step follow
+// exactly from those before it: FitScaler computes them in two passes over x
+// (a corrected two-pass variance) and never copies the data.
+func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
+	if n < 1 || d < 1 {
+		return nil, fmt.Errorf("preprocess: need at least one row and one column, have %d×%d", n, d)
+	}
+	if len(x) != n*d {
+		return nil, fmt.Errorf("preprocess: len(x) = %d, want n×d = %d×%d = %d", len(x), n, d, n*d)
+	}
+	s := &Scaler{Steps: append([]Step(nil), steps...), D: d, Params: make([]StepParams, len(steps))}
+	need := false
+	for k, st := range steps {
+		if err := st.check(); err != nil {
+			return nil, err
+		}
+		s.Params[k].Step = st
+		need = need || st != StepNone
+	}
+	if !need {
+		return s, nil
+	}
+
+	// Column statistics of the raw data.
+	mean := make([]float64, d)
+	lo := make([]float64, d)
+	hi := make([]float64, d)
+	copy(lo, x[:d])
+	copy(hi, x[:d])
+	for i := range n {
+		row := x[i*d : (i+1)*d]
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("preprocess: row %d, column %d: NaN/Inf not allowed", i+1, j+1)
+			}
+			mean[j] += v
+			lo[j] = min(lo[j], v)
+			hi[j] = max(hi[j], v)
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	ss := make([]float64, d) // Σ (x − mean)²
+	sd := make([]float64, d) // Σ (x − mean), rounding correction
+	for i := range n {
+		row := x[i*d : (i+1)*d]
+		for j, v := range row {
+			e := v - mean[j]
+			ss[j] += e * e
+			sd[j] += e
+		}
+	}
+	std := ss
+	for j := range std {
+		std[j] = math.Sqrt(max(0, (ss[j]-sd[j]*sd[j]/float64(n))/float64(n)))
+		mean[j] += sd[j] / float64(n) // corrects the rounding of the first pass
+	}
+
+	for k, st := range steps {
+		if st == StepNone {
+			continue
+		}
+		shift := make([]float64, d)
+		scale := make([]float64, d)
+		switch st {
+		case StepStandardize:
+			for j := range d {
+				if lo[j] == hi[j] {
+					shift[j], scale[j] = lo[j], 1
+					continue
+				}
+				shift[j], scale[j] = mean[j], std[j]
+				if !(scale[j] > 0) || math.IsInf(scale[j], 0) {
+					scale[j] = 1
+				}
+			}
+		case StepMinMax:
+			for j := range d {
+				shift[j], scale[j] = lo[j], hi[j]-lo[j]
+				if !(scale[j] > 0) || math.IsInf(scale[j], 0) {
+					scale[j] = 1
+				}
+			}
+		case StepMaxScale:
+			m := math.Inf(-1)
+			for j := range d {
+				m = max(m, hi[j])
+			}
+			if m <= 0 {
+				for j := range d {
+					m = max(m, math.Abs(lo[j]), math.Abs(hi[j]))
+				}
+			}
+			if m == 0 {
+				m = 1
+			}
+			for j := range d {
+				scale[j] = m
+			}
+		}
+		s.Params[k].Shift, s.Params[k].Scale = shift, scale
+		// The statistics of the step's output.
+		for j := range d {
+			mean[j] = (mean[j] - shift[j]) / scale[j]
+			std[j] /= scale[j]
+			lo[j] = (lo[j] - shift[j]) / scale[j]
+			hi[j] = (hi[j] - shift[j]) / scale[j]
+		}
+	}
+	return s, nil
+}
+
+// Validate checks that the scaler is consistent (known steps, parameter
+// lengths equal to D, finite parameters, positive scales), e.g. after it was
+// decoded from a model file.
+func (s *Scaler) Validate() error {
+	if s.D < 1 {
+		return fmt.Errorf("preprocess: scaler has D = %d", s.D)
+	}
+	if len(s.Params) != len(s.Steps) {
+		return fmt.Errorf("preprocess: scaler has %d steps but %d parameter sets", len(s.Steps), len(s.Params))
+	}
+	for k, st := range s.Steps {
+		if err := st.check(); err != nil {
+			return err
+		}
+		p := s.Params[k]
+		if p.Step != st {
+			return fmt.Errorf("preprocess: step %d is %q but its parameters are for %q", k+1, st, p.Step)
+		}
+		if st == StepNone {
+			if p.Shift != nil || p.Scale != nil {
+				return fmt.Errorf("preprocess: step %d (none) has parameters", k+1)
+			}
+			continue
+		}
+		if len(p.Shift) != s.D || len(p.Scale) != s.D {
+			return fmt.Errorf("preprocess: step %d (%s) has %d shifts and %d scales, want %d", k+1, st, len(p.Shift), len(p.Scale), s.D)
+		}
+		for j := range s.D {
+			if math.IsNaN(p.Shift[j]) || math.IsInf(p.Shift[j], 0) || !(p.Scale[j] > 0) || math.IsInf(p.Scale[j], 0) {
+				return fmt.Errorf("preprocess: step %d (%s), column %d: bad parameters shift %v, scale %v", k+1, st, j+1, p.Shift[j], p.Scale[j])
+			}
+		}
+	}
+	return nil
+}
+
+// Apply transforms the row-major n×d data x in place by the fitted steps, in
+// order. It panics if d != s.D or len(x) < n*d (check s.D against the data
+// first where the data come from a user).
+func (s *Scaler) Apply(x []float64, n, d int) {
+	s.checkDims(x, n, d)
+	for _, p := range s.Params {
+		if p.Shift == nil {
+			continue
+		}
+		for i := range n {
+			row := x[i*d : (i+1)*d]
+			for j := range row {
+				row[j] = (row[j] - p.Shift[j]) / p.Scale[j]
+			}
+		}
+	}
+}
+
+// Invert undoes Apply in place (up to rounding): the steps are inverted in
+// reverse order, x ← x·Scale[j] + Shift[j]. It is useful for a scaler fitted
+// on regression targets (d = 1). It panics like Apply.
+func (s *Scaler) Invert(x []float64, n, d int) {
+	s.checkDims(x, n, d)
+	for k := len(s.Params) - 1; k >= 0; k-- {
+		p := s.Params[k]
+		if p.Shift == nil {
+			continue
+		}
+		for i := range n {
+			row := x[i*d : (i+1)*d]
+			for j := range row {
+				row[j] = row[j]*p.Scale[j] + p.Shift[j]
+			}
+		}
+	}
+}
+
+func (s *Scaler) checkDims(x []float64, n, d int) {
+	if d != s.D {
+		panic(fmt.Sprintf("dataset: scaler fitted on %d columns applied to %d", s.D, d))
+	}
+	if n < 0 || len(x) < n*d {
+		panic(fmt.Sprintf("dataset: scaler applied to %d×%d data with len(x) = %d", n, d, len(x)))
+	}
+}

@@ -1,0 +1,259 @@
+package dataset
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestParseSteps(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []Step
+		ok   bool
+	}{
+		{"", nil, true},
+		{"  ", nil, true},
+		{"standardize", []Step{StepStandardize}, true},
+		{"minmax, MaxScale", []Step{StepMinMax, StepMaxScale}, true},
+		{"none", []Step{StepNone}, true},
+		{"standardize,maxscale,none", []Step{StepStandardize, StepMaxScale, StepNone}, true},
+		{"paper", nil, false},
+		{"standardize,,minmax", nil, false},
+		{"zscore", nil, false},
+	} {
+		got, err := ParseSteps(c.in)
+		if (err == nil) != c.ok || !slices.Equal(got, c.want) {
+			t.Errorf("ParseSteps(%q) = %v, %v; want %v, ok=%v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+// testMatrix returns n×d data whose columns have very different locations and
+// scales (from 0.01 to 10^(d-3), with means up to 70 standard deviations
+// away from 0); column 2 is constant.
+func testMatrix(rng *rand.Rand, n, d int) []float64 {
+	x := make([]float64, n*d)
+	for i := range n {
+		for j := range d {
+			switch j {
+			case 2:
+				x[i*d+j] = 0.1
+			default:
+				x[i*d+j] = math.Pow(10, float64(j-2)) * (20*float64(j) - 30 + rng.NormFloat64())
+			}
+		}
+	}
+	return x
+}
+
+// colStats returns the mean, population standard deviation, min and max of column j.
+func colStats(x []float64, n, d, j int) (mean, std, lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for i := range n {
+		v := x[i*d+j]
+		mean += v
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	mean /= float64(n)
+	for i := range n {
+		e := x[i*d+j] - mean
+		std += e * e
+	}
+	return mean, math.Sqrt(std / float64(n)), lo, hi
+}
+
+func fitApply(t *testing.T, x []float64, n, d int, steps ...Step) (*Scaler, []float64) {
+	t.Helper()
+	s, err := FitScaler(x, n, d, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("fitted scaler does not validate: %v", err)
+	}
+	y := slices.Clone(x)
+	s.Apply(y, n, d)
+	return s, y
+}
+
+func TestStandardize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n, d = 500, 6
+	x := testMatrix(rng, n, d)
+	orig := slices.Clone(x)
+	_, y := fitApply(t, x, n, d, StepStandardize)
+	if !slices.Equal(x, orig) {
+		t.Fatal("FitScaler modified its input")
+	}
+	for j := range d {
+		mean, std, lo, hi := colStats(y, n, d, j)
+		if j == 2 {
+			if lo != 0 || hi != 0 {
+				t.Errorf("constant column becomes [%v, %v], want all 0", lo, hi)
+			}
+			continue
+		}
+		if math.Abs(mean) > 1e-12 || math.Abs(std-1) > 1e-12 {
+			t.Errorf("column %d: mean %v, std %v; want 0, 1", j, mean, std)
+		}
+	}
+}
+
+func TestMinMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, d = 300, 5
+	x := testMatrix(rng, n, d)
+	_, y := fitApply(t, x, n, d, StepMinMax)
+	for j := range d {
+		_, _, lo, hi := colStats(y, n, d, j)
+		want := 1.0
+		if j == 2 {
+			want = 0 // constant column
+		}
+		if lo != 0 || hi != want {
+			t.Errorf("column %d spans [%v, %v], want [0, %v]", j, lo, hi, want)
+		}
+	}
+}
+
+func TestMaxScale(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		x    []float64
+		want []float64
+	}{
+		{"positive max", []float64{1, -8, 4, 2}, []float64{0.25, -2, 1, 0.5}},
+		{"all negative: max |x|", []float64{-1, -8, -4, -2}, []float64{-0.125, -1, -0.5, -0.25}},
+		{"max 0: max |x|", []float64{0, -4, -2, 0}, []float64{0, -1, -0.5, 0}},
+		{"all zeros: no-op", []float64{0, 0, 0, 0}, []float64{0, 0, 0, 0}},
+	} {
+		_, y := fitApply(t, c.x, 2, 2, StepMaxScale)
+		if !slices.Equal(y, c.want) {
+			t.Errorf("%s: maxscale(%v) = %v, want %v", c.name, c.x, y, c.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	const n, d = 200, 4
+	x := testMatrix(rng, n, d)
+	_, y := fitApply(t, x, n, d, StepMaxScale)
+	if m := slices.Max(y); m != 1 {
+		t.Errorf("max after maxscale = %v, want 1", m)
+	}
+	// The global maximum, not per column: ratios between columns are kept.
+	if r, r0 := y[0]/y[1], x[0]/x[1]; math.Abs(r-r0) > 1e-12*math.Abs(r0) {
+		t.Errorf("maxscale changed the ratio of two columns: %v → %v", r0, r)
+	}
+}
+
+// TestChainMatchesSequential checks that a chain of steps equals fitting each
+// step on the output of the previous one, and the properties of the last step.
+func TestChainMatchesSequential(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const n, d = 400, 5
+	x := testMatrix(rng, n, d)
+	for _, chain := range [][]Step{
+		{StepMinMax, StepStandardize},
+		{StepStandardize, StepMaxScale},
+		{StepStandardize, StepMinMax},
+		{StepMaxScale, StepNone, StepStandardize, StepMaxScale},
+		{StepStandardize, StepStandardize},
+		{StepNone},
+		{},
+	} {
+		s, got := fitApply(t, x, n, d, chain...)
+		want := slices.Clone(x)
+		for _, st := range chain {
+			one, err := FitScaler(want, n, d, []Step{st})
+			if err != nil {
+				t.Fatal(err)
+			}
+			one.Apply(want, n, d)
+		}
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-12*max(1, math.Abs(want[i])) {
+				t.Fatalf("%v: element %d = %v, step by step %v", chain, i, got[i], want[i])
+			}
+		}
+		if len(chain) > 0 && chain[len(chain)-1] == StepMinMax {
+			for j := range d {
+				if _, _, lo, hi := colStats(got, n, d, j); j != 2 && (math.Abs(lo) > 1e-12 || math.Abs(hi-1) > 1e-12) {
+					t.Errorf("%v: column %d spans [%v, %v]", chain, j, lo, hi)
+				}
+			}
+		}
+		// Apply row by row (new data arriving one at a time) gives the same.
+		for i := range n {
+			row := slices.Clone(x[i*d : (i+1)*d])
+			s.Apply(row, 1, d)
+			if !slices.Equal(row, got[i*d:(i+1)*d]) {
+				t.Fatalf("%v: Apply on row %d alone differs", chain, i)
+			}
+		}
+		// Invert undoes Apply.
+		back := slices.Clone(got)
+		s.Invert(back, n, d)
+		for i := range back {
+			if math.Abs(back[i]-x[i]) > 1e-9*max(1, math.Abs(x[i])) {
+				t.Fatalf("%v: Invert gives %v, want %v", chain, back[i], x[i])
+			}
+		}
+		// A scaler survives a JSON round trip (as in a model file).
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s2 Scaler
+		if err := json.Unmarshal(b, &s2); err != nil {
+			t.Fatal(err)
+		}
+		if err := s2.Validate(); err != nil {
+			t.Fatalf("%v: decoded scaler: %v", chain, err)
+		}
+		y2 := slices.Clone(x)
+		s2.Apply(y2, n, d)
+		if !slices.Equal(y2, got) {
+			t.Fatalf("%v: decoded scaler applies differently", chain)
+		}
+	}
+}
+
+func TestScalerErrors(t *testing.T) {
+	x := []float64{1, 2, 3, 4}
+	for _, c := range []struct {
+		x     []float64
+		n, d  int
+		steps []Step
+		want  string
+	}{
+		{x, 2, 3, []Step{StepStandardize}, "len(x) = 4, want n×d = 2×3 = 6"},
+		{nil, 0, 2, []Step{StepStandardize}, "need at least one row"},
+		{x, 2, 2, []Step{"paper"}, `unknown preprocessing step "paper"`},
+		{[]float64{1, math.NaN(), 3, 4}, 2, 2, []Step{StepMinMax}, "row 1, column 2: NaN/Inf"},
+	} {
+		_, err := FitScaler(c.x, c.n, c.d, c.steps)
+		checkErr(t, err, c.want)
+	}
+	for _, s := range []Scaler{
+		{D: 0},
+		{D: 1, Steps: []Step{StepMinMax}},
+		{D: 1, Steps: []Step{StepMinMax}, Params: []StepParams{{Step: StepStandardize, Shift: []float64{0}, Scale: []float64{1}}}},
+		{D: 2, Steps: []Step{StepMinMax}, Params: []StepParams{{Step: StepMinMax, Shift: []float64{0}, Scale: []float64{1}}}},
+		{D: 1, Steps: []Step{StepMinMax}, Params: []StepParams{{Step: StepMinMax, Shift: []float64{0}, Scale: []float64{0}}}},
+		{D: 1, Steps: []Step{StepNone}, Params: []StepParams{{Step: StepNone, Shift: []float64{0}}}},
+		{D: 1, Steps: []Step{"x"}, Params: []StepParams{{Step: "x"}}},
+	} {
+		if err := s.Validate(); err == nil {
+			t.Errorf("Validate(%+v) = nil, want an error", s)
+		}
+	}
+	s, _ := FitScaler(x, 2, 2, []Step{StepStandardize})
+	defer func() {
+		if recover() == nil {
+			t.Error("Apply with the wrong d did not panic")
+		}
+	}()
+	s.Apply(x, 1, 4)
+}

@@ -1,0 +1,146 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// maxLine is the longest text line the readers accept.
+const maxLine = 64 << 20
+
+// lineReader returns the non-blank lines of a text file with their 1-based
+// line numbers. It strips a UTF-8 byte order mark from line 1 and a trailing
+// '\r' from every line (CRLF files).
+type lineReader struct {
+	sc   *bufio.Scanner
+	name string
+	line int // number of the line last returned
+}
+
+func newLineReader(r io.Reader, name string) *lineReader {
+	trap := &errTrap{r: r}
+	sc := bufio.NewScanner(trap)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		// After a read error (a truncated gzip stream, say), the bytes after
+		// the last newline are a cut line: report the error, not the line.
+		if atEOF && trap.err != nil && bytes.IndexByte(data, '\n') < 0 {
+			return 0, nil, trap.err
+		}
+		return bufio.ScanLines(data, atEOF)
+	})
+	return &lineReader{sc: sc, name: name}
+}
+
+// errTrap records the first read error other than io.EOF.
+type errTrap struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errTrap) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// next returns the next non-blank line, or nil at the end of the input. The
+// line is valid until the next call.
+func (lr *lineReader) next() ([]byte, error) {
+	for lr.sc.Scan() {
+		lr.line++
+		b := lr.sc.Bytes()
+		if lr.line == 1 {
+			b = stripBOM(b)
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		return b, nil
+	}
+	if err := lr.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d MiB", lr.name, lr.line+1, maxLine>>20)
+		}
+		return nil, fmt.Errorf("%s:%d: read error: %w", lr.name, lr.line+1, err)
+	}
+	return nil, nil
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, bom) }
+
+func indexByte(b []byte, c byte) int { return bytes.IndexByte(b, c) }
+
+func trimSpace(b []byte) []byte { return bytes.TrimSpace(b) }
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+
+// fieldsBlank appends to dst the fields of line separated by runs of blanks.
+func fieldsBlank(line []byte, dst [][]byte) [][]byte {
+	i := 0
+	for {
+		for i < len(line) && isBlank(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			return dst
+		}
+		j := i
+		for j < len(line) && !isBlank(line[j]) {
+			j++
+		}
+		dst = append(dst, line[i:j:j])
+		i = j
+	}
+}
+
+// parseNum parses a numeric field. On failure it returns a message (without
+// file, line or column) saying what is wrong; msg == "" means success.
+// Values that underflow are rounded to 0 or a subnormal and accepted.
+func parseNum(f []byte) (v float64, msg string) {
+	if len(f) == 0 {
+		return 0, "empty value"
+	}
+	v, err := strconv.ParseFloat(string(f), 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			if !math.IsInf(v, 0) {
+				return v, ""
+			}
+			return 0, quote(f) + " is out of range"
+		}
+		return 0, quote(f) + " is not a number"
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, "NaN/Inf not allowed (" + quote(f) + ")"
+	}
+	return v, ""
+}
+
+// isNumeric reports whether a field parses as a number (NaN, Inf and values
+// out of range included: they are numbers, only not allowed ones).
+func isNumeric(f []byte) bool {
+	if len(f) == 0 {
+		return false
+	}
+	_, err := strconv.ParseFloat(string(f), 64)
+	return err == nil || errors.Is(err, strconv.ErrRange)
+}
+
+// quote quotes a field for an error message, shortening long ones.
+func quote(f []byte) string {
+	const max = 40
+	if len(f) > max {
+		return strconv.Quote(string(f[:max])) + "…"
+	}
+	return strconv.Quote(string(f))
+}
