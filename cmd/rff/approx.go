@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rffkit/rff/approx"
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/plotting"
+	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/rule"
+)
+
+const allRules = "g,orf,sorf,qmc,gq,sr-butterfly,sr-haar"
+
+// studyFlags are the flags of a kernel-approximation study.
+type studyFlags struct {
+	kernelFlags
+	rules, ns, form, plot string
+	runs, samples         int
+	seed                  uint64
+	json                  bool
+}
+
+func (f *studyFlags) register(fs *flag.FlagSet, runs int) {
+	f.kernelFlags.register(fs)
+	fs.StringVar(&f.rules, "rules", allRules, "comma list of rules: g (rff), orf, sorf (rom), qmc, gq[:M], sr-butterfly (b), sr-haar (h)")
+	fs.StringVar(&f.ns, "n", "1,2,3,4,5", "comma list of n; each rule gets D = 2n(d+1) points (frequencies); cos/sin maps have 2D columns")
+	fs.IntVar(&f.runs, "runs", runs, "independent runs per (rule, n)")
+	fs.IntVar(&f.samples, "samples", 550, "rows in each of the two random subsets X and Y")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed (same seed → same subsets and features)")
+	fs.StringVar(&f.form, "form", "cossin", "shift-invariant map: cossin (2D columns) or cosphase (√2·cos(ωᵀx+b), D columns)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout instead of a table")
+	fs.StringVar(&f.plot, "plot", "", "write the error-vs-n figure to this .png/.svg/.pdf file, and its data as .csv beside it")
+}
+
+func parseInts(s, what string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 1 {
+			return nil, usagef("%s: %q is not a positive integer", what, f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, usagef("%s: no value given", what)
+	}
+	return out, nil
+}
+
+// studyReport is the JSON object printed by approx and demo.
+type studyReport struct {
+	Dataset    string          `json:"dataset"`
+	Rows       int             `json:"rows"`
+	Dim        int             `json:"d"`
+	Kernel     string          `json:"kernel"`
+	Sigma      *float64        `json:"sigma,omitempty"`
+	Gamma      *float64        `json:"gamma,omitempty"`
+	Preprocess string          `json:"preprocess"`
+	Samples    int             `json:"samples"`
+	Runs       int             `json:"runs"`
+	Seed       uint64          `json:"seed"`
+	Form       string          `json:"form"`
+	Results    []approx.Result `json:"results"`
+}
+
+// runStudy samples the two subsets, runs the study with a progress bar and reports it.
+func (f *studyFlags) runStudy(name string, data *dataset.Data, preprocess string, stdout, stderr io.Writer) error {
+	k, sigma, err := f.build(data.D)
+	if err != nil {
+		return err
+	}
+	rules, err := rule.ParseList(f.rules)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	ns, err := parseInts(f.ns, "--n")
+	if err != nil {
+		return err
+	}
+	if f.runs < 1 {
+		return usagef("--runs must be at least 1")
+	}
+	if f.samples < 1 {
+		return usagef("--samples must be at least 1")
+	}
+	if f.samples > data.N {
+		return usagef("--samples %d is more than the %d rows available", f.samples, data.N)
+	}
+	var form feature.Form
+	switch f.form {
+	case "cossin":
+		form = feature.CosSin
+	case "cosphase":
+		form = feature.CosPhase
+	default:
+		return usagef("--form must be cossin or cosphase, got %q", f.form)
+	}
+	if f.plot != "" {
+		switch strings.ToLower(filepath.Ext(f.plot)) {
+		case ".png", ".svg", ".pdf":
+		default:
+			return usagef("--plot %q: the file must end in .png, .svg or .pdf", f.plot)
+		}
+	}
+	rng := rand.New(rand.NewPCG(f.seed, 0x5eed))
+	X := data.Subset(dataset.Subsample(rng, data.N, f.samples))
+	Y := data.Subset(dataset.Subsample(rng, data.N, f.samples))
+	bar := progress.New(stderr, name, len(rules)*len(ns)*f.runs)
+	st := approx.Study{Kernel: k, Rules: rules, Ns: ns, Runs: f.runs, Seed: f.seed, Form: form, Progress: func() { bar.Add(1) }}
+	res, err := st.Run(context.Background(), X.X, X.N, Y.X, Y.N, data.D)
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	rep := studyReport{Dataset: name, Rows: data.N, Dim: data.D, Kernel: k.Name(), Preprocess: preprocess,
+		Samples: f.samples, Runs: f.runs, Seed: f.seed, Form: f.form, Results: res}
+	if !math.IsNaN(sigma) {
+		g := 1 / (2 * sigma * sigma)
+		rep.Sigma, rep.Gamma = &sigma, &g
+	}
+	if f.plot != "" {
+		if err := plotStudy(f.plot, rep); err != nil {
+			return err
+		}
+	}
+	if f.json {
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	printStudy(stdout, rep)
+	if f.plot != "" {
+		fmt.Fprintf(stdout, "\nfigure: %s (data: %s)\n", f.plot, csvPath(f.plot))
+	}
+	return nil
+}
+
+func csvPath(p string) string { return strings.TrimSuffix(p, filepath.Ext(p)) + ".csv" }
+
+func printStudy(w io.Writer, r studyReport) {
+	bw := "scale-free"
+	if r.Sigma != nil {
+		bw = fmt.Sprintf("σ = %.4g, γ = %.4g", *r.Sigma, *r.Gamma)
+	}
+	fmt.Fprintf(w, "%s: %d rows, d = %d; kernel %s (%s); preprocess %s\n", r.Dataset, r.Rows, r.Dim, r.Kernel, bw, r.Preprocess)
+	fmt.Fprintf(w, "relative Frobenius error ‖K − K̂‖_F/‖K‖_F on two random subsets of %d rows, %d runs, seed %d\n", r.Samples, r.Runs, r.Seed)
+	fmt.Fprintf(w, "D = 2n(d+1) points per rule; %s\n\n", map[string]string{"cossin": "cos/sin maps have 2D columns", "cosphase": "cos+phase maps have D columns"}[r.Form])
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rule\tn\tD\tcolumns\tmean\tstd\t95% CI of the mean\tmean |K−K̂|\tmax |K−K̂|\t")
+	for _, x := range r.Results {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.4g\t%.3g\t[%.4g, %.4g]\t%.3g\t%.3g\t\n",
+			x.Rule, x.N, x.D, x.Columns, x.Mean, x.Std, x.CI95[0], x.CI95[1], x.MeanAbs, x.MaxAbs)
+	}
+	tw.Flush()
+}
+
+func plotStudy(path string, r studyReport) error {
+	fig := plotting.Figure{
+		Title:  fmt.Sprintf("%s, %s kernel (d = %d)", r.Dataset, r.Kernel, r.Dim),
+		XLabel: "n  (D = 2n(d+1) points)",
+		YLabel: "relative Frobenius error",
+		LogY:   true,
+	}
+	idx := map[string]int{}
+	for _, x := range r.Results {
+		i, ok := idx[x.Rule]
+		if !ok {
+			i = len(fig.Series)
+			idx[x.Rule] = i
+			fig.Series = append(fig.Series, plotting.Series{Name: x.Rule})
+		}
+		s := &fig.Series[i]
+		s.X = append(s.X, float64(x.N))
+		s.Y = append(s.Y, x.Mean)
+		s.Lo = append(s.Lo, x.CI95[0])
+		s.Hi = append(s.Hi, x.CI95[1])
+	}
+	return plotting.SaveWithCSV(path, fig)
+}
+
+func runApprox(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("approx", stdout, "--data FILE [flags]")
+	var df dataFlags
+	df.register(fs.FlagSet, "paper")
+	var sf studyFlags
+	sf.register(fs.FlagSet, 100)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	data, _, err := df.load()
+	if err != nil {
+		return err
+	}
+	return sf.runStudy(filepath.Base(df.path), data, df.preprocess, stdout, stderr)
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/kernel"
+)
+
+// dataFlags are the flags every command that reads a dataset shares.
+type dataFlags struct {
+	path, format, target, labels, preprocess string
+	train                                    int
+}
+
+func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
+	fs.StringVar(&f.path, "data", "", "dataset file (CSV, LibSVM or IDX; gzip is detected)")
+	fs.StringVar(&f.format, "format", "", "csv|libsvm|idx (guessed from the file name when omitted)")
+	fs.StringVar(&f.target, "target", "last", "CSV target column: first|last|none|NAME|INDEX (1-based); it is left out of the features")
+	fs.StringVar(&f.labels, "labels", "", "IDX labels file")
+	fs.StringVar(&f.preprocess, "preprocess", defaultPreprocess, "comma list of steps applied in order: standardize, minmax, maxscale (divide by the global maximum), none; paper = maxscale")
+	fs.IntVar(&f.train, "train", 0, "use only the first N rows (the training split; 0 = all)")
+}
+
+// load reads the dataset, keeps the training split and applies the preprocessing fitted on it.
+func (f *dataFlags) load() (*dataset.Data, []dataset.Step, error) {
+	if f.path == "" {
+		return nil, nil, usagef("--data is required")
+	}
+	format, err := dataset.ParseFormat(f.format)
+	if err != nil {
+		return nil, nil, usageError{err.Error()}
+	}
+	steps, err := dataset.ParseSteps(strings.ReplaceAll(f.preprocess, "paper", string(dataset.StepMaxScale)))
+	if err != nil {
+		return nil, nil, usageError{err.Error()}
+	}
+	if f.train < 0 {
+		return nil, nil, usagef("--train must be ≥ 0, got %d", f.train)
+	}
+	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels})
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.train > 0 {
+		data, _ = data.Split(f.train)
+	}
+	if data.N == 0 || data.D == 0 {
+		return nil, nil, fmt.Errorf("%s: no data rows or no feature columns", f.path)
+	}
+	sc, err := dataset.FitScaler(data.X, data.N, data.D, steps)
+	if err != nil {
+		return nil, nil, err
+	}
+	x := append([]float64(nil), data.X...)
+	sc.Apply(x, data.N, data.D)
+	data.X = x
+	return data, steps, nil
+}
+
+// kernelFlags select a kernel and its bandwidth.
+type kernelFlags struct {
+	name         string
+	sigma, gamma float64
+}
+
+func (f *kernelFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.name, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
+	fs.Float64Var(&f.sigma, "sigma", 0, "bandwidth σ (default: γ = 1/d, i.e. σ = sqrt(d/2))")
+	fs.Float64Var(&f.gamma, "gamma", 0, "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
+}
+
+// build returns the kernel for inputs of dimension d, and the σ used (NaN for scale-free kernels).
+func (f *kernelFlags) build(d int) (kernel.Kernel, float64, error) {
+	if f.sigma != 0 && f.gamma != 0 {
+		return nil, 0, usagef("give --sigma or --gamma, not both")
+	}
+	if f.sigma < 0 || f.gamma < 0 || math.IsNaN(f.sigma) || math.IsNaN(f.gamma) {
+		return nil, 0, usagef("bandwidth must be positive")
+	}
+	sigma := f.sigma
+	switch {
+	case f.gamma > 0:
+		sigma = kernel.SigmaFromGamma(f.gamma)
+	case sigma == 0:
+		sigma = kernel.SigmaFromGamma(1 / float64(d))
+	}
+	k, err := kernel.New(f.name, sigma)
+	if err != nil {
+		return nil, 0, usageError{err.Error()}
+	}
+	if _, ok := k.(kernel.Spectral); !ok {
+		sigma = math.NaN()
+	}
+	return k, sigma, nil
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// writeCSV writes a small dataset with a header and a target column.
+func writeCSV(t *testing.T, n, d int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 1))
+	var b strings.Builder
+	for j := 0; j < d; j++ {
+		fmt.Fprintf(&b, "f%d,", j+1)
+	}
+	b.WriteString("y\n")
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			fmt.Fprintf(&b, "%.6f,", rng.NormFloat64())
+		}
+		fmt.Fprintf(&b, "%d\n", rng.IntN(3))
+	}
+	p := filepath.Join(t.TempDir(), "small.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestDemo(t *testing.T) {
+	code, out, errOut := runCLI("demo", "--runs", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"kernel gaussian", "kernel arccos1", "sr-butterfly", "sr-haar", "sorf", "n=3 (D=54)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestApproxJSONAndPlot(t *testing.T) {
+	data := writeCSV(t, 80, 3)
+	plot := filepath.Join(t.TempDir(), "fig.png")
+	code, out, errOut := runCLI("approx", "--data", data, "--rules", "g,sr-butterfly", "--n", "1,2", "--runs", "3",
+		"--samples", "40", "--json", "--plot", plot)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep studyReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	if rep.Dataset != "small.csv" || rep.Dim != 3 || rep.Kernel != "gaussian" || len(rep.Results) != 4 {
+		t.Errorf("report: %+v", rep)
+	}
+	if rep.Gamma == nil || math.Abs(*rep.Gamma-1.0/3) > 1e-15 {
+		t.Errorf("default γ must be 1/d, got %v", *rep.Gamma)
+	}
+	r := rep.Results[2]
+	if r.Rule != "sr-butterfly" || r.N != 1 || r.D != 8 || r.Runs != 3 || !(r.CI95[0] <= r.Mean && r.Mean <= r.CI95[1]) {
+		t.Errorf("result: %+v", r)
+	}
+	for _, p := range []string{plot, strings.TrimSuffix(plot, ".png") + ".csv"} {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+	// Table output, another kernel and target handling.
+	code, out, errOut = runCLI("approx", "--data", data, "--kernel", "arccos0", "--rules", "orf", "--n", "1", "--runs", "2", "--samples", "30", "--target", "none")
+	if code != 0 || !strings.Contains(out, "d = 4") || !strings.Contains(out, "scale-free") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+}
+
+// TestErrorsAreOneLine: every command-line error is one line on stderr and exit code 2.
+func TestErrorsAreOneLine(t *testing.T) {
+	data := writeCSV(t, 20, 2)
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	os.WriteFile(bad, []byte("a,b\n1,2\n3,x\n"), 0o644)
+	cases := [][]string{
+		{"nope"},
+		{"approx"},
+		{"approx", "--data", "/does/not/exist.csv"},
+		{"approx", "--data", bad},
+		{"approx", "--data", data, "--kernel", "poly"},
+		{"approx", "--data", data, "--rules", "xyz"},
+		{"approx", "--data", data, "--n", "0"},
+		{"approx", "--data", data, "--runs", "0"},
+		{"approx", "--data", data, "--samples", "1000"},
+		{"approx", "--data", data, "--sigma", "1", "--gamma", "1"},
+		{"approx", "--data", data, "--sigma", "-1"},
+		{"approx", "--data", data, "--plot", "x.gif"},
+		{"approx", "--data", data, "--bogus"},
+		{"approx", "--data", data, "--format", "xls"},
+		{"approx", "--data", data, "--preprocess", "whiten"},
+		{"approx", "--data", data, "--target", "zzz"},
+		{"approx", "--data", data, "stray"},
+		{"demo", "--runs", "0"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(c...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", c, code)
+		}
+		if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "rff") {
+			t.Errorf("%v: stderr must be one line starting with rff, got %q", c, errOut)
+		}
+		if out != "" {
+			t.Errorf("%v: nothing may be printed on stdout, got %q", c, out)
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{}, {"help"}, {"--help"}, {"approx", "-h"}, {"demo", "--help"}} {
+		if code, out, _ := runCLI(args...); code != 0 || out == "" {
+			t.Errorf("%v: exit %d, output %q", args, code, out)
+		}
+	}
+	code, out, _ := runCLI("version", "--json")
+	var v map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v["backend"] == nil {
+		t.Errorf("version --json: %d %q", code, out)
+	}
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+)
+
+// Version is the release of rff.
+const Version = "0.1.0"
+
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", stdout, "[--json]")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	info := map[string]any{
+		"version":    Version,
+		"go":         runtime.Version(),
+		"os_arch":    runtime.GOOS + "/" + runtime.GOARCH,
+		"backend":    "pure Go (gonum)",
+		"gomaxprocs": runtime.GOMAXPROCS(0),
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			if dep.Path == "gonum.org/v1/gonum" {
+				info["gonum"] = dep.Version
+			}
+		}
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(info)
+	}
+	fmt.Fprintf(stdout, "rff %s (%s, %s)\nbackend: %s, %d threads\n", Version, info["go"], info["os_arch"], info["backend"], info["gomaxprocs"])
+	return nil
+}
