@@ -88,9 +88,9 @@ func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 		}
 		return newDense(W, t*per, d, w, zero), nil
 	}
-	bf := make([]*structured.Butterfly, t)
+	bf := make([]*rotation, t)
 	for k := range bf {
-		bf[k] = structured.NewButterfly(d, rng)
+		bf[k] = newRotation(d, rng)
 	}
 	return &srButterfly{d: d, t: t, even: even, per: per, rho: rho, bf: bf, w: w, zero: zero}, nil
 }
@@ -100,7 +100,7 @@ type srButterfly struct {
 	d, t, per int
 	even      bool
 	rho       []float64
-	bf        []*structured.Butterfly
+	bf        []*rotation
 	w         []float64
 	zero      float64
 }
@@ -131,4 +131,73 @@ func (p *srButterfly) Project(dst, x []float64, rows int) {
 			}
 		}
 	}
+}
+
+// rotationFactors is the number of independent butterfly factors in a rotation.
+const rotationFactors = 3
+
+// rotation is Q = S₃B₃P₃·S₂B₂P₂·S₁B₁P₁: three independent random butterflies (Genz 1998), each with its own
+// permutation P and random sign diagonal S. The reference code applies one (B·P) three times; independent factors
+// and signs mix much better, which matters because SR(3,3) is unbiased only for Haar-distributed Q (Munkhoeva et
+// al. 2018, §2.4): with repeated factors the estimate's bias is measurable (see TestButterflyBias). The cost per
+// row is the same three butterfly passes.
+type rotation struct {
+	d     int
+	b     [rotationFactors]*structured.Butterfly
+	signs [rotationFactors][]float64
+}
+
+func newRotation(d int, rng *rand.Rand) *rotation {
+	r := &rotation{d: d}
+	for f := range r.b {
+		r.b[f] = structured.NewButterfly(d, rng)
+		r.b[f].Reps = 1
+		s := make([]float64, d)
+		for i := range s {
+			s[i] = 1
+			if rng.Uint64()&1 == 1 {
+				s[i] = -1
+			}
+		}
+		r.signs[f] = s
+	}
+	return r
+}
+
+// ApplyT computes y ← Qᵀy = P₁ᵀB₁ᵀS₁ P₂ᵀB₂ᵀS₂ P₃ᵀB₃ᵀS₃ y for a d×B coordinate-major block.
+func (r *rotation) ApplyT(y []float64, B int, scratch []float64) {
+	for f := rotationFactors - 1; f >= 0; f-- {
+		for i, s := range r.signs[f] {
+			if s < 0 {
+				yi := y[i*B : (i+1)*B]
+				for b := range yi {
+					yi[b] = -yi[b]
+				}
+			}
+		}
+		r.b[f].ApplyT(y, B, scratch)
+	}
+}
+
+// Dense returns Q as a d×d row-major matrix.
+func (r *rotation) Dense() []float64 {
+	d := r.d
+	Q := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		Q[i*d+i] = 1
+	}
+	for f := 0; f < rotationFactors; f++ { // Q ← S_f B_f P_f · Q
+		F := r.b[f].Dense()
+		next := make([]float64, d*d)
+		for i := 0; i < d; i++ {
+			for k := 0; k < d; k++ {
+				a := r.signs[f][i] * F[i*d+k]
+				for j := 0; j < d; j++ {
+					next[i*d+j] += a * Q[k*d+j]
+				}
+			}
+		}
+		Q = next
+	}
+	return Q
 }
