@@ -1,0 +1,70 @@
+// Package learn fits linear models on random and quadrature features, and exact kernel ridge regression as the
+// baseline they are measured against (SPEC §5).
+//
+// # Sufficient statistics
+//
+// Learning only sees features Z (N×F, one row z(x_i) per example; F = 2D columns for a cos/sin map of D points) and
+// targets Y (N×P). Every quantity below is a function of
+//
+//	ZᵀZ (F×F),  ZᵀY (F×P),  Σ_i z_i (F),  Σ_i y_i (P),  Σ_i y_ij² (P),  N,
+//
+// which [Stats] accumulates block by block ([Stats.Add], blas64.Syrk on the upper triangle and Gemm for ZᵀY), so
+// the same code serves data in memory, files streamed from disk and shards combined by a distributed engine
+// ([Stats.Merge]). Z is never held whole: memory is O(F² + cores·block·F). [Accumulate] maps X through a feature
+// map in blocks of [BlockRows] rows on all cores, each of at most 8 shards of consecutive blocks accumulating its
+// own partial statistics (together under 512 MiB); its result is bit-for-bit the same for every GOMAXPROCS because
+// the partition of the rows into shards depends only on N and F, never on the number of goroutines, and the shards
+// are merged in row order.
+//
+// # Ridge regression on features
+//
+// [Ridge] minimises (SPEC §5, first item)
+//
+//	(1/N) Σ_i ‖θᵀz_i + b − y_i‖² + λ‖θ‖²
+//
+// over θ (F×P) and, when Intercept is set, an unpenalised bias b (P). Setting the gradient to zero gives
+//
+//	(ZᵀZ + NλI) θ = ZᵀY                                  (no intercept, b = 0)
+//	(ZᵀZ − N z̄z̄ᵀ + NλI) θ = ZᵀY − N z̄ȳᵀ,  b = ȳ − θᵀz̄   (intercept: the centred normal equations)
+//
+// with z̄ = Σz_i/N and ȳ = Σy_i/N, so centring needs no second pass over the data. The system is solved by a
+// Cholesky factorisation (mat.Cholesky), or by conjugate gradients with a Jacobi (diagonal) preconditioner applied
+// to the accumulated ZᵀZ, or — for F so large that ZᵀZ does not fit — by [SolveCG] / [Ridge.SolveMatrixFree],
+// which never forms ZᵀZ: every iteration maps X again block by block and applies Zᵀ(ZV).
+// Learners on SR features should fit an intercept: it absorbs the map's zero-node offset c (SPEC §3.6).
+//
+// # Choosing λ by cross-validation from statistics
+//
+// [CrossValidate] assigns row i to fold i mod k (interleaved, so data sorted by label or time still gives
+// representative folds), accumulates the statistics of each fold once, and forms each training set's statistics as
+// total − fold. For long grids the training (centred) ZᵀZ is eigendecomposed once per fold,
+// ZᵀZ = U diag(μ) Uᵀ (mat.EigenSym), so that every λ of the grid costs two F×F by F×P products:
+//
+//	θ(λ) = U diag(1/(μ_i + N_t λ)) Uᵀ ZᵀY;
+//
+// for short grids (under 64 values; gonum's EigenSym costs about 100 Cholesky solves) each λ is solved by its own
+// Cholesky factorisation instead. The held-out error is computed from the held-out fold's statistics with no second pass over its rows:
+//
+//	Σ_v ‖y − θᵀz − b‖² = Σy² − 2⟨θ, Z_vᵀY_v⟩ + ⟨θ, Z_vᵀZ_v θ⟩ − 2bᵀ(Σ_v y − θᵀΣ_v z) + N_v‖b‖².
+//
+// # Classification
+//
+// Class labels become regression targets by one-hot coding ([OneHot], decoded by [Argmax]) or by simplex coding
+// (Mroueh et al. 2012; [SimplexCode], [SimplexEncode], [SimplexDecode]) with the corrected recursion of SPEC §8.1:
+//
+//	C₂ = [1, −1],   C_{j+1} = [[1, −(1/j)·1ᵀ_j], [0_{j−1}, √(1 − 1/j²)·C_j]],
+//
+// whose k columns are unit vectors of R^{k−1} with pairwise inner products −1/(k−1).
+//
+// # Exact kernel ridge regression
+//
+// [KRR] solves the same objective with the exact kernel and the same λ convention, so its predictions are what the
+// random-feature ridge converges to as D grows. Without intercept, (K + NλI)α = Y and f(x) = αᵀk(X, x). With an
+// unpenalised intercept the problem is the ridge above in the kernel's feature space φ, centred: with
+// H = I − 11ᵀ/N, the centred Gram is K̃ = HKH and
+//
+//	(K̃ + NλI) α = Y − 1ȳᵀ,   f(x) = αᵀ H (k(X,x) − m) + ȳ = αᵀ k(X,x) + (ȳ − αᵀm),
+//
+// where m_i = (1/N)Σ_j K_ij are the Gram row means; the last form holds because 1ᵀα = 0 (1 spans the null space of
+// K̃, and Y − 1ȳᵀ is centred). The fit stores Hα, which makes the short form exact in floating point too.
+package learn

@@ -1,0 +1,219 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/rffkit/rff/kernel"
+)
+
+// DefaultKRRMaxBytes is the default limit on the size of the exact N×N Gram matrix (8N² bytes): 4 GiB, N ≈ 23170.
+const DefaultKRRMaxBytes = 4 << 30
+
+// KRR is exact kernel ridge regression, the baseline of random-feature ridge: it minimises
+// (1/N)Σ‖f(x_i) − y_i‖² + λ‖f‖²_H over f in the kernel's RKHS (plus an unpenalised bias when Intercept is set), the
+// objective and λ convention of Ridge, so both fits are directly comparable. See the package documentation for
+// the equations and the intercept treatment.
+type KRR struct {
+	Kernel kernel.Kernel
+	// Lambda is λ ≥ 0; an intercept needs λ > 0 (the centred Gram is singular).
+	Lambda float64
+	// Intercept fits an unpenalised bias by centring the Gram matrix in feature space.
+	Intercept bool
+	// MaxBytes caps the memory of the N×N Gram matrix, 8N² bytes (0 means DefaultKRRMaxBytes). The Cholesky
+	// factorisation is done in place, so the Gram matrix is the only N×N allocation.
+	MaxBytes int64
+}
+
+// KRRFit is a fitted exact kernel ridge regression model: f(x) = Σ_i α_i k(x_i, x) + b.
+type KRRFit struct {
+	Kernel    kernel.Kernel
+	X         []float64 // N×Dim training inputs (a copy)
+	N, Dim, P int
+	Alpha     []float64 // N×P, row-major (Hα with an intercept, whose columns sum to 0)
+	Bias      []float64 // P
+	Lambda    float64
+	Intercept bool
+	Stats     SolveStats
+}
+
+// Fit computes the exact Gram matrix of the n rows of X (n×d) in parallel (kernel.Gram), and solves
+// (K + NλI)α = Y — or, with an intercept, (HKH + NλI)α = Y − 1ȳᵀ with H = I − 11ᵀ/N — by an in-place Cholesky
+// factorisation. It refuses, with an error, Gram matrices larger than MaxBytes, NaN/Inf data, λ < 0, λ = 0 with an
+// intercept, and systems that are not numerically positive definite.
+func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
+	start := time.Now()
+	if k.Kernel == nil {
+		return nil, errors.New("learn.KRR.Fit: nil kernel")
+	}
+	if err := checkData("learn.KRR.Fit", X, n, d, Y, p); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, errors.New("learn.KRR.Fit: no data (N = 0)")
+	}
+	if math.IsNaN(k.Lambda) || math.IsInf(k.Lambda, 0) || k.Lambda < 0 {
+		return nil, fmt.Errorf("learn.KRR.Fit: λ = %v: need a finite λ ≥ 0", k.Lambda)
+	}
+	if k.Intercept && k.Lambda == 0 {
+		return nil, errors.New("learn.KRR.Fit: an intercept needs λ > 0 (the centred Gram matrix HKH is singular)")
+	}
+	limit := k.MaxBytes
+	if limit <= 0 {
+		limit = DefaultKRRMaxBytes
+	}
+	if need := 8 * float64(n) * float64(n); need > float64(limit) {
+		return nil, fmt.Errorf("learn.KRR.Fit: the exact %d×%d Gram matrix needs %s, above the limit of %s "+
+			"(raise KRR.MaxBytes, or use random features with learn.Ridge)", n, n, byteSize(need), byteSize(float64(limit)))
+	}
+
+	K := make([]float64, n*n)
+	if err := kernel.Gram(K, k.Kernel, X, n, X, n, d); err != nil {
+		return nil, fmt.Errorf("learn.KRR.Fit: %w", err)
+	}
+	for _, v := range K {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("learn.KRR.Fit: kernel %s returned %v", k.Kernel.Name(), v)
+		}
+	}
+	N := float64(n)
+	rhs := append([]float64(nil), Y...)
+	var rowMean, ybar []float64
+	if k.Intercept {
+		// K̃ = HKH: K̃_ij = K_ij − m_i − m_j + m̄ (K is symmetric, so column means equal row means).
+		rowMean = make([]float64, n)
+		var all float64
+		for i := range n {
+			var s float64
+			for _, v := range K[i*n : (i+1)*n] {
+				s += v
+			}
+			rowMean[i] = s / N
+			all += s
+		}
+		all /= N * N
+		for i := range n {
+			row := K[i*n : (i+1)*n]
+			for j := range row {
+				row[j] += all - rowMean[i] - rowMean[j]
+			}
+		}
+		ybar = make([]float64, p)
+		for i := range n {
+			for j := range p {
+				ybar[j] += Y[i*p+j]
+			}
+		}
+		for j := range ybar {
+			ybar[j] /= N
+		}
+		for i := range n {
+			for j := range p {
+				rhs[i*p+j] -= ybar[j]
+			}
+		}
+	}
+	diag := make([]float64, n)
+	var anorm float64 // 1-norm of the system matrix, for the condition estimate
+	for i := range n {
+		K[i*n+i] += N * k.Lambda
+		diag[i] = K[i*n+i]
+		var s float64
+		for _, v := range K[i*n : (i+1)*n] {
+			s += math.Abs(v)
+		}
+		anorm = max(anorm, s)
+	}
+	a := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: K}
+	t, ok := lapack64.Potrf(a)
+	if !ok {
+		return nil, fmt.Errorf("learn.KRR.Fit: K + NλI is not positive definite (λ = %g): increase λ", k.Lambda)
+	}
+	if k.Lambda == 0 {
+		work := make([]float64, 3*n)
+		iwork := make([]int, n)
+		if rc := lapack64.Pocon(a, anorm, work, iwork); rc < 1e-14 {
+			return nil, fmt.Errorf("learn.KRR.Fit: with λ = 0 the Gram matrix is singular (condition number ≈ %.2g): use λ > 0", 1/rc)
+		}
+	}
+	alpha := append([]float64(nil), rhs...)
+	lapack64.Potrs(t, blas64.General{Rows: n, Cols: p, Stride: p, Data: alpha})
+
+	// Residual with the untouched strict lower triangle and the saved diagonal.
+	udiag := make([]float64, n)
+	for i := range n {
+		udiag[i], K[i*n+i] = K[i*n+i], diag[i]
+	}
+	R := append([]float64(nil), rhs...)
+	blas64.Symm(blas.Left, 1, blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: K},
+		blas64.General{Rows: n, Cols: p, Stride: p, Data: alpha}, -1, blas64.General{Rows: n, Cols: p, Stride: p, Data: R})
+	residual := relResidual(R, rhs, n, p)
+
+	fit := &KRRFit{Kernel: k.Kernel, X: append([]float64(nil), X...), N: n, Dim: d, P: p, Alpha: alpha,
+		Bias: make([]float64, p), Lambda: k.Lambda, Intercept: k.Intercept}
+	if k.Intercept {
+		// α ← Hα (1ᵀα = 0 in exact arithmetic), b = ȳ − αᵀm.
+		for j := range p {
+			var s float64
+			for i := range n {
+				s += alpha[i*p+j]
+			}
+			s /= N
+			for i := range n {
+				alpha[i*p+j] -= s
+			}
+			b := ybar[j]
+			for i := range n {
+				b -= alpha[i*p+j] * rowMean[i]
+			}
+			fit.Bias[j] = b
+		}
+	}
+	fit.Stats = SolveStats{Method: "cholesky", Residual: residual, Seconds: time.Since(start).Seconds()}
+	return fit, nil
+}
+
+// Predict writes f(x) = Σ_i α_i k(x_i, x) + b for the rows of X (rows×Dim, row-major) into dst (rows×P),
+// evaluating the kernel against the training rows in blocks of BlockRows rows (in parallel). It panics if a slice
+// is too short.
+func (f *KRRFit) Predict(dst, X []float64, rows int) {
+	if rows < 0 || len(X) < rows*f.Dim || len(dst) < rows*f.P {
+		panic(fmt.Sprintf("learn.KRRFit.Predict: %d rows need %d input values and room for %d outputs, have %d and %d",
+			rows, rows*f.Dim, rows*f.P, len(X), len(dst)))
+	}
+	n, d, p := f.N, f.Dim, f.P
+	Kb := make([]float64, min(BlockRows, rows)*n)
+	alphaT := transpose(f.Alpha, n, p)
+	for r0 := 0; r0 < rows; r0 += BlockRows {
+		r := min(BlockRows, rows-r0)
+		kb := Kb[:r*n]
+		if err := kernel.Gram(kb, f.Kernel, X[r0*d:(r0+r)*d], r, f.X, n, d); err != nil {
+			panic(fmt.Sprintf("learn.KRRFit.Predict: %v", err))
+		}
+		out := dst[r0*p : (r0+r)*p]
+		for i := range r {
+			copy(out[i*p:(i+1)*p], f.Bias)
+		}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+			blas64.General{Rows: r, Cols: n, Stride: n, Data: kb},
+			blas64.General{Rows: p, Cols: n, Stride: n, Data: alphaT},
+			1, blas64.General{Rows: r, Cols: p, Stride: p, Data: out})
+	}
+}
+
+// byteSize formats a number of bytes for error messages.
+func byteSize(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.0f bytes", b)
+}

@@ -1,0 +1,295 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/feature"
+)
+
+// Solver selects how Ridge solves its normal equations.
+type Solver int
+
+const (
+	// Cholesky factorises ZᵀZ + NλI (centred when fitting an intercept) with mat.Cholesky. The default.
+	Cholesky Solver = iota
+	// CG runs conjugate gradients with a Jacobi (diagonal) preconditioner on the accumulated ZᵀZ, applied as a
+	// symmetric matrix product (blas64.Symm); the centring is applied as a rank-one correction, never formed.
+	CG
+)
+
+// String returns the solver's name.
+func (s Solver) String() string {
+	switch s {
+	case Cholesky:
+		return "cholesky"
+	case CG:
+		return "cg"
+	}
+	return fmt.Sprintf("Solver(%d)", int(s))
+}
+
+// ErrNotConverged is returned (wrapped, together with the last iterate) when conjugate gradients stop at MaxIter
+// before reaching the tolerance.
+var ErrNotConverged = errors.New("conjugate gradients did not converge")
+
+// Ridge is ridge regression on features: it minimises (1/N)Σ‖θᵀz_i + b − y_i‖² + λ‖θ‖², where the bias b is
+// fitted (unpenalised) only when Intercept is set.
+type Ridge struct {
+	// Lambda is λ ≥ 0. λ = 0 is accepted only when ZᵀZ (centred, with an intercept) is numerically nonsingular.
+	Lambda float64
+	// Intercept fits an unpenalised bias by centring the statistics.
+	Intercept bool
+	// Solver is Cholesky (the default) or CG.
+	Solver Solver
+	// Tol is the relative residual ‖AΘ − B‖/‖B‖ (per output) at which CG stops; 0 means 1e-10.
+	Tol float64
+	// MaxIter bounds the CG iterations; 0 means max(100, 2F).
+	MaxIter int
+}
+
+// SolveStats reports how a system was solved.
+type SolveStats struct {
+	// Method is "cholesky", "cg" or "cg-matrix-free".
+	Method string
+	// Iterations is the number of CG iterations (0 for Cholesky).
+	Iterations int
+	// Residual is the largest relative residual ‖(A θ − B)_j‖/‖B_j‖ over the outputs j, recomputed at the end.
+	Residual float64
+	// Seconds is the wall-clock time of the solve.
+	Seconds float64
+}
+
+// Fit is a fitted linear model on features: f(z) = Θᵀz + b.
+type Fit struct {
+	F, P      int
+	Theta     []float64 // F×P, row-major
+	Bias      []float64 // P (zero without intercept)
+	Lambda    float64
+	Intercept bool
+	Stats     SolveStats
+}
+
+// Predict writes f(z) = Θᵀz + b for the rows of Z (rows×F, row-major) into dst (rows×P). It panics if a slice is
+// too short.
+func (f *Fit) Predict(dst, Z []float64, rows int) {
+	if rows < 0 || len(Z) < rows*f.F || len(dst) < rows*f.P {
+		panic(fmt.Sprintf("learn.Fit.Predict: %d rows need %d feature values and room for %d outputs, have %d and %d",
+			rows, rows*f.F, rows*f.P, len(Z), len(dst)))
+	}
+	if rows == 0 {
+		return
+	}
+	out := dst[:rows*f.P]
+	for i := range rows {
+		copy(out[i*f.P:(i+1)*f.P], f.Bias)
+	}
+	// Z Θ as Z (Θᵀ)ᵀ: gonum's Gemm then takes dot products of length F.
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+		blas64.General{Rows: rows, Cols: f.F, Stride: f.F, Data: Z[:rows*f.F]},
+		blas64.General{Rows: f.P, Cols: f.F, Stride: f.F, Data: transpose(f.Theta, f.F, f.P)},
+		1, blas64.General{Rows: rows, Cols: f.P, Stride: f.P, Data: out})
+}
+
+// PredictMap maps the n rows of X (n×d, d = m.Dim()) through m block by block and writes the predictions into
+// dst (n×P). m must be the map the model was fitted with.
+func (f *Fit) PredictMap(dst []float64, m *feature.Map, X []float64, n int) error {
+	if m == nil {
+		return errors.New("learn.Fit.PredictMap: nil feature map")
+	}
+	if m.Features() != f.F {
+		return fmt.Errorf("learn.Fit.PredictMap: map has %d features, model %d", m.Features(), f.F)
+	}
+	d := m.Dim()
+	if err := checkX("learn.Fit.PredictMap", X, n, d); err != nil {
+		return err
+	}
+	if len(dst) != n*f.P {
+		return fmt.Errorf("learn.Fit.PredictMap: dst has %d values, want %d rows × %d outputs", len(dst), n, f.P)
+	}
+	mapBlocks(m, X, n, numBlocks(n), func(_ int, z []float64, r0, rows int) {
+		f.Predict(dst[r0*f.P:(r0+rows)*f.P], z, rows)
+	})
+	return nil
+}
+
+// system builds the (centred, when intercept) normal equations A θ = B from s, without the ridge term:
+// A = ZᵀZ − N z̄z̄ᵀ (full symmetric F×F) and B = ZᵀY − N z̄ȳᵀ (F×P).
+func system(s *Stats, intercept bool) (A, B []float64) {
+	F, P := s.F, s.P
+	A = make([]float64, F*F)
+	for i := range F {
+		copy(A[i*F+i:(i+1)*F], s.ZtZ[i*F+i:(i+1)*F])
+	}
+	B = append([]float64(nil), s.ZtY...)
+	if intercept {
+		invN := 1 / float64(s.N)
+		for i := range F {
+			si := s.SumZ[i] * invN
+			row := A[i*F+i : (i+1)*F]
+			for j := range row {
+				row[j] -= si * s.SumZ[i+j]
+			}
+			brow := B[i*P : (i+1)*P]
+			for j := range brow {
+				brow[j] -= si * s.SumY[j]
+			}
+		}
+	}
+	for i := range F {
+		for j := i + 1; j < F; j++ {
+			A[j*F+i] = A[i*F+j]
+		}
+	}
+	return A, B
+}
+
+// validate checks the statistics and λ before a solve.
+func (r Ridge) validate(s *Stats) error {
+	if s == nil {
+		return errors.New("nil statistics")
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	if s.N == 0 {
+		return errors.New("no data (N = 0)")
+	}
+	if math.IsNaN(r.Lambda) || math.IsInf(r.Lambda, 0) || r.Lambda < 0 {
+		return fmt.Errorf("λ = %v: need a finite λ ≥ 0", r.Lambda)
+	}
+	if !s.finite() {
+		return errors.New("statistics contain NaN or Inf")
+	}
+	if r.Solver != Cholesky && r.Solver != CG {
+		return fmt.Errorf("unknown solver %v", r.Solver)
+	}
+	return nil
+}
+
+// Solve fits the model from the statistics s. It returns an error for empty data, NaN/Inf statistics, λ < 0, or a
+// system that is not (numerically) positive definite — which can only happen with λ = 0 or a λ so small that
+// NλI is lost against ZᵀZ. With the CG solver, a run that stops at MaxIter returns the last iterate together with
+// an error wrapping ErrNotConverged; with λ = 0 on a singular but consistent system CG returns one of the (equally
+// optimal) minimisers instead of an error.
+func (r Ridge) Solve(s *Stats) (*Fit, error) {
+	start := time.Now()
+	if err := r.validate(s); err != nil {
+		return nil, fmt.Errorf("learn.Ridge.Solve: %w", err)
+	}
+	F, P := s.F, s.P
+	N := float64(s.N)
+	fit := &Fit{F: F, P: P, Lambda: r.Lambda, Intercept: r.Intercept, Bias: make([]float64, P)}
+	var err error
+	switch r.Solver {
+	case Cholesky:
+		A, B := system(s, r.Intercept)
+		for i := range F {
+			A[i*F+i] += N * r.Lambda
+		}
+		fit.Theta, fit.Stats.Residual, err = cholSolve(A, B, F, P, r.Lambda == 0)
+		if err != nil {
+			return nil, fmt.Errorf("learn.Ridge.Solve: %w", err)
+		}
+		fit.Stats.Method = "cholesky"
+	case CG:
+		op := statsOperator{s: s, lambda: r.Lambda, intercept: r.Intercept}
+		res, cgErr := pcg(op.apply, op.rhs(), op.diag(), F, P, r.tol(), r.maxIter(F))
+		fit.Theta = res.X
+		fit.Stats.Method, fit.Stats.Iterations, fit.Stats.Residual = "cg", res.Iterations, res.Residual
+		if cgErr != nil {
+			err = fmt.Errorf("learn.Ridge.Solve: %w", cgErr)
+		}
+	}
+	if r.Intercept {
+		setBias(fit, s.SumZ, s.SumY, N)
+	}
+	fit.Stats.Seconds = time.Since(start).Seconds()
+	return fit, err
+}
+
+// FitMap accumulates the statistics of X (n×d) through m against Y (n×p) and solves.
+func (r Ridge) FitMap(m *feature.Map, X []float64, n int, Y []float64, p int) (*Fit, error) {
+	s, err := Accumulate(m, X, n, Y, p)
+	if err != nil {
+		return nil, err
+	}
+	return r.Solve(s)
+}
+
+func (r Ridge) tol() float64 {
+	if r.Tol > 0 {
+		return r.Tol
+	}
+	return 1e-10
+}
+
+func (r Ridge) maxIter(F int) int {
+	if r.MaxIter > 0 {
+		return r.MaxIter
+	}
+	return max(100, 2*F)
+}
+
+// setBias sets b = ȳ − Θᵀz̄.
+func setBias(fit *Fit, sumZ, sumY []float64, N float64) {
+	for j := range fit.P {
+		b := sumY[j]
+		for i := range fit.F {
+			b -= fit.Theta[i*fit.P+j] * sumZ[i]
+		}
+		fit.Bias[j] = b / N
+	}
+}
+
+// cholSolve solves A X = B (A F×F full symmetric, B F×P) by Cholesky and returns X and the largest relative
+// residual over the columns. With strict (λ = 0) a numerically singular A (condition number above 1e14) is an error.
+func cholSolve(A, B []float64, F, P int, strict bool) ([]float64, float64, error) {
+	sym := mat.NewSymDense(F, A)
+	var ch mat.Cholesky
+	if !ch.Factorize(sym) {
+		return nil, 0, errors.New("the system ZᵀZ + NλI is not positive definite: increase λ")
+	}
+	if strict && ch.Cond() > 1e14 {
+		return nil, 0, fmt.Errorf("with λ = 0 the system is singular (condition number ≈ %.2g): use λ > 0", ch.Cond())
+	}
+	var x mat.Dense
+	if err := ch.SolveTo(&x, mat.NewDense(F, P, B)); err != nil {
+		return nil, 0, fmt.Errorf("cholesky solve: %w", err)
+	}
+	X := x.RawMatrix().Data
+	if x.RawMatrix().Stride != P {
+		X = mat.DenseCopyOf(&x).RawMatrix().Data
+	}
+	// Residual R = A X − B.
+	R := append([]float64(nil), B...)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+		blas64.General{Rows: F, Cols: F, Stride: F, Data: A},
+		blas64.General{Rows: F, Cols: P, Stride: P, Data: X},
+		-1, blas64.General{Rows: F, Cols: P, Stride: P, Data: R})
+	return X, relResidual(R, B, F, P), nil
+}
+
+// relResidual returns max_j ‖R_j‖/‖B_j‖ over the columns j (‖R_j‖ when B_j = 0).
+func relResidual(R, B []float64, F, P int) float64 {
+	worst := 0.0
+	for j := range P {
+		var rr, bb float64
+		for i := range F {
+			rr += R[i*P+j] * R[i*P+j]
+			bb += B[i*P+j] * B[i*P+j]
+		}
+		v := math.Sqrt(rr)
+		if bb > 0 {
+			v /= math.Sqrt(bb)
+		}
+		worst = max(worst, v)
+	}
+	return worst
+}

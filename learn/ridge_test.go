@@ -1,0 +1,231 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestRidgeOptimum checks first-order optimality of the ridge objective
+// J(θ, b) = (1/N)‖Zθ + 1bᵀ − Y‖² + λ‖θ‖² directly from Z and Y held in memory:
+// ∇θJ = (2/N)Zᵀ(Zθ + 1bᵀ − Y) + 2λθ = 0 and ∇bJ = (2/N)(Zθ + 1bᵀ − Y)ᵀ1 = 0.
+// The gradient is a difference of terms of size ~ (2/N)‖ZᵀY‖; a backward-stable solve leaves a remainder of order
+// ε·cond, far below 1e-8 of those terms for these well-conditioned problems.
+func TestRidgeOptimum(t *testing.T) {
+	const n, F = 60, 12
+	for _, c := range []struct {
+		p         int
+		lambda    float64
+		intercept bool
+		solver    Solver
+	}{
+		{1, 1e-3, false, Cholesky}, {1, 1e-3, true, Cholesky}, {3, 0.1, false, Cholesky}, {3, 0.1, true, Cholesky},
+		{3, 0, true, Cholesky}, {2, 0, false, Cholesky}, {3, 1e-2, true, CG}, {1, 1e-2, false, CG},
+	} {
+		t.Run(fmt.Sprintf("p=%d,λ=%g,intercept=%v,%v", c.p, c.lambda, c.intercept, c.solver), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(c.p), 11))
+			Z := make([]float64, n*F)
+			for i := range Z {
+				Z[i] = 0.5 + rng.Float64() // non-zero mean: the intercept matters
+			}
+			Y := make([]float64, n*c.p)
+			for i := range Y {
+				Y[i] = 3 + rng.NormFloat64()
+			}
+			s := NewStats(F, c.p)
+			for r0 := 0; r0 < n; r0 += 7 {
+				r := min(7, n-r0)
+				s.Add(Z[r0*F:(r0+r)*F], Y[r0*c.p:(r0+r)*c.p], r)
+			}
+			fit, err := Ridge{Lambda: c.lambda, Intercept: c.intercept, Solver: c.solver, Tol: 1e-13, MaxIter: 500}.Solve(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.intercept {
+				for _, b := range fit.Bias {
+					if b != 0 {
+						t.Fatalf("bias %v without intercept", fit.Bias)
+					}
+				}
+			}
+			z := mat.NewDense(n, F, Z)
+			y := mat.NewDense(n, c.p, Y)
+			th := mat.NewDense(F, c.p, fit.Theta)
+			var res mat.Dense // Zθ + 1bᵀ − Y
+			res.Mul(z, th)
+			for i := range n {
+				for j := range c.p {
+					res.Set(i, j, res.At(i, j)+fit.Bias[j]-y.At(i, j))
+				}
+			}
+			var g, zty mat.Dense
+			g.Mul(z.T(), &res)
+			g.Scale(2/float64(n), &g)
+			var reg mat.Dense
+			reg.Scale(2*c.lambda, th)
+			g.Add(&g, &reg)
+			// Scale: the norms of the terms of ∇θJ, (2/N)(‖ZᵀZθ‖ + ‖Zᵀ1‖‖b‖ + ‖ZᵀY‖) + 2λ‖θ‖.
+			zty.Mul(z.T(), y)
+			scale := 2 / float64(n) * (mat.Norm(&zty, 2) + normZtZTheta(z, th) + floats2(s.SumZ)*floats2(fit.Bias))
+			scale += 2 * c.lambda * mat.Norm(th, 2)
+			t.Logf("grad rel %.3g", mat.Norm(&g, 2)/scale)
+			if e := mat.Norm(&g, 2) / scale; e > 1e-8 {
+				t.Errorf("‖∇θJ‖ = %.3g relative to its terms (want ≤ 1e-8)", e)
+			}
+			if c.intercept {
+				for j := range c.p {
+					var gb float64
+					for i := range n {
+						gb += res.At(i, j)
+					}
+					ysum := 0.0
+					for i := range n {
+						ysum += math.Abs(y.At(i, j))
+					}
+					if e := math.Abs(gb) / ysum; e > 1e-8 {
+						t.Errorf("output %d: ∇bJ = %.3g relative to Σ|y| (want ≤ 1e-8)", j, e)
+					}
+				}
+			}
+			if fit.Stats.Residual > 1e-8 {
+				t.Errorf("reported residual %.3g", fit.Stats.Residual)
+			}
+		})
+	}
+}
+
+func normZtZTheta(z *mat.Dense, th *mat.Dense) float64 {
+	var a, b mat.Dense
+	a.Mul(z, th)
+	b.Mul(z.T(), &a)
+	return mat.Norm(&b, 2)
+}
+
+func floats2(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	return math.Sqrt(s)
+}
+
+// TestSolversAgree: Cholesky, CG on the statistics and matrix-free CG solve the same positive-definite system;
+// with CG run to a relative residual of 1e-12 the solutions differ by at most cond·1e-12 ≪ 1e-6.
+func TestSolversAgree(t *testing.T) {
+	const n, d, p = 700, 4, 2
+	X, Y := regression(n, d, p, 0.1, 12)
+	m := gaussMap(t, d, 40, 1.2, 13)
+	s, err := Accumulate(m, X, n, Y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, intercept := range []bool{false, true} {
+		for _, lambda := range []float64{1e-4, 1e-2} {
+			r := Ridge{Lambda: lambda, Intercept: intercept, Tol: 1e-12, MaxIter: 5000}
+			chol, err := r.Solve(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Solver = CG
+			cg, err := r.Solve(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			free, err := r.SolveMatrixFree(m, X, n, Y, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("intercept=%v λ=%g", intercept, lambda)
+			t.Logf("%s: chol %+v cg %+v free %+v dθ %.2g %.2g", name, chol.Stats, cg.Stats, free.Stats, relDiff(cg.Theta, chol.Theta), relDiff(free.Theta, chol.Theta))
+			for _, f := range []*Fit{cg, free} {
+				if e := relDiff(f.Theta, chol.Theta); e > 1e-6 {
+					t.Errorf("%s: %s θ differs from Cholesky by %.3g", name, f.Stats.Method, e)
+				}
+				if e := relDiff(f.Bias, chol.Bias); e > 1e-6 {
+					t.Errorf("%s: %s bias differs from Cholesky by %.3g", name, f.Stats.Method, e)
+				}
+				if f.Stats.Iterations == 0 || f.Stats.Residual > 1e-10 {
+					t.Errorf("%s: %s stats %+v", name, f.Stats.Method, f.Stats)
+				}
+			}
+			if !intercept {
+				f, err := SolveCG(m, X, n, Y, p, lambda, 1e-12, 5000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := relDiff(f.Theta, chol.Theta); e > 1e-6 {
+					t.Errorf("%s: SolveCG θ differs from Cholesky by %.3g", name, e)
+				}
+			}
+			// Predictions through the map agree with the explicit features.
+			pm := make([]float64, n*p)
+			if err := chol.PredictMap(pm, m, X, n); err != nil {
+				t.Fatal(err)
+			}
+			pz := make([]float64, n*p)
+			chol.Predict(pz, features(t, m, X, n), n)
+			if e := relDiff(pm, pz); e > 1e-14 {
+				t.Errorf("%s: PredictMap differs from Predict by %.3g", name, e)
+			}
+		}
+	}
+}
+
+func TestCGNotConverged(t *testing.T) {
+	const n, d, p = 300, 3, 1
+	X, Y := regression(n, d, p, 0.1, 14)
+	m := gaussMap(t, d, 30, 1, 15)
+	s, err := Accumulate(m, X, n, Y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Ridge{Lambda: 1e-6, Solver: CG, MaxIter: 2, Tol: 1e-14}.Solve(s)
+	if !errors.Is(err, ErrNotConverged) {
+		t.Fatalf("error %v, want ErrNotConverged", err)
+	}
+	if f == nil || f.Stats.Iterations != 2 {
+		t.Fatalf("fit %+v", f)
+	}
+}
+
+func TestRidgeErrors(t *testing.T) {
+	const F, p = 5, 1
+	s := NewStats(F, p)
+	if _, err := (Ridge{Lambda: 1}).Solve(s); err == nil {
+		t.Error("N = 0: no error")
+	}
+	// Rank-deficient Z (two identical columns) with λ = 0 is singular.
+	rng := rand.New(rand.NewPCG(1, 2))
+	Z := make([]float64, 20*F)
+	for i := range 20 {
+		for j := range F {
+			Z[i*F+j] = rng.NormFloat64()
+		}
+		Z[i*F+1] = Z[i*F]
+	}
+	Y := make([]float64, 20)
+	for i := range Y {
+		Y[i] = rng.NormFloat64()
+	}
+	s.Add(Z, Y, 20)
+	if _, err := (Ridge{Lambda: 0}).Solve(s); err == nil {
+		t.Error("λ = 0 with a singular system: no error")
+	}
+	if _, err := (Ridge{Lambda: 1e-3}).Solve(s); err != nil {
+		t.Errorf("λ > 0 with a rank-deficient Z: %v", err)
+	}
+	for _, l := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if _, err := (Ridge{Lambda: l}).Solve(s); err == nil {
+			t.Errorf("λ = %v: no error", l)
+		}
+	}
+	bad := s.Clone()
+	bad.ZtY[0] = math.NaN()
+	if _, err := (Ridge{Lambda: 1}).Solve(bad); err == nil {
+		t.Error("NaN statistics: no error")
+	}
+}

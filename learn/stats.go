@@ -1,0 +1,299 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rffkit/rff/feature"
+)
+
+// Stats holds the sufficient statistics of ridge regression for features Z (N×F) and targets Y (N×P):
+// ZᵀZ, ZᵀY, Σz, Σy, Σy² (per output) and N. All matrices are row-major.
+//
+// [Stats.Add] updates only the upper triangle of ZtZ (a symmetric rank-k update); [Stats.Finish] mirrors it into
+// the lower triangle. Statistics returned by [Accumulate] are finished. Solvers read only the upper triangle, so
+// statistics rebuilt from their exported fields (for example after travelling between machines) need no Finish.
+type Stats struct {
+	F, P  int
+	ZtZ   []float64 // F×F, symmetric (upper triangle always valid; lower after Finish)
+	ZtY   []float64 // F×P
+	SumZ  []float64 // F: Σ_i z_i
+	SumY  []float64 // P: Σ_i y_i
+	SumYY []float64 // P: Σ_i y_ij² per output j
+	N     int
+
+	sym bool // the lower triangle of ZtZ mirrors the upper one
+}
+
+// NewStats returns empty statistics for F features and P outputs.
+func NewStats(F, P int) *Stats {
+	if F < 1 || P < 1 {
+		panic(fmt.Sprintf("learn.NewStats: need F ≥ 1 and P ≥ 1, have F=%d, P=%d", F, P))
+	}
+	return &Stats{
+		F: F, P: P,
+		ZtZ:   make([]float64, F*F),
+		ZtY:   make([]float64, F*P),
+		SumZ:  make([]float64, F),
+		SumY:  make([]float64, P),
+		SumYY: make([]float64, P),
+		sym:   true,
+	}
+}
+
+// Add accumulates a block of rows: Z is rows×F and Y is rows×P, row-major (longer slices are allowed; the
+// leading rows×F and rows×P values are used). ZᵀZ is updated with blas64.Syrk on sub-blocks of BlockRows rows and
+// ZᵀY with blas64.Gemm. Add panics if a slice is too short, like gonum's mat; it does not check for NaN (the
+// solvers do).
+func (s *Stats) Add(Z []float64, Y []float64, rows int) {
+	F, P := s.F, s.P
+	if rows < 0 || len(Z) < rows*F || len(Y) < rows*P {
+		panic(fmt.Sprintf("learn.Stats.Add: %d rows need %d feature values and %d targets, have %d and %d",
+			rows, rows*F, rows*P, len(Z), len(Y)))
+	}
+	if rows == 0 {
+		return
+	}
+	c := blas64.Symmetric{Uplo: blas.Upper, N: F, Stride: F, Data: s.ZtZ}
+	for r0 := 0; r0 < rows; r0 += BlockRows {
+		r := min(BlockRows, rows-r0)
+		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: F, Stride: F, Data: Z[r0*F : (r0+r)*F]}, 1, c)
+	}
+	z := blas64.General{Rows: rows, Cols: F, Stride: F, Data: Z[:rows*F]}
+	y := blas64.General{Rows: rows, Cols: P, Stride: P, Data: Y[:rows*P]}
+	// YᵀZ (P×F) runs gonum's Gemm along rows of length F (ZᵀY directly would run along rows of length P).
+	yz := make([]float64, P*F)
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, y, z, 0, blas64.General{Rows: P, Cols: F, Stride: F, Data: yz})
+	addTransposed(s.ZtY, yz, P, F)
+	ones := make([]float64, rows)
+	for i := range ones {
+		ones[i] = 1
+	}
+	blas64.Gemv(blas.Trans, 1, z, blas64.Vector{N: rows, Inc: 1, Data: ones}, 1, blas64.Vector{N: F, Inc: 1, Data: s.SumZ})
+	for i := range rows {
+		for j, v := range Y[i*P : (i+1)*P] {
+			s.SumY[j] += v
+			s.SumYY[j] += v * v
+		}
+	}
+	s.N += rows
+	s.sym = false
+}
+
+// Merge adds the statistics o (another shard of the same problem) into s. Dimensions must match.
+func (s *Stats) Merge(o *Stats) error {
+	if o == nil {
+		return errors.New("learn.Stats.Merge: nil statistics")
+	}
+	if s.F != o.F || s.P != o.P {
+		return fmt.Errorf("learn.Stats.Merge: dimensions differ (F=%d, P=%d vs F=%d, P=%d)", s.F, s.P, o.F, o.P)
+	}
+	if err := s.check(); err != nil {
+		return fmt.Errorf("learn.Stats.Merge: receiver: %w", err)
+	}
+	if err := o.check(); err != nil {
+		return fmt.Errorf("learn.Stats.Merge: argument: %w", err)
+	}
+	addTo(s.ZtZ, o.ZtZ)
+	addTo(s.ZtY, o.ZtY)
+	addTo(s.SumZ, o.SumZ)
+	addTo(s.SumY, o.SumY)
+	addTo(s.SumYY, o.SumYY)
+	s.N += o.N
+	s.sym = s.sym && o.sym
+	return nil
+}
+
+// Finish mirrors the upper triangle of ZtZ into the lower one, so that ZtZ is the full symmetric matrix.
+func (s *Stats) Finish() {
+	if s.sym {
+		return
+	}
+	F := s.F
+	for i := range F {
+		for j := i + 1; j < F; j++ {
+			s.ZtZ[j*F+i] = s.ZtZ[i*F+j]
+		}
+	}
+	s.sym = true
+}
+
+// Clone returns a deep copy of s.
+func (s *Stats) Clone() *Stats {
+	c := *s
+	c.ZtZ = append([]float64(nil), s.ZtZ...)
+	c.ZtY = append([]float64(nil), s.ZtY...)
+	c.SumZ = append([]float64(nil), s.SumZ...)
+	c.SumY = append([]float64(nil), s.SumY...)
+	c.SumYY = append([]float64(nil), s.SumYY...)
+	return &c
+}
+
+// check verifies the lengths of the exported slices (statistics may be assembled by hand).
+func (s *Stats) check() error {
+	F, P := s.F, s.P
+	if F < 1 || P < 1 {
+		return fmt.Errorf("need F ≥ 1 and P ≥ 1, have F=%d, P=%d", F, P)
+	}
+	if len(s.ZtZ) != F*F || len(s.ZtY) != F*P || len(s.SumZ) != F || len(s.SumY) != P || len(s.SumYY) != P {
+		return fmt.Errorf("slice lengths do not match F=%d, P=%d", F, P)
+	}
+	if s.N < 0 {
+		return fmt.Errorf("negative row count %d", s.N)
+	}
+	return nil
+}
+
+// finite reports whether every statistic is a finite number (upper triangle of ZtZ only).
+func (s *Stats) finite() bool {
+	F := s.F
+	for i := range F {
+		for _, v := range s.ZtZ[i*F+i : (i+1)*F] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	for _, x := range [][]float64{s.ZtY, s.SumZ, s.SumY, s.SumYY} {
+		for _, v := range x {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sub returns a − b (the statistics of the rows in a but not in b), upper triangle only.
+func sub(a, b *Stats) *Stats {
+	c := a.Clone()
+	F := a.F
+	for i := range F {
+		row, brow := c.ZtZ[i*F+i:(i+1)*F], b.ZtZ[i*F+i:(i+1)*F]
+		for j := range row {
+			row[j] -= brow[j]
+		}
+	}
+	subFrom(c.ZtY, b.ZtY)
+	subFrom(c.SumZ, b.SumZ)
+	subFrom(c.SumY, b.SumY)
+	subFrom(c.SumYY, b.SumYY)
+	c.N -= b.N
+	c.sym = false
+	return c
+}
+
+// addTransposed adds the transpose of the r×c matrix x to the c×r matrix dst.
+func addTransposed(dst, x []float64, r, c int) {
+	for i := range r {
+		for j, v := range x[i*c : (i+1)*c] {
+			dst[j*r+i] += v
+		}
+	}
+}
+
+// transpose returns the transpose of the r×c matrix x.
+func transpose(x []float64, r, c int) []float64 {
+	t := make([]float64, r*c)
+	addTransposed(t, x, r, c)
+	return t
+}
+
+func addTo(dst, x []float64) {
+	for i, v := range x {
+		dst[i] += v
+	}
+}
+
+func subFrom(dst, x []float64) {
+	for i, v := range x {
+		dst[i] -= v
+	}
+}
+
+// maxShards bounds the number of partial ZᵀZ matrices Accumulate keeps; shardBytes bounds their total size.
+const (
+	maxShards  = 8
+	shardBytes = 512 << 20
+)
+
+// numShards is the number of shards Accumulate splits n rows with F features into. It depends only on n and F
+// (never on GOMAXPROCS), which makes Accumulate deterministic.
+func numShards(n, F int) int {
+	perShard := 8 * F * F
+	S := max(1, shardBytes/max(perShard, 1))
+	return max(1, min(S, maxShards, numBlocks(n)))
+}
+
+// checkData validates the shapes and values of a data set (X n×d, Y n×p).
+func checkData(where string, X []float64, n, d int, Y []float64, p int) error {
+	if n < 0 || d < 1 || p < 1 {
+		return fmt.Errorf("%s: need n ≥ 0, d ≥ 1, p ≥ 1, have n=%d, d=%d, p=%d", where, n, d, p)
+	}
+	if len(X) != n*d {
+		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
+	}
+	if len(Y) != n*p {
+		return fmt.Errorf("%s: Y has %d values, want %d rows × %d outputs", where, len(Y), n, p)
+	}
+	if err := checkX(where, X, n, d); err != nil {
+		return err
+	}
+	for i, v := range Y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: Y row %d, output %d is %v", where, i/p+1, i%p+1, v)
+		}
+	}
+	return nil
+}
+
+// checkX validates the shape and values of inputs X (n×d).
+func checkX(where string, X []float64, n, d int) error {
+	if n < 0 || d < 1 {
+		return fmt.Errorf("%s: need n ≥ 0 and d ≥ 1, have n=%d, d=%d", where, n, d)
+	}
+	if len(X) != n*d {
+		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
+	}
+	for i, v := range X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: X row %d, column %d is %v", where, i/d+1, i%d+1, v)
+		}
+	}
+	return nil
+}
+
+// Accumulate maps the n rows of X (n×d, row-major, d = m.Dim()) through m and returns the finished statistics of
+// the features against Y (n×p). Rows are processed in blocks of BlockRows on all cores: the blocks are grouped into
+// at most 8 contiguous shards (fewer when F is large: the partial ZᵀZ matrices together stay under 512 MiB), each
+// shard accumulates its own Stats in block order, and the shards are merged in row order. The shard layout depends
+// only on n and F, so the result is bit-for-bit identical for every GOMAXPROCS. Memory: O(shards·F² + cores·BlockRows·F).
+func Accumulate(m *feature.Map, X []float64, n int, Y []float64, p int) (*Stats, error) {
+	if m == nil {
+		return nil, errors.New("learn.Accumulate: nil feature map")
+	}
+	d, F := m.Dim(), m.Features()
+	if err := checkData("learn.Accumulate", X, n, d, Y, p); err != nil {
+		return nil, err
+	}
+	S := numShards(n, F)
+	parts := make([]*Stats, S)
+	for s := range parts {
+		parts[s] = NewStats(F, p)
+	}
+	mapBlocks(m, X, n, S, func(s int, z []float64, r0, rows int) {
+		parts[s].Add(z, Y[r0*p:(r0+rows)*p], rows)
+	})
+	total := parts[0]
+	for _, o := range parts[1:] {
+		if err := total.Merge(o); err != nil {
+			return nil, err
+		}
+	}
+	total.Finish()
+	return total, nil
+}
