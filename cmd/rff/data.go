@@ -21,8 +21,11 @@ func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
 	fs.StringVar(&f.format, "format", "", "csv|libsvm|idx (guessed from the file name when omitted)")
 	fs.StringVar(&f.target, "target", "last", "CSV target column: first|last|none|NAME|INDEX (1-based); it is left out of the features")
 	fs.StringVar(&f.labels, "labels", "", "IDX labels file")
-	fs.StringVar(&f.preprocess, "preprocess", defaultPreprocess, "comma list of steps applied in order: standardize, minmax, maxscale (divide by the global maximum), none; paper = maxscale")
 	fs.IntVar(&f.train, "train", 0, "use only the first N rows (the training split; 0 = all)")
+	if defaultPreprocess == "" { // predict and eval apply the model's own preprocessing
+		return
+	}
+	fs.StringVar(&f.preprocess, "preprocess", defaultPreprocess, "comma list of steps applied in order: standardize, minmax, maxscale (divide by the global maximum), none; paper = maxscale")
 }
 
 // load reads the dataset, keeps the training split and applies the preprocessing fitted on it.

@@ -27,6 +27,9 @@ func commands() []command {
 	return []command{
 		{"demo", "compare every rule on built-in data (no files needed, under a minute)", runDemo},
 		{"approx", "kernel-approximation study on a dataset (the quadrature paper's protocol)", runApprox},
+		{"fit", "train a ridge model on random features (or exact kernel ridge) and save it", runFit},
+		{"predict", "predict with a saved model", runPredict},
+		{"eval", "score a saved model on labelled data", runEval},
 		{"version", "print the version, Go runtime and linear-algebra backend", runVersion},
 		{"help", "show this help", nil},
 	}

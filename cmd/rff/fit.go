@@ -1,0 +1,598 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/model"
+	"github.com/rffkit/rff/rule"
+)
+
+// loadRaw reads a dataset without preprocessing (predict/eval apply the model's own).
+func (f *dataFlags) loadRaw() (*dataset.Data, error) {
+	if f.path == "" {
+		return nil, usagef("--data is required")
+	}
+	format, err := dataset.ParseFormat(f.format)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels})
+	if err != nil {
+		return nil, err
+	}
+	if f.train > 0 {
+		data, _ = data.Split(f.train)
+	}
+	if data.N == 0 || data.D == 0 {
+		return nil, fmt.Errorf("%s: no data rows or no feature columns", f.path)
+	}
+	return data, nil
+}
+
+// classIndex maps the target of data to class indices of labels (label names as strings).
+func classIndex(data *dataset.Data, labels []string) ([]int, error) {
+	idx := map[string]int{}
+	for i, l := range labels {
+		idx[l] = i
+	}
+	out := make([]int, data.N)
+	for i := range out {
+		name := targetName(data, i)
+		c, ok := idx[name]
+		if !ok {
+			return nil, fmt.Errorf("row %d: label %q was not seen in training (labels: %s)", i+1, name, strings.Join(labels, ", "))
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func targetName(data *dataset.Data, i int) string {
+	if data.Labels != nil {
+		return data.Labels[int(data.Y[i])]
+	}
+	return strconv.FormatFloat(data.Y[i], 'g', -1, 64)
+}
+
+// labelsOf returns the sorted distinct labels of the training target (numerically sorted for numbers).
+func labelsOf(data *dataset.Data) []string {
+	if data.Labels != nil {
+		return append([]string(nil), data.Labels...)
+	}
+	seen := map[float64]bool{}
+	var vals []float64
+	for _, y := range data.Y {
+		if !seen[y] {
+			seen[y] = true
+			vals = append(vals, y)
+		}
+	}
+	sort.Float64s(vals)
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return out
+}
+
+// parseLambdas accepts "lo:hi:count" (a log grid) or a comma list.
+func parseLambdas(s string) ([]float64, error) {
+	if parts := strings.Split(s, ":"); len(parts) == 3 {
+		lo, e1 := strconv.ParseFloat(parts[0], 64)
+		hi, e2 := strconv.ParseFloat(parts[1], 64)
+		n, e3 := strconv.Atoi(parts[2])
+		g := learn.LogGrid(lo, hi, n)
+		if e1 != nil || e2 != nil || e3 != nil || g == nil {
+			return nil, usagef("--lambdas %q: want lo:hi:count with 0 < lo ≤ hi and count ≥ 1", s)
+		}
+		return g, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, usagef("--lambdas: %q is not a positive number", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+type fitReport struct {
+	Task      string             `json:"task"`
+	N         int                `json:"n"`
+	Dim       int                `json:"d"`
+	Kernel    string             `json:"kernel"`
+	Sigma     float64            `json:"sigma,omitempty"`
+	Rule      string             `json:"rule,omitempty"`
+	Points    int                `json:"D,omitempty"`
+	Features  int                `json:"features,omitempty"`
+	Exact     bool               `json:"exact,omitempty"`
+	Lambda    float64            `json:"lambda"`
+	CV        *learn.CVResult    `json:"cv,omitempty"`
+	Model     string             `json:"model"`
+	Seconds   map[string]float64 `json:"seconds"`
+	FitPhases map[string]float64 `json:"fit_phases"`
+	Test      *metrics           `json:"test,omitempty"`
+}
+
+func runFit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("fit", stdout, "--data FILE --out MODEL [flags]")
+	var df dataFlags
+	df.register(fs.FlagSet, "standardize")
+	var kf kernelFlags
+	kf.register(fs.FlagSet)
+	task := fs.String("task", "regression", "regression or classification")
+	ruleName := fs.String("rule", "sr-butterfly", "rule: "+strings.Join(rule.Names(), "|"))
+	points := fs.Int("D", 1024, "number of points (frequencies); cos/sin maps have 2D columns; SR rules round up to whole rules")
+	lambda := fs.Float64("lambda", 1e-6, "ridge penalty λ in (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖²")
+	cv := fs.Int("cv", 0, "choose λ by K-fold cross-validation over --lambdas (0 = off)")
+	lambdas := fs.String("lambdas", "1e-9:1e-1:17", "λ grid for --cv: lo:hi:count (log-spaced) or a comma list")
+	exact := fs.Bool("exact", false, "fit exact kernel ridge regression on the N×N Gram instead of features")
+	seed := fs.Uint64("seed", 1, "seed of the feature map")
+	out := fs.String("out", "", "model file to write")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	form := fs.String("form", "cossin", "cossin or cosphase")
+	encoding := fs.String("encoding", "onehot", "classification targets: onehot or simplex")
+	solver := fs.String("solver", "cholesky", "cholesky or cg")
+	testData := fs.String("test-data", "", "test file: report test metrics after training")
+	testLabels := fs.String("test-labels", "", "IDX labels of the test file")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("--out is required")
+	}
+	if *task != "regression" && *task != "classification" {
+		return usagef("--task must be regression or classification, got %q", *task)
+	}
+	if *encoding != "onehot" && *encoding != "simplex" {
+		return usagef("--encoding must be onehot or simplex, got %q", *encoding)
+	}
+	if *points < 1 {
+		return usagef("-D must be at least 1")
+	}
+	if *lambda < 0 || math.IsNaN(*lambda) {
+		return usagef("--lambda must be ≥ 0")
+	}
+	var fmForm feature.Form
+	switch *form {
+	case "cossin":
+	case "cosphase":
+		fmForm = feature.CosPhase
+	default:
+		return usagef("--form must be cossin or cosphase")
+	}
+	var sol learn.Solver
+	switch *solver {
+	case "cholesky":
+		sol = learn.Cholesky
+	case "cg":
+		sol = learn.CG
+	default:
+		return usagef("--solver must be cholesky or cg")
+	}
+	r, err := rule.Parse(*ruleName)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	var grid []float64
+	if *cv != 0 {
+		if *cv < 2 {
+			return usagef("--cv must be at least 2")
+		}
+		if grid, err = parseLambdas(*lambdas); err != nil {
+			return err
+		}
+	}
+	rep := fitReport{Task: *task, Model: *out, Seconds: map[string]float64{}, FitPhases: map[string]float64{}}
+
+	t0 := time.Now()
+	data, err := df.loadRaw()
+	if err != nil {
+		return err
+	}
+	if data.Y == nil {
+		return usagef("%s has no target column (use --target)", df.path)
+	}
+	steps, err := dataset.ParseSteps(df.preprocess)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	sc, err := dataset.FitScaler(data.X, data.N, data.D, steps)
+	if err != nil {
+		return err
+	}
+	X := append([]float64(nil), data.X...)
+	sc.Apply(X, data.N, data.D)
+	k, sigma, err := kf.build(data.D)
+	if err != nil {
+		return err
+	}
+	hdr := model.Header{Task: *task, Exact: *exact, Kernel: k.Name(), Seed: *seed, Dim: data.D, Intercept: true,
+		Names: data.Names, Preprocess: sc, Extra: map[string]any{"data": filepath.Base(df.path)}}
+	if !math.IsNaN(sigma) {
+		hdr.Sigma = sigma
+		rep.Sigma = sigma
+	}
+	var Y []float64
+	P := 1
+	if *task == "classification" {
+		hdr.Labels = labelsOf(data)
+		if len(hdr.Labels) < 2 {
+			return fmt.Errorf("%s: classification needs at least 2 classes, found %d", df.path, len(hdr.Labels))
+		}
+		cls, err := classIndex(data, hdr.Labels)
+		if err != nil {
+			return err
+		}
+		K := len(hdr.Labels)
+		if *encoding == "simplex" {
+			Y, P, hdr.Encoding = learn.SimplexEncode(cls, K), K-1, "simplex"
+		} else {
+			Y, P, hdr.Encoding = learn.OneHot(cls, K, false), K, "onehot"
+		}
+	} else {
+		Y = data.Y
+		hdr.Targets = []string{data.TargetName}
+	}
+	hdr.Outputs = P
+	rep.Seconds["load"] = time.Since(t0).Seconds()
+	rep.N, rep.Dim, rep.Kernel = data.N, data.D, k.Name()
+
+	t1 := time.Now()
+	m := &model.Model{}
+	if *cv != 0 && *exact {
+		return usagef("--cv is not available with --exact")
+	}
+	var fmap *feature.Map
+	if !*exact {
+		if fmap, err = feature.New(k, r, data.D, *points, *seed, feature.WithForm(fmForm)); err != nil {
+			return err
+		}
+		hdr.Rule, hdr.Points, hdr.Features, hdr.Form = r.Name(), fmap.Points(), fmap.Features(), *form
+		rep.Rule, rep.Points, rep.Features = r.Name(), fmap.Points(), fmap.Features()
+	}
+	if *cv != 0 {
+		tc := time.Now()
+		res, err := learn.CrossValidate(fmap, X, data.N, Y, P, *cv, grid, true)
+		if err != nil {
+			return err
+		}
+		rep.CV = res
+		*lambda = res.Best
+		rep.FitPhases["cv"] = time.Since(tc).Seconds()
+	}
+	hdr.Lambda, rep.Lambda = *lambda, *lambda
+	if *exact {
+		rep.Exact = true
+		fit, err := learn.KRR{Kernel: k, Lambda: *lambda, Intercept: true}.Fit(X, data.N, data.D, Y, P)
+		if err != nil {
+			return err
+		}
+		m.TrainX, m.Alpha, m.Bias = fit.X, fit.Alpha, fit.Bias
+		rep.FitPhases["gram+solve"] = time.Since(t1).Seconds()
+	} else {
+		tg := time.Now()
+		st, err := learn.Accumulate(fmap, X, data.N, Y, P)
+		if err != nil {
+			return err
+		}
+		rep.FitPhases["features+gram"] = time.Since(tg).Seconds()
+		ts := time.Now()
+		fit, err := learn.Ridge{Lambda: *lambda, Intercept: true, Solver: sol}.Solve(st)
+		if err != nil {
+			return err
+		}
+		rep.FitPhases["solve"] = time.Since(ts).Seconds()
+		m.Theta, m.Bias = fit.Theta, fit.Bias
+		m.Probe = make([]float64, fmap.Features())
+		fmap.TransformBlock(m.Probe, model.ProbeInput(data.D), 1, nil)
+	}
+	m.Header = hdr
+	rep.Seconds["fit"] = time.Since(t1).Seconds()
+	if err := model.Save(*out, m); err != nil {
+		return err
+	}
+	if *testData != "" {
+		t2 := time.Now()
+		tf := df
+		tf.path, tf.labels, tf.train = *testData, *testLabels, 0
+		met, err := evaluate(m, &tf)
+		if err != nil {
+			return err
+		}
+		rep.Test = met
+		rep.Seconds["test"] = time.Since(t2).Seconds()
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	what := fmt.Sprintf("%s features (%d points, %d columns)", rep.Rule, rep.Points, rep.Features)
+	if *exact {
+		what = "exact kernel ridge regression"
+	}
+	fmt.Fprintf(stdout, "fitted %s on %d rows × %d columns: kernel %s, %s, λ = %.3g, in %.2fs\n", *task, data.N, data.D, k.Name(), what, *lambda, rep.Seconds["fit"])
+	fmt.Fprintf(stdout, "model written to %s\n", *out)
+	if rep.Test != nil {
+		printMetrics(stdout, "test", rep.Test)
+	}
+	return nil
+}
+
+// predictor rebuilds a model's map (or exact fit) for prediction.
+type predictor struct {
+	m    *model.Model
+	fmap *feature.Map
+	krr  *learn.KRRFit
+}
+
+func newPredictor(m *model.Model) (*predictor, error) {
+	k, err := kernel.New(m.Kernel, m.Sigma)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if m.Exact {
+		n := len(m.TrainX) / m.Dim
+		return &predictor{m: m, krr: &learn.KRRFit{Kernel: k, X: m.TrainX, N: n, Dim: m.Dim, P: m.Outputs,
+			Alpha: m.Alpha, Bias: m.Bias, Lambda: m.Lambda, Intercept: m.Intercept}}, nil
+	}
+	r, err := rule.Parse(m.Rule)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	var form feature.Form
+	if m.Form == "cosphase" {
+		form = feature.CosPhase
+	}
+	fm, err := feature.New(k, r, m.Dim, m.Points, m.Seed, feature.WithForm(form))
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	probe := make([]float64, fm.Features())
+	if fm.Features() == m.Features {
+		fm.TransformBlock(probe, model.ProbeInput(m.Dim), 1, nil)
+	}
+	for i := range probe {
+		if fm.Features() != m.Features || probe[i] != m.Probe[i] {
+			return nil, fmt.Errorf("model: this rff draws different %s points for seed %d than the one that wrote the model; refit it", m.Rule, m.Seed)
+		}
+	}
+	return &predictor{m: m, fmap: fm}, nil
+}
+
+// scores returns the n×P model outputs for raw (unpreprocessed) inputs.
+func (p *predictor) scores(raw []float64, n, d int) ([]float64, error) {
+	if d != p.m.Dim {
+		return nil, fmt.Errorf("the data has %d feature columns, the model was trained on %d (use --target to leave the target column out)", d, p.m.Dim)
+	}
+	X := append([]float64(nil), raw...)
+	if p.m.Preprocess != nil {
+		p.m.Preprocess.Apply(X, n, d)
+	}
+	out := make([]float64, n*p.m.Outputs)
+	if p.krr != nil {
+		p.krr.Predict(out, X, n)
+		return out, nil
+	}
+	fit := &learn.Fit{F: p.m.Features, P: p.m.Outputs, Theta: p.m.Theta, Bias: p.m.Bias, Intercept: p.m.Intercept}
+	if err := fit.PredictMap(out, p.fmap, X, n); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// classes decodes classifier scores into class indices.
+func (p *predictor) classes(s []float64, n int) []int {
+	K := len(p.m.Labels)
+	if p.m.Encoding == "simplex" {
+		return learn.SimplexDecode(s, n, K)
+	}
+	return learn.Argmax(s, n, K)
+}
+
+type classCount struct {
+	Label   string `json:"label"`
+	Total   int    `json:"total"`
+	Correct int    `json:"correct"`
+}
+
+type outputMetrics struct {
+	Name string  `json:"name"`
+	RMSE float64 `json:"rmse"`
+	MAE  float64 `json:"mae"`
+	R2   float64 `json:"r2"`
+}
+
+type metrics struct {
+	Task      string          `json:"task"`
+	N         int             `json:"n"`
+	Accuracy  *float64        `json:"accuracy,omitempty"`
+	PerClass  []classCount    `json:"per_class,omitempty"`
+	RMSE      *float64        `json:"rmse,omitempty"`
+	MAE       *float64        `json:"mae,omitempty"`
+	R2        *float64        `json:"r2,omitempty"`
+	PerOutput []outputMetrics `json:"per_output,omitempty"`
+}
+
+// evaluate loads a labelled dataset and scores the model on it.
+func evaluate(m *model.Model, df *dataFlags) (*metrics, error) {
+	p, err := newPredictor(m)
+	if err != nil {
+		return nil, err
+	}
+	data, err := df.loadRaw()
+	if err != nil {
+		return nil, err
+	}
+	if data.Y == nil {
+		return nil, usagef("%s has no target column (use --target)", df.path)
+	}
+	s, err := p.scores(data.X, data.N, data.D)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", df.path, err)
+	}
+	met := &metrics{Task: m.Task, N: data.N}
+	if m.Task == "classification" {
+		truth, err := classIndex(data, m.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", df.path, err)
+		}
+		pred := p.classes(s, data.N)
+		met.PerClass = make([]classCount, len(m.Labels))
+		correct := 0
+		for i, c := range truth {
+			met.PerClass[c].Total++
+			if pred[i] == c {
+				met.PerClass[c].Correct++
+				correct++
+			}
+		}
+		for c := range met.PerClass {
+			met.PerClass[c].Label = m.Labels[c]
+		}
+		acc := float64(correct) / float64(data.N)
+		met.Accuracy = &acc
+		return met, nil
+	}
+	// Regression: one output per target (multi-output targets arrive with the operator-valued milestone).
+	var se, ae, mean, ss float64
+	for _, y := range data.Y {
+		mean += y
+	}
+	mean /= float64(data.N)
+	for i, y := range data.Y {
+		e := s[i] - y
+		se += e * e
+		ae += math.Abs(e)
+		ss += (y - mean) * (y - mean)
+	}
+	rmse, mae := math.Sqrt(se/float64(data.N)), ae/float64(data.N)
+	r2 := 1 - se/ss
+	met.RMSE, met.MAE, met.R2 = &rmse, &mae, &r2
+	name := data.TargetName
+	if len(m.Targets) > 0 {
+		name = m.Targets[0]
+	}
+	met.PerOutput = []outputMetrics{{Name: name, RMSE: rmse, MAE: mae, R2: r2}}
+	return met, nil
+}
+
+func printMetrics(w io.Writer, what string, m *metrics) {
+	if m.Accuracy != nil {
+		fmt.Fprintf(w, "%s: %d rows, accuracy %.4f\n", what, m.N, *m.Accuracy)
+		for _, c := range m.PerClass {
+			fmt.Fprintf(w, "  %-10s %5d / %-5d correct\n", c.Label, c.Correct, c.Total)
+		}
+		return
+	}
+	fmt.Fprintf(w, "%s: %d rows, RMSE %.4g, MAE %.4g, R² %.4f\n", what, m.N, *m.RMSE, *m.MAE, *m.R2)
+}
+
+func runPredict(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("predict", stdout, "--model MODEL --data FILE [--out FILE]")
+	var df dataFlags
+	df.register(fs.FlagSet, "")
+	fs.Lookup("target").DefValue, df.target = "none", "none"
+	modelPath := fs.String("model", "", "model file written by rff fit")
+	out := fs.String("out", "", "write predictions to this CSV file (default stdout)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *modelPath == "" {
+		return usagef("--model is required")
+	}
+	m, err := model.Load(*modelPath)
+	if err != nil {
+		return err
+	}
+	p, err := newPredictor(m)
+	if err != nil {
+		return err
+	}
+	data, err := df.loadRaw()
+	if err != nil {
+		return err
+	}
+	s, err := p.scores(data.X, data.N, data.D)
+	if err != nil {
+		return fmt.Errorf("%s: %w", df.path, err)
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	var b strings.Builder
+	if m.Task == "classification" {
+		b.WriteString("label\n")
+		for _, c := range p.classes(s, data.N) {
+			b.WriteString(m.Labels[c])
+			b.WriteByte('\n')
+		}
+	} else {
+		names := m.Targets
+		if len(names) != m.Outputs {
+			names = nil
+			for j := 0; j < m.Outputs; j++ {
+				names = append(names, fmt.Sprintf("y%d", j+1))
+			}
+		}
+		b.WriteString(strings.Join(names, ",") + "\n")
+		for i := 0; i < data.N; i++ {
+			for j := 0; j < m.Outputs; j++ {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(strconv.FormatFloat(s[i*m.Outputs+j], 'g', -1, 64))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+func runEval(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("eval", stdout, "--model MODEL --data FILE [--json]")
+	var df dataFlags
+	df.register(fs.FlagSet, "")
+	modelPath := fs.String("model", "", "model file written by rff fit")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *modelPath == "" {
+		return usagef("--model is required")
+	}
+	m, err := model.Load(*modelPath)
+	if err != nil {
+		return err
+	}
+	met, err := evaluate(m, &df)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(met)
+	}
+	printMetrics(stdout, filepath.Base(df.path), met)
+	return nil
+}

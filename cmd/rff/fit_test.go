@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeTask writes train and test CSVs of a smooth regression problem y = sin(x₁) + x₂² (or its sign as a class
+// label "pos"/"neg"), so that a kernel model must learn it well.
+func writeTask(t *testing.T, classify bool) (train, test string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 5))
+	dir := t.TempDir()
+	write := func(name string, n int) string {
+		var b strings.Builder
+		b.WriteString("a,b,c,target\n")
+		for i := 0; i < n; i++ {
+			x1, x2, x3 := 2*rng.Float64()-1, 2*rng.Float64()-1, rng.Float64()
+			y := math.Sin(3*x1) + x2*x2
+			if classify {
+				label := "neg"
+				if y > 0.3 {
+					label = "pos"
+				}
+				fmt.Fprintf(&b, "%.6f,%.6f,%.6f,%s\n", x1, x2, x3, label)
+			} else {
+				fmt.Fprintf(&b, "%.6f,%.6f,%.6f,%.6f\n", x1, x2, x3, y)
+			}
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		return p
+	}
+	return write("train.csv", 600), write("test.csv", 300)
+}
+
+func TestFitPredictEvalRegression(t *testing.T) {
+	train, test := writeTask(t, false)
+	mpath := filepath.Join(t.TempDir(), "m.rff")
+	code, out, errOut := runCLI("fit", "--data", train, "--out", mpath, "-D", "200", "--lambda", "1e-6", "--test-data", test, "--json")
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, errOut)
+	}
+	var rep fitReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("fit --json: %v\n%s", err, out)
+	}
+	// The target has variance ≈ 0.6 over the inputs; a good model explains almost all of it.
+	if rep.Test == nil || *rep.Test.R2 < 0.95 {
+		t.Errorf("test R² = %v, want ≥ 0.95", rep.Test)
+	}
+	for _, k := range []string{"load", "fit", "test"} {
+		if _, ok := rep.Seconds[k]; !ok {
+			t.Errorf("seconds lacks %q", k)
+		}
+	}
+	if _, ok := rep.FitPhases["features+gram"]; !ok {
+		t.Errorf("fit_phases: %v", rep.FitPhases)
+	}
+	// eval on the same test file reproduces fit's test metrics exactly (the reloaded model predicts bit for bit).
+	code, out, errOut = runCLI("eval", "--model", mpath, "--data", test, "--json")
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errOut)
+	}
+	var met metrics
+	json.Unmarshal([]byte(out), &met)
+	if *met.RMSE != *rep.Test.RMSE || met.N != 300 {
+		t.Errorf("eval RMSE %v differs from fit's %v", *met.RMSE, *rep.Test.RMSE)
+	}
+	code, out, errOut = runCLI("predict", "--model", mpath, "--data", test, "--target", "last")
+	if code != 0 || strings.Count(out, "\n") != 301 || !strings.HasPrefix(out, "target\n") {
+		t.Errorf("predict: exit %d %s, %d lines", code, errOut, strings.Count(out, "\n"))
+	}
+	// Exact KRR baseline with the same λ convention, through the same commands.
+	epath := filepath.Join(t.TempDir(), "exact.rff")
+	code, out, errOut = runCLI("fit", "--data", train, "--out", epath, "--exact", "--lambda", "1e-6", "--test-data", test, "--json")
+	if code != 0 {
+		t.Fatalf("fit --exact: exit %d: %s", code, errOut)
+	}
+	var ex fitReport
+	json.Unmarshal([]byte(out), &ex)
+	if !ex.Exact || *ex.Test.R2 < 0.95 {
+		t.Errorf("exact: %+v", ex.Test)
+	}
+	if code, _, errOut = runCLI("eval", "--model", epath, "--data", test); code != 0 {
+		t.Errorf("eval exact: %s", errOut)
+	}
+}
+
+func TestFitClassification(t *testing.T) {
+	train, test := writeTask(t, true)
+	for _, enc := range []string{"onehot", "simplex"} {
+		mpath := filepath.Join(t.TempDir(), "c.rff")
+		code, out, errOut := runCLI("fit", "--data", train, "--task", "classification", "--encoding", enc, "--rule", "orf",
+			"-D", "300", "--lambda", "1e-5", "--out", mpath, "--test-data", test, "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", enc, code, errOut)
+		}
+		var rep fitReport
+		json.Unmarshal([]byte(out), &rep)
+		if rep.Test == nil || *rep.Test.Accuracy < 0.9 || len(rep.Test.PerClass) != 2 {
+			t.Errorf("%s: test %+v", enc, rep.Test)
+		}
+		code, out, _ = runCLI("predict", "--model", mpath, "--data", test, "--target", "last")
+		if code != 0 || !strings.Contains(out, "pos") || !strings.Contains(out, "neg") {
+			t.Errorf("%s: predict printed %q", enc, out[:min(len(out), 40)])
+		}
+	}
+}
+
+func TestFitErrors(t *testing.T) {
+	train, test := writeTask(t, false)
+	mpath := filepath.Join(t.TempDir(), "m.rff")
+	if code, _, e := runCLI("fit", "--data", train, "--out", mpath, "-D", "20"); code != 0 {
+		t.Fatal(e)
+	}
+	garbage := filepath.Join(t.TempDir(), "g.rff")
+	os.WriteFile(garbage, []byte("not a model"), 0o644)
+	cases := [][]string{
+		{"fit", "--data", train},
+		{"fit", "--data", train, "--out", mpath, "--task", "clustering"},
+		{"fit", "--data", train, "--out", mpath, "-D", "0"},
+		{"fit", "--data", train, "--out", mpath, "--cv", "1"},
+		{"fit", "--data", train, "--out", mpath, "--cv", "3", "--lambdas", "1:0:3"},
+		{"fit", "--data", train, "--out", mpath, "--target", "none"},
+		{"fit", "--data", train, "--out", mpath, "--rule", "zzz"},
+		{"predict", "--data", test},
+		{"predict", "--model", mpath, "--data", test}, // 4 columns for a 3-column model: dimension mismatch
+		{"predict", "--model", garbage, "--data", test},
+		{"eval", "--model", "/no/such.rff", "--data", test},
+		{"eval", "--model", mpath, "--data", "/no/such.csv"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(c...)
+		if code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
+		}
+	}
+}
