@@ -45,7 +45,7 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"kernel gaussian", "kernel arccos1", "sr-butterfly", "sr-haar", "sorf", "n=3 (D=54)"} {
+	for _, want := range []string{"kernel gaussian", "kernel arccos1", "sr-butterfly", "sr-haar", "sorf", "n=3 (D=54)", "exact kernel ridge", "ridge on sr-butterfly features"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
