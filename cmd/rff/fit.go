@@ -504,21 +504,15 @@ func printMetrics(w io.Writer, what string, m *metrics) {
 
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", stdout, "--model MODEL --data FILE [--out FILE]")
-	var df dataFlags
-	df.register(fs.FlagSet, "")
-	fs.Lookup("target").DefValue, df.target = "none", "none"
-	modelPath := fs.String("model", "", "model file written by rff fit")
+	var mf modelFlags
+	mf.register(fs)
+	fs.Lookup("target").DefValue, mf.data.target = "none", "none"
 	out := fs.String("out", "", "write predictions to this CSV file (default stdout)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *modelPath == "" {
-		return usagef("--model is required")
-	}
-	m, err := model.Load(*modelPath)
+	m, err := mf.parse(fs, args)
 	if err != nil {
 		return err
 	}
+	df := &mf.data
 	p, err := newPredictor(m)
 	if err != nil {
 		return err
@@ -572,27 +566,42 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("eval", stdout, "--model MODEL --data FILE [--json]")
-	var df dataFlags
-	df.register(fs.FlagSet, "")
-	modelPath := fs.String("model", "", "model file written by rff fit")
+	var mf modelFlags
+	mf.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *modelPath == "" {
-		return usagef("--model is required")
-	}
-	m, err := model.Load(*modelPath)
+	m, err := mf.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	met, err := evaluate(m, &df)
+	met, err := evaluate(m, &mf.data)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(met)
 	}
-	printMetrics(stdout, filepath.Base(df.path), met)
+	printMetrics(stdout, filepath.Base(mf.data.path), met)
 	return nil
+}
+
+// modelFlags are the flags of the commands that apply a saved model to a dataset (predict, eval).
+type modelFlags struct {
+	data dataFlags
+	path string
+}
+
+func (f *modelFlags) register(fs *cmdFlags) {
+	f.data.register(fs.FlagSet, "")
+	fs.StringVar(&f.path, "model", "", "model file written by rff fit")
+}
+
+// parse parses the flags and loads the model.
+func (f *modelFlags) parse(fs *cmdFlags, args []string) (*model.Model, error) {
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if f.path == "" {
+		return nil, usagef("--model is required")
+	}
+	return model.Load(f.path)
 }
