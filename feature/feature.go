@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -214,34 +214,14 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 		}
 	}
 	blocks := (n + blockRows - 1) / blockRows
-	workers := min(runtime.GOMAXPROCS(0), blocks)
-	if workers <= 1 {
-		m.TransformBlock(dst, x, n, nil)
-		return nil
-	}
-	var wg sync.WaitGroup
-	var next sync.Mutex
-	b := 0
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			proj := make([]float64, blockRows*m.points.Len())
-			for {
-				next.Lock()
-				i := b
-				b++
-				next.Unlock()
-				if i >= blocks {
-					return
-				}
-				r0 := i * blockRows
-				rows := min(blockRows, n-r0)
-				m.TransformBlock(dst[r0*m.cols:(r0+rows)*m.cols], x[r0*m.d:(r0+rows)*m.d], rows, proj)
-			}
-		}()
-	}
-	wg.Wait()
+	scratch := sync.Pool{New: func() any { p := make([]float64, blockRows*m.points.Len()); return &p }}
+	parallel.For(blocks, 0, func(b int) {
+		proj := scratch.Get().(*[]float64)
+		defer scratch.Put(proj)
+		r0 := b * blockRows
+		rows := min(blockRows, n-r0)
+		m.TransformBlock(dst[r0*m.cols:(r0+rows)*m.cols], x[r0*m.d:(r0+rows)*m.d], rows, *proj)
+	})
 	return nil
 }
 

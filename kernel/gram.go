@@ -2,10 +2,10 @@ package kernel
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/internal/parallel"
 )
 
 // Gram fills dst (n×m, row-major) with k(x_i, y_j), where X is n×d and Y is m×d, both row-major.
@@ -15,27 +15,13 @@ func Gram(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int
 		return fmt.Errorf("kernel.Gram: shapes do not match (len X=%d, n=%d; len Y=%d, m=%d; d=%d; len dst=%d)",
 			len(X), n, len(Y), m, d, len(dst))
 	}
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var wg sync.WaitGroup
-	next := make(chan int, n)
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				xi := X[i*d : (i+1)*d]
-				row := dst[i*m : (i+1)*m]
-				for j := range row {
-					row[j] = k.Eval(xi, Y[j*d:(j+1)*d])
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(n, 0, func(i int) {
+		xi := X[i*d : (i+1)*d]
+		row := dst[i*m : (i+1)*m]
+		for j := range row {
+			row[j] = k.Eval(xi, Y[j*d:(j+1)*d])
+		}
+	})
 	return nil
 }
 

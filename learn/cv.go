@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/parallel"
 )
 
 // CVResult is the outcome of CrossValidate.
@@ -112,22 +112,9 @@ func CrossValidate(m *feature.Map, X []float64, n int, Y []float64, p int, k int
 	sse := make([][]float64, k)
 	errs := make([]error, k)
 	workers := max(1, min(runtime.GOMAXPROCS(0), k, shardBytes/max(1, 4*8*F*F)))
-	var wg sync.WaitGroup
-	next := make(chan int, k)
-	for f := range k {
-		next <- f
-	}
-	close(next)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range next {
-				sse[f], errs[f] = foldErrors(sub(total, folds[f]), folds[f], lambdas, intercept)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(k, workers, func(f int) {
+		sse[f], errs[f] = foldErrors(sub(total, folds[f]), folds[f], lambdas, intercept)
+	})
 	for f, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("learn.CrossValidate: fold %d: %w", f+1, err)

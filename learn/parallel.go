@@ -1,10 +1,10 @@
 package learn
 
 import (
-	"runtime"
 	"sync"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/parallel"
 )
 
 // BlockRows is the number of rows mapped and accumulated at a time. 256 rows of features keep the rank-k update
@@ -26,35 +26,7 @@ func numBlocks(n int) int { return (n + BlockRows - 1) / BlockRows }
 // runShards calls work(s) for s in [0, S) on min(GOMAXPROCS, S) goroutines. Each work item must only write state
 // owned by shard s; combining the shards (in order) is the caller's job, which keeps results independent of
 // scheduling.
-func runShards(S int, work func(s int)) {
-	workers := min(runtime.GOMAXPROCS(0), S)
-	if workers <= 1 {
-		for s := range S {
-			work(s)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				s := next
-				next++
-				mu.Unlock()
-				if s >= S {
-					return
-				}
-				work(s)
-			}
-		}()
-	}
-	wg.Wait()
-}
+func runShards(S int, work func(s int)) { parallel.For(S, 0, work) }
 
 // mapBlocks maps the n rows of X (n×m.Dim()) through m in S shards of whole blocks (see shardRange) on all cores
 // and calls fn(s, z, r0, rows) for every block of each shard, in row order within the shard, with z the block's
