@@ -28,31 +28,15 @@ func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
 	fs.StringVar(&f.preprocess, "preprocess", defaultPreprocess, "comma list of steps applied in order: standardize, minmax, maxscale (divide by the global maximum), none; paper = maxscale")
 }
 
-// load reads the dataset, keeps the training split and applies the preprocessing fitted on it.
-func (f *dataFlags) load() (*dataset.Data, []dataset.Step, error) {
-	if f.path == "" {
-		return nil, nil, usagef("--data is required")
-	}
-	format, err := dataset.ParseFormat(f.format)
-	if err != nil {
-		return nil, nil, usageError{err.Error()}
-	}
+// load reads the dataset (see loadRaw) and applies the preprocessing fitted on it, which it returns.
+func (f *dataFlags) load() (*dataset.Data, *dataset.Scaler, error) {
 	steps, err := dataset.ParseSteps(strings.ReplaceAll(f.preprocess, "paper", string(dataset.StepMaxScale)))
 	if err != nil {
 		return nil, nil, usageError{err.Error()}
 	}
-	if f.train < 0 {
-		return nil, nil, usagef("--train must be ≥ 0, got %d", f.train)
-	}
-	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels})
+	data, err := f.loadRaw()
 	if err != nil {
 		return nil, nil, err
-	}
-	if f.train > 0 {
-		data, _ = data.Split(f.train)
-	}
-	if data.N == 0 || data.D == 0 {
-		return nil, nil, fmt.Errorf("%s: no data rows or no feature columns", f.path)
 	}
 	sc, err := dataset.FitScaler(data.X, data.N, data.D, steps)
 	if err != nil {
@@ -61,7 +45,33 @@ func (f *dataFlags) load() (*dataset.Data, []dataset.Step, error) {
 	x := append([]float64(nil), data.X...)
 	sc.Apply(x, data.N, data.D)
 	data.X = x
-	return data, steps, nil
+	return data, sc, nil
+}
+
+// loadRaw reads the dataset and keeps the training split, without preprocessing (predict and eval apply the
+// model's own).
+func (f *dataFlags) loadRaw() (*dataset.Data, error) {
+	if f.path == "" {
+		return nil, usagef("--data is required")
+	}
+	if f.train < 0 {
+		return nil, usagef("--train must be ≥ 0, got %d", f.train)
+	}
+	format, err := dataset.ParseFormat(f.format)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels})
+	if err != nil {
+		return nil, err
+	}
+	if f.train > 0 {
+		data, _ = data.Split(f.train)
+	}
+	if data.N == 0 || data.D == 0 {
+		return nil, fmt.Errorf("%s: no data rows or no feature columns", f.path)
+	}
+	return data, nil
 }
 
 // kernelFlags select a kernel and its bandwidth.

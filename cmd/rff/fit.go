@@ -20,28 +20,6 @@ import (
 	"github.com/rffkit/rff/rule"
 )
 
-// loadRaw reads a dataset without preprocessing (predict/eval apply the model's own).
-func (f *dataFlags) loadRaw() (*dataset.Data, error) {
-	if f.path == "" {
-		return nil, usagef("--data is required")
-	}
-	format, err := dataset.ParseFormat(f.format)
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels})
-	if err != nil {
-		return nil, err
-	}
-	if f.train > 0 {
-		data, _ = data.Split(f.train)
-	}
-	if data.N == 0 || data.D == 0 {
-		return nil, fmt.Errorf("%s: no data rows or no feature columns", f.path)
-	}
-	return data, nil
-}
-
 // classIndex maps the target of data to class indices of labels (label names as strings).
 func classIndex(data *dataset.Data, labels []string) ([]int, error) {
 	idx := map[string]int{}
@@ -189,6 +167,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if *cv != 0 && *exact {
+		return usagef("--cv is not available with --exact")
+	}
 	var grid []float64
 	if *cv != 0 {
 		if *cv < 2 {
@@ -201,23 +182,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	rep := fitReport{Task: *task, Model: *out, Seconds: map[string]float64{}, FitPhases: map[string]float64{}}
 
 	t0 := time.Now()
-	data, err := df.loadRaw()
+	data, sc, err := df.load()
 	if err != nil {
 		return err
 	}
 	if data.Y == nil {
 		return usagef("%s has no target column (use --target)", df.path)
 	}
-	steps, err := dataset.ParseSteps(df.preprocess)
-	if err != nil {
-		return usageError{err.Error()}
-	}
-	sc, err := dataset.FitScaler(data.X, data.N, data.D, steps)
-	if err != nil {
-		return err
-	}
-	X := append([]float64(nil), data.X...)
-	sc.Apply(X, data.N, data.D)
+	X := data.X
 	k, sigma, err := kf.build(data.D)
 	if err != nil {
 		return err
@@ -255,9 +227,6 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 
 	t1 := time.Now()
 	m := &model.Model{}
-	if *cv != 0 && *exact {
-		return usagef("--cv is not available with --exact")
-	}
 	var fmap *feature.Map
 	if !*exact {
 		if fmap, err = feature.New(k, r, data.D, *points, *seed, feature.WithForm(fmForm)); err != nil {
