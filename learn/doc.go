@@ -56,6 +56,15 @@
 //
 // whose k columns are unit vectors of R^{k−1} with pairwise inner products −1/(k−1).
 //
+// # Hinge, squared-hinge and logistic losses
+//
+// [Classifier] trains classifiers with the losses of the quadrature paper's downstream study (a linear SVM on
+// features) and logistic regression, with the same λ convention: (1/N)Σ ℓ(y_i, f(z_i)) + λ‖Θ‖². The SVMs
+// (one-vs-rest) are solved in the dual by coordinate descent with shrinking (Hsieh et al. 2008, the method of
+// liblinear, with C = 1/(2Nλ) and the bias as the weight of a constant feature); logistic regression is multinomial
+// (softmax) with an unpenalised bias, minimised by L-BFGS (gonum/optimize). Both hold the feature matrix in memory
+// ([Features], with a size guard), because they pass over the examples many times.
+//
 // # Exact kernel ridge regression
 //
 // [KRR] solves the same objective with the exact kernel and the same λ convention, so its predictions are what the

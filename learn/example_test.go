@@ -106,3 +106,59 @@ func ExampleKRR_Fit() {
 	// f(−0.5) = 1.003 (true 1.003)
 	// f(0.3) = 2.783 (true 2.783)
 }
+
+// ExampleClassifier_FitMap trains a linear SVM (hinge loss, dual coordinate descent) on Gaussian random features
+// to separate the points inside the unit interval [−0.5, 0.5] from those outside, which no linear classifier on x
+// can do.
+func ExampleClassifier_FitMap() {
+	n := 400
+	X := make([]float64, n)
+	labels := make([]int, n)
+	for i := range n {
+		X[i] = -1 + 2*float64(i)/float64(n-1)
+		if math.Abs(X[i]) < 0.5 {
+			labels[i] = 1
+		}
+	}
+	m, err := feature.New(kernel.Gaussian{S: 0.3}, rule.G{}, 1, 50, 1)
+	if err != nil {
+		panic(err)
+	}
+	fit, err := learn.Classifier{Loss: learn.Hinge, Lambda: 1e-5}.FitMap(m, X, n, labels, 2)
+	if err != nil {
+		panic(err)
+	}
+	scores := make([]float64, 3*2)
+	if err := fit.PredictMap(scores, m, []float64{-0.9, 0, 0.9}, 3); err != nil {
+		panic(err)
+	}
+	fmt.Println(learn.Argmax(scores, 3, 2))
+	// Output: [0 1 0]
+}
+
+// ExampleParseLoss lists the losses a classifier can be trained with.
+func ExampleParseLoss() {
+	for _, s := range []string{"squared", "hinge", "squared-hinge", "logistic"} {
+		l, _ := learn.ParseLoss(s)
+		fmt.Println(int(l), l)
+	}
+	// Output:
+	// 0 squared
+	// 1 hinge
+	// 2 squared-hinge
+	// 3 logistic
+}
+
+// ExampleFeatures materialises the feature matrix of a few rows (the iterative classifiers need it in memory).
+func ExampleFeatures() {
+	m, err := feature.New(kernel.Gaussian{S: 1}, rule.G{}, 2, 8, 1) // 8 points → 16 columns
+	if err != nil {
+		panic(err)
+	}
+	Z, err := learn.Features(m, []float64{0, 0, 1, 1, 2, 2}, 3, 0)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(Z), "values: 3 rows ×", m.Features(), "columns")
+	// Output: 48 values: 3 rows × 16 columns
+}

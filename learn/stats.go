@@ -273,6 +273,12 @@ func checkX(where string, X []float64, n, d int) error {
 // shard accumulates its own Stats in block order, and the shards are merged in row order. The shard layout depends
 // only on n and F, so the result is bit-for-bit identical for every GOMAXPROCS. Memory: O(shards·F² + cores·BlockRows·F).
 func Accumulate(m *feature.Map, X []float64, n int, Y []float64, p int) (*Stats, error) {
+	return AccumulateProgress(m, X, n, Y, p, nil)
+}
+
+// AccumulateProgress is Accumulate that also calls progress, when it is not nil, after every block with the number
+// of rows in that block. It is called from several goroutines at once.
+func AccumulateProgress(m *feature.Map, X []float64, n int, Y []float64, p int, progress func(rows int)) (*Stats, error) {
 	if m == nil {
 		return nil, errors.New("learn.Accumulate: nil feature map")
 	}
@@ -287,6 +293,9 @@ func Accumulate(m *feature.Map, X []float64, n int, Y []float64, p int) (*Stats,
 	}
 	mapBlocks(m, X, n, S, func(s int, z []float64, r0, rows int) {
 		parts[s].Add(z, Y[r0*p:(r0+rows)*p], rows)
+		if progress != nil {
+			progress(rows)
+		}
 	})
 	total := parts[0]
 	for _, o := range parts[1:] {

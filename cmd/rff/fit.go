@@ -14,6 +14,7 @@ import (
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
@@ -125,6 +126,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	form := fs.String("form", "cossin", "cossin or cosphase")
 	encoding := fs.String("encoding", "onehot", "classification targets: onehot or simplex")
+	lossName := fs.String("loss", "squared", "classification loss: squared (ridge on coded targets), hinge or squared-hinge (linear SVM, dual coordinate descent), logistic (L-BFGS)")
 	solver := fs.String("solver", "cholesky", "cholesky or cg")
 	testData := fs.String("test-data", "", "test file: report test metrics after training")
 	testLabels := fs.String("test-labels", "", "IDX labels of the test file")
@@ -139,6 +141,24 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	if *encoding != "onehot" && *encoding != "simplex" {
 		return usagef("--encoding must be onehot or simplex, got %q", *encoding)
+	}
+	loss, err := learn.ParseLoss(*lossName)
+	if err != nil {
+		return usageError{"--loss: " + err.Error()}
+	}
+	if loss != learn.Squared {
+		switch {
+		case *task != "classification":
+			return usagef("--loss %s needs --task classification", loss)
+		case *exact:
+			return usagef("--loss %s is not available with --exact (exact models use the squared loss)", loss)
+		case *cv != 0:
+			return usagef("--cv selects λ for the squared loss only; give --lambda with --loss %s", loss)
+		case *encoding != "onehot":
+			return usagef("--encoding %s is for the squared loss; --loss %s trains one-vs-rest", *encoding, loss)
+		case !(*lambda > 0):
+			return usagef("--loss %s needs --lambda > 0", loss)
+		}
 	}
 	if *points < 1 {
 		return usagef("-D must be at least 1")
@@ -201,18 +221,21 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		rep.Sigma = sigma
 	}
 	var Y []float64
+	var cls []int
 	P := 1
 	if *task == "classification" {
 		hdr.Labels = labelsOf(data)
 		if len(hdr.Labels) < 2 {
 			return fmt.Errorf("%s: classification needs at least 2 classes, found %d", df.path, len(hdr.Labels))
 		}
-		cls, err := classIndex(data, hdr.Labels)
-		if err != nil {
+		if cls, err = classIndex(data, hdr.Labels); err != nil {
 			return err
 		}
 		K := len(hdr.Labels)
-		if *encoding == "simplex" {
+		hdr.Loss = loss.String()
+		if loss != learn.Squared {
+			P, hdr.Encoding = K, "onehot"
+		} else if *encoding == "simplex" {
 			Y, P, hdr.Encoding = learn.SimplexEncode(cls, K), K-1, "simplex"
 		} else {
 			Y, P, hdr.Encoding = learn.OneHot(cls, K, false), K, "onehot"
@@ -255,18 +278,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		m.TrainX, m.Alpha, m.Bias = fit.X, fit.Alpha, fit.Bias
 		rep.FitPhases["gram+solve"] = time.Since(t1).Seconds()
 	} else {
-		tg := time.Now()
-		st, err := learn.Accumulate(fmap, X, data.N, Y, P)
+		fit, err := fitFeatures(fmap, X, data.N, Y, P, cls, loss, *lambda, sol, *seed, rep.FitPhases, stderr)
 		if err != nil {
 			return err
 		}
-		rep.FitPhases["features+gram"] = time.Since(tg).Seconds()
-		ts := time.Now()
-		fit, err := learn.Ridge{Lambda: *lambda, Intercept: true, Solver: sol}.Solve(st)
-		if err != nil {
-			return err
-		}
-		rep.FitPhases["solve"] = time.Since(ts).Seconds()
 		m.Theta, m.Bias = fit.Theta, fit.Bias
 		m.Probe = make([]float64, fmap.Features())
 		fmap.TransformBlock(m.Probe, model.ProbeInput(data.D), 1, nil)
@@ -300,6 +315,40 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		printMetrics(stdout, "test", rep.Test)
 	}
 	return nil
+}
+
+// fitFeatures fits the linear model on the features of X: ridge from streamed statistics for the squared loss, the
+// SVM or logistic classifier on the in-memory features otherwise. It records the phases in phases and draws a
+// progress bar on stderr when stderr is a terminal.
+func fitFeatures(fmap *feature.Map, X []float64, n int, Y []float64, P int, cls []int, loss learn.Loss, lambda float64,
+	sol learn.Solver, seed uint64, phases map[string]float64, stderr io.Writer) (*learn.Fit, error) {
+	if loss == learn.Squared {
+		tg := time.Now()
+		bar := progress.New(stderr, "features+gram", n)
+		st, err := learn.AccumulateProgress(fmap, X, n, Y, P, bar.Add)
+		bar.Done()
+		if err != nil {
+			return nil, err
+		}
+		phases["features+gram"] = time.Since(tg).Seconds()
+		ts := time.Now()
+		fit, err := learn.Ridge{Lambda: lambda, Intercept: true, Solver: sol}.Solve(st)
+		phases["solve"] = time.Since(ts).Seconds()
+		return fit, err
+	}
+	tf := time.Now()
+	Z, err := learn.Features(fmap, X, n, 0)
+	if err != nil {
+		return nil, err
+	}
+	phases["features"] = time.Since(tf).Seconds()
+	ts := time.Now()
+	bar := progress.New(stderr, loss.String()+" iterations", 0)
+	c := learn.Classifier{Loss: loss, Lambda: lambda, Seed: seed, Progress: bar.Add}
+	fit, err := c.Fit(Z, n, fmap.Features(), cls, P)
+	bar.Done()
+	phases["solve"] = time.Since(ts).Seconds()
+	return fit, err
 }
 
 // predictor rebuilds a model's map (or exact fit) for prediction.

@@ -114,6 +114,34 @@ func TestFitClassification(t *testing.T) {
 	}
 }
 
+// TestFitLosses trains the SVMs and logistic regression through the CLI: the loss is recorded in the model, and a
+// reloaded model reproduces fit's test accuracy exactly.
+func TestFitLosses(t *testing.T) {
+	train, test := writeTask(t, true)
+	for _, loss := range []string{"hinge", "squared-hinge", "logistic"} {
+		mpath := filepath.Join(t.TempDir(), loss+".rff")
+		code, out, errOut := runCLI("fit", "--data", train, "--task", "classification", "--loss", loss,
+			"-D", "200", "--lambda", "1e-5", "--out", mpath, "--test-data", test, "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", loss, code, errOut)
+		}
+		var rep fitReport
+		json.Unmarshal([]byte(out), &rep)
+		if rep.Test == nil || *rep.Test.Accuracy < 0.9 {
+			t.Errorf("%s: test %+v", loss, rep.Test)
+		}
+		if _, ok := rep.FitPhases["features"]; !ok {
+			t.Errorf("%s: fit_phases %v", loss, rep.FitPhases)
+		}
+		code, out, errOut = runCLI("eval", "--model", mpath, "--data", test, "--json")
+		var met metrics
+		json.Unmarshal([]byte(out), &met)
+		if code != 0 || met.Accuracy == nil || *met.Accuracy != *rep.Test.Accuracy {
+			t.Errorf("%s: eval exit %d %s: %+v vs fit %+v", loss, code, errOut, met.Accuracy, rep.Test.Accuracy)
+		}
+	}
+}
+
 func TestFitErrors(t *testing.T) {
 	train, test := writeTask(t, false)
 	mpath := filepath.Join(t.TempDir(), "m.rff")
@@ -130,6 +158,10 @@ func TestFitErrors(t *testing.T) {
 		{"fit", "--data", train, "--out", mpath, "--cv", "3", "--lambdas", "1:0:3"},
 		{"fit", "--data", train, "--out", mpath, "--target", "none"},
 		{"fit", "--data", train, "--out", mpath, "--rule", "zzz"},
+		{"fit", "--data", train, "--out", mpath, "--loss", "huber"},
+		{"fit", "--data", train, "--out", mpath, "--loss", "hinge"}, // regression
+		{"fit", "--data", train, "--out", mpath, "--task", "classification", "--loss", "logistic", "--exact"},
+		{"fit", "--data", train, "--out", mpath, "--task", "classification", "--loss", "hinge", "--lambda", "0"},
 		{"predict", "--data", test},
 		{"predict", "--model", mpath, "--data", test}, // 4 columns for a 3-column model: dimension mismatch
 		{"predict", "--model", garbage, "--data", test},
