@@ -1,0 +1,191 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/rffkit/rff/dataset"
+)
+
+// Benchmark is one of the papers' real datasets with its files under the shared data directory, its task and its
+// train/test split.
+type Benchmark struct {
+	Name string
+	// Task is "classification" or "regression".
+	Task string
+	// Train is the number of leading rows of the single file that form the training split (the rest is the test
+	// split); 0 for datasets shipped as separate train and test files.
+	Train int
+	// Standardize is set for Powerplant, whose columns the quadrature paper standardizes before dividing by the
+	// global maximum (SPEC §10).
+	Standardize bool
+
+	files   []string // train (and test) files, relative to the data directory
+	labels  []string // IDX label files
+	target  string   // CSV target column
+	divisor float64  // fixed scale (MNIST pixels/255); 0 means the paper's global maximum of the training split
+}
+
+// Benchmarks lists the datasets of the quadrature paper's experiments that are available under ../shared/data,
+// with the training splits of SPEC §10 (Powerplant: first 8500 rows; LETTER: first 10000; USPS and MNIST: their
+// given splits).
+func Benchmarks() []Benchmark {
+	return []Benchmark{
+		{Name: "powerplant", Task: "regression", Train: 8500, Standardize: true,
+			files: []string{"powerplant/Folds5x2_pp.csv"}, target: "last"},
+		{Name: "letter", Task: "classification", Train: 10000,
+			files: []string{"letter/letter-recognition.data"}, target: "first"},
+		{Name: "usps", Task: "classification",
+			files: []string{"usps/usps_train_derived.csv.gz", "usps/usps_test_derived.csv.gz"}, target: "first"},
+		{Name: "mnist", Task: "classification", divisor: 255,
+			files:  []string{"mnist/train-images-idx3-ubyte.gz", "mnist/t10k-images-idx3-ubyte.gz"},
+			labels: []string{"mnist/train-labels-idx1-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz"}},
+	}
+}
+
+// Lookup returns the benchmark called name.
+func Lookup(name string) (Benchmark, error) {
+	var names []string
+	for _, b := range Benchmarks() {
+		if b.Name == name {
+			return b, nil
+		}
+		names = append(names, b.Name)
+	}
+	return Benchmark{}, fmt.Errorf("unknown dataset %q (have %v)", name, names)
+}
+
+// ErrNoData reports that the shared data directory (or a file in it) is missing; tests skip on it.
+var ErrNoData = errors.New("dataset files not found")
+
+// Split is a benchmark loaded, preprocessed and split, with class indices for classification.
+type Split struct {
+	Benchmark
+	Train, Test *dataset.Data
+	// Classes are the class names, sorted; TrainClass and TestClass index them (classification only).
+	Classes               []string
+	TrainClass, TestClass []int
+	// Scaler is the preprocessing fitted on the training split and applied to both.
+	Scaler *dataset.Scaler
+}
+
+// Load reads the benchmark from dir (the shared data directory), splits it (train > 0 overrides the benchmark's
+// training size for single-file datasets) and applies the paper's preprocessing fitted on the training split:
+// standardization for Powerplant, then division by the global maximum of the training split (MNIST: by 255).
+// It returns an error wrapping ErrNoData when a file is missing.
+func (b Benchmark) Load(dir string, train int) (*Split, error) {
+	read := func(i int) (*dataset.Data, error) {
+		path := filepath.Join(dir, b.files[i])
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("%s: %w (%v)", b.Name, ErrNoData, err)
+		}
+		opt := dataset.Options{Target: b.target}
+		if b.labels != nil {
+			opt.Labels = filepath.Join(dir, b.labels[i])
+		}
+		return dataset.Load(path, opt)
+	}
+	s := &Split{Benchmark: b}
+	var err error
+	if len(b.files) == 2 {
+		if s.Train, err = read(0); err != nil {
+			return nil, err
+		}
+		if s.Test, err = read(1); err != nil {
+			return nil, err
+		}
+	} else {
+		all, err := read(0)
+		if err != nil {
+			return nil, err
+		}
+		n := b.Train
+		if train > 0 {
+			n = train
+		}
+		if n >= all.N {
+			return nil, fmt.Errorf("%s: a training split of %d rows leaves no test rows (%d in all)", b.Name, n, all.N)
+		}
+		s.Train, s.Test = all.Split(n)
+	}
+	var steps []dataset.Step
+	if b.Standardize {
+		steps = append(steps, dataset.StepStandardize)
+	}
+	if b.divisor == 0 {
+		steps = append(steps, dataset.StepMaxScale)
+	}
+	if s.Scaler, err = dataset.FitScaler(s.Train.X, s.Train.N, s.Train.D, steps); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name, err)
+	}
+	for _, d := range []*dataset.Data{s.Train, s.Test} {
+		x := append([]float64(nil), d.X...)
+		s.Scaler.Apply(x, d.N, d.D)
+		if b.divisor != 0 {
+			for i := range x {
+				x[i] /= b.divisor
+			}
+		}
+		d.X = x
+	}
+	if b.Task == "classification" {
+		s.Classes = classNames(s.Train)
+		if s.TrainClass, err = classIndex(s.Train, s.Classes); err != nil {
+			return nil, fmt.Errorf("%s train: %w", b.Name, err)
+		}
+		if s.TestClass, err = classIndex(s.Test, s.Classes); err != nil {
+			return nil, fmt.Errorf("%s test: %w", b.Name, err)
+		}
+	}
+	return s, nil
+}
+
+// label returns the class name of row i.
+func label(d *dataset.Data, i int) string {
+	if d.Labels != nil {
+		return d.Labels[int(d.Y[i])]
+	}
+	return strconv.FormatFloat(d.Y[i], 'g', -1, 64)
+}
+
+// classNames returns the distinct labels of d, sorted (numerically for numeric labels).
+func classNames(d *dataset.Data) []string {
+	if d.Labels != nil {
+		return append([]string(nil), d.Labels...)
+	}
+	seen := map[float64]bool{}
+	var v []float64
+	for _, y := range d.Y {
+		if !seen[y] {
+			seen[y] = true
+			v = append(v, y)
+		}
+	}
+	sort.Float64s(v)
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return out
+}
+
+// classIndex maps the labels of d to indices of names.
+func classIndex(d *dataset.Data, names []string) ([]int, error) {
+	idx := make(map[string]int, len(names))
+	for i, n := range names {
+		idx[n] = i
+	}
+	out := make([]int, d.N)
+	for i := range out {
+		c, ok := idx[label(d, i)]
+		if !ok {
+			return nil, fmt.Errorf("row %d: label %q is not among the training classes", i+1, label(d, i))
+		}
+		out[i] = c
+	}
+	return out, nil
+}
