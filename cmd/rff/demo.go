@@ -47,7 +47,8 @@ func demoLabelled(n, d int, seed uint64) (*dataset.Data, []int) {
 }
 
 // demoLearning fits classifiers on the demo clusters (2000 training rows, 1000 test rows): ridge on random and
-// quadrature features of the Gaussian kernel against exact kernel ridge regression with the same λ.
+// quadrature features of the Gaussian kernel, a linear SVM and logistic regression on SR features, against exact
+// kernel ridge regression with the same λ.
 func demoLearning(w io.Writer, seed uint64) error {
 	const ntr, nte, d, classes, D = 2000, 1000, 8, 5, 128
 	data, labels := demoLabelled(ntr+nte, d, seed+1)
@@ -82,6 +83,21 @@ func demoLearning(w io.Writer, seed uint64) error {
 			return err
 		}
 		fmt.Fprintf(tw, "ridge on %s features\t%d\t%.3f\t\n", r.Name(), m.Points(), accuracy(s))
+	}
+	m, err := feature.New(k, rule.SR{Rotation: rule.Butterfly}, d, D, seed)
+	if err != nil {
+		return err
+	}
+	for _, loss := range []learn.Loss{learn.Hinge, learn.Logistic} {
+		fit, err := learn.Classifier{Loss: loss, Lambda: lambda, Seed: seed}.FitMap(m, Xtr, ntr, labels[:ntr], classes)
+		if err != nil {
+			return err
+		}
+		s := make([]float64, nte*classes)
+		if err := fit.PredictMap(s, m, Xte, nte); err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s on %s features\t%d\t%.3f\t\n", loss, m.Rule().Name(), m.Points(), accuracy(s))
 	}
 	ex, err := learn.KRR{Kernel: k, Lambda: lambda, Intercept: true}.Fit(Xtr, ntr, d, Y, classes)
 	if err != nil {
