@@ -1,0 +1,663 @@
+package ovk
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/rule"
+)
+
+// Map is an operator-valued random Fourier feature (ORFF) map Φ̃: R^d → R^{F×p}, F = 2·D·p', built from the D
+// points of any rule (ORFF paper, Eq. (6) in its real form; SPEC §4). With the rule's weights w_j in place of 1/D,
+//
+//	Φ̃(x)ᵀ = [ √w_j cos(ω_jᵀx)·B(ω_j) | √w_j sin(ω_jᵀx)·B(ω_j) ]  (p × F),
+//	K̃(x,z) = Φ̃(x)ᵀΦ̃(z) + Offset()·A = Σ_j w_j cos(ω_jᵀ(x−z))·A(ω_j) + w₀·A(0),
+//
+// and a model is f̃(x) = Φ̃(x)ᵀθ with θ ∈ R^F.
+//
+// Feature layout. Feature index f·p' + k, for the scalar column f ∈ [0, 2D) and k ∈ [0, p'), holds
+// z_f(x)·B(ω_j)[·,k], where z(x) = [√w_j cos(ω_jᵀx)]_j ‖ [√w_j sin(ω_jᵀx)]_j is the scalar cos/sin feature vector of
+// package feature (same columns, same order, same values for the same rule and seed) and j = f mod D. Reading θ as
+// the row-major (2D)×p' matrix Θ with rows Θ_f, the model is f̃(x) = Σ_j B(ω_j)·(z_j(x)Θ_j + z_{D+j}(x)Θ_{D+j}); for
+// a decomposable kernel f̃(x) = B·Θᵀ·z(x), i.e. the prediction matrix is Z·Θ·Bᵀ and the Kronecker product z(x)ᵀ⊗B is
+// never formed. This orders the rows of the paper's ⊕_j [cos·Bᵀ; sin·Bᵀ] differently, which changes nothing in K̃.
+//
+// Zero node. SR rules have a node at ω = 0 with weight w₀ (of either sign, so it has no real feature). For curl-free,
+// divergence-free and Helmholtz kernels A(0) = 0 and the node contributes nothing. For a decomposable kernel it
+// contributes the constant w₀·A, reported by [Map.Offset] and added by [Map.Estimate]; a learner absorbs it with a
+// per-output intercept.
+//
+// A Map is immutable after New, deterministic for its seed and safe for concurrent use.
+type Map struct {
+	k        *Kernel
+	r        rule.Rule
+	d, p, pr int
+	n        int // number of points D
+	points   rule.Points
+	scale    []float64 // per-point frequency multiplier (nil when folded into the points)
+	w        []float64 // weights w_j
+	amp      []float64 // √w_j
+	zero     float64   // zero-node weight w₀
+	bs       []float64 // B(ω_j), p×p' row-major per point, at j·bstride
+	bstride  int       // 0 for a decomposable kernel (one shared B)
+	ab       []float64 // BBᵀ (decomposable)
+	seed     uint64
+
+	omegaOnce sync.Once
+	omega     []float64 // D×d frequencies ω_j (eager for curl/div/Helmholtz, lazy for decomposable)
+}
+
+// seedStream is the PCG stream feature.New uses, so that an ORFF map and a scalar feature map with the same rule and
+// seed draw the same points.
+const seedStream = 0x9e3779b97f4a7c15
+
+// New draws an ORFF map for kernel k with D points of rule r on inputs of dimension d, from seed. Any rule works;
+// SR rules round D up to whole rules ([Map.Points] reports the number drawn). A decomposable kernel needs a
+// shift-invariant k₀ (kernel.Spectral); its frequencies follow k₀'s spectral law exactly as in package feature.
+// The curl-free, divergence-free and Helmholtz kernels use ω = z/σ for the rule's points z.
+func New(k *Kernel, r rule.Rule, d, D int, seed uint64) (*Map, error) {
+	if k == nil || r == nil {
+		return nil, errors.New("ovk.New: kernel and rule are required")
+	}
+	p, err := k.Outputs(d)
+	if err != nil {
+		return nil, err
+	}
+	var law kernel.Law
+	if k.kind == Decomposable {
+		s, ok := k.k0.(kernel.Spectral)
+		if !ok {
+			return nil, fmt.Errorf("ovk.New: ORFF needs a shift-invariant scalar kernel, %s has no spectral law", k.k0.Name())
+		}
+		law = s.Law()
+	} else {
+		law = kernel.Gaussian{S: k.sigma}.Law()
+	}
+	pr := k.pr
+	switch k.kind {
+	case CurlFree:
+		pr = 1
+	case DivFree:
+		pr = d - 1
+	case Helmholtz:
+		pr = d
+	}
+	if D >= 1 && int64(D)*int64(d)*int64(pr) > 1<<31 {
+		return nil, fmt.Errorf("ovk.New: %d points × %d × %d would need too much memory", D, d, pr)
+	}
+	rng := rand.New(rand.NewPCG(seed, seedStream))
+	pts, err := r.Draw(d, D, true, rng)
+	if err != nil {
+		return nil, fmt.Errorf("ORFF map %s/%s: %w", k.Name(), r.Name(), err)
+	}
+	n := pts.Len()
+	m := &Map{k: k, r: r, d: d, p: p, pr: pr, n: n, seed: seed}
+	s := make([]float64, n)
+	for j := range s {
+		s[j] = law.Scale
+		if law.Mixing != nil {
+			s[j] *= law.Mixing(rng)
+		}
+	}
+	if law.Coord != nil {
+		W := rule.Dense(pts)
+		for j := 0; j < n; j++ {
+			row := W[j*d : (j+1)*d]
+			for i, z := range row {
+				row[i] = s[j] * law.Coord(z)
+			}
+		}
+		pts = rule.NewDense(W, n, d, pts.Weights(), pts.Zero())
+		s = nil
+	}
+	m.points, m.scale = pts, s
+	m.w = pts.Weights()
+	m.amp = make([]float64, n)
+	for j, w := range m.w {
+		m.amp[j] = math.Sqrt(w)
+	}
+	m.zero = pts.Zero()
+	if k.kind == Decomposable {
+		m.bs, m.bstride = k.b, 0
+		m.ab = make([]float64, p*p)
+		for a := 0; a < p; a++ {
+			for b := 0; b < p; b++ {
+				var v float64
+				for c := 0; c < pr; c++ {
+					v += k.b[a*pr+c] * k.b[b*pr+c]
+				}
+				m.ab[a*p+b] = v
+			}
+		}
+		return m, nil
+	}
+	m.omegaOnce.Do(m.computeOmega)
+	m.bstride = p * pr
+	m.bs = make([]float64, n*m.bstride)
+	for j := 0; j < n; j++ {
+		fieldB(m.bs[j*m.bstride:(j+1)*m.bstride], m.omega[j*d:(j+1)*d], k.kind, k.wc)
+	}
+	return m, nil
+}
+
+// computeOmega materializes the frequencies ω_j (D×d).
+func (m *Map) computeOmega() {
+	W := rule.Dense(m.points)
+	if m.scale != nil {
+		for j, s := range m.scale {
+			row := W[j*m.d : (j+1)*m.d]
+			for i := range row {
+				row[i] *= s
+			}
+		}
+	}
+	m.omega = W
+}
+
+// fieldB writes B(ω) (d×p', row-major) for the curl-free (p' = 1: B = ω), divergence-free (p' = d−1:
+// B = ‖ω‖·Hᵀ) and Helmholtz (p' = d: B = ‖ω‖·P·diag(√w, √(1−w), …)) kernels. P = I − τuuᵀ, u = ω + s‖ω‖e₁,
+// s = sign(ω₁), τ = 1/(‖ω‖(‖ω‖+|ω₁|)), is the Householder reflection with P·e₁ = −s·ω/‖ω‖; its other columns are an
+// orthonormal basis H ᵀ of ω^⊥. So BBᵀ = ‖ω‖²(I − ω̂ω̂ᵀ) for div-free, with one reflection and no SVD.
+func fieldB(dst, omega []float64, kind Kind, wc float64) {
+	d := len(omega)
+	if kind == CurlFree {
+		copy(dst, omega)
+		return
+	}
+	var r2 float64
+	for _, v := range omega {
+		r2 += v * v
+	}
+	clear(dst)
+	if r2 == 0 {
+		return // A(0) = 0
+	}
+	r := math.Sqrt(r2)
+	s := 1.0
+	if omega[0] < 0 {
+		s = -1
+	}
+	tau := 1 / (r * (r + math.Abs(omega[0])))
+	u0 := omega[0] + s*r
+	u := func(i int) float64 {
+		if i == 0 {
+			return u0
+		}
+		return omega[i]
+	}
+	pcol := func(a, c int) float64 { // P[a,c]
+		v := -tau * u(a) * u(c)
+		if a == c {
+			v++
+		}
+		return v
+	}
+	switch kind {
+	case DivFree:
+		for a := 0; a < d; a++ {
+			for c := 1; c < d; c++ {
+				dst[a*(d-1)+c-1] = r * pcol(a, c)
+			}
+		}
+	case Helmholtz:
+		sc, sd := math.Sqrt(wc)*r, math.Sqrt(1-wc)*r
+		for a := 0; a < d; a++ {
+			dst[a*d] = sc * pcol(a, 0)
+			for c := 1; c < d; c++ {
+				dst[a*d+c] = sd * pcol(a, c)
+			}
+		}
+	}
+}
+
+// Dim is the input dimension d.
+func (m *Map) Dim() int { return m.d }
+
+// Outputs is the output dimension p.
+func (m *Map) Outputs() int { return m.p }
+
+// Rank is p', the number of columns of B(ω): rank A for a decomposable kernel, 1 for curl-free, d−1 for
+// divergence-free, d for Helmholtz.
+func (m *Map) Rank() int { return m.pr }
+
+// Points is the number of points (frequencies) D actually drawn.
+func (m *Map) Points() int { return m.n }
+
+// Features is the number of features F = 2·D·p' (the length of θ; cos and sin for each of the D points).
+func (m *Map) Features() int { return 2 * m.n * m.pr }
+
+// ScalarFeatures is 2D, the number of columns of the scalar cos/sin features z(x) (see [Map.ScalarBlock]).
+func (m *Map) ScalarFeatures() int { return 2 * m.n }
+
+// Offset is the zero-node weight c in K̃(x,z) = Φ̃(x)ᵀΦ̃(z) + c·A for a decomposable kernel (w₀ of an SR rule, 0 for
+// other rules); it is always 0 for curl-free, divergence-free and Helmholtz kernels, where A(0) = 0.
+func (m *Map) Offset() float64 {
+	if m.k.kind == Decomposable {
+		return m.zero
+	}
+	return 0
+}
+
+// Kernel returns the operator-valued kernel being approximated.
+func (m *Map) Kernel() *Kernel { return m.k }
+
+// Rule returns the rule the points were drawn from.
+func (m *Map) Rule() rule.Rule { return m.r }
+
+// Seed returns the seed the map was drawn from.
+func (m *Map) Seed() uint64 { return m.seed }
+
+// project computes the scaled projections ω_jᵀx_r into proj (rows×D), reusing rule.Points.Project.
+func (m *Map) project(proj, x []float64, rows int) []float64 {
+	n := m.n
+	if len(proj) < rows*n {
+		proj = make([]float64, rows*n)
+	}
+	proj = proj[:rows*n]
+	m.points.Project(proj, x, rows)
+	if m.scale != nil {
+		for r := 0; r < rows; r++ {
+			t := proj[r*n : (r+1)*n]
+			for j := range t {
+				t[j] *= m.scale[j]
+			}
+		}
+	}
+	return proj
+}
+
+// scalar writes z = [√w_j cos t_j]_j ‖ [√w_j sin t_j]_j (length 2D) for the projections t (length D).
+func (m *Map) scalar(z, t []float64) {
+	n := m.n
+	cs, sn := z[:n], z[n:2*n]
+	amp := m.amp[:n]
+	for j, v := range t[:n] {
+		s, c := math.Sincos(v)
+		cs[j] = amp[j] * c
+		sn[j] = amp[j] * s
+	}
+}
+
+// ScalarBlock writes the scalar cos/sin features z(x_r) (rows × 2D, row-major; identical to package feature's map for
+// the same kernel, rule and seed when the kernel is decomposable) for the rows x (rows×d). proj is scratch of length
+// ≥ rows·D (nil to allocate). Inputs are not validated. For a decomposable kernel the ORFF model is
+// f̃(x) = B·Θᵀ·z(x) with B = Kernel().B().
+func (m *Map) ScalarBlock(dst, x []float64, rows int, proj []float64) {
+	proj = m.project(proj, x, rows)
+	n2 := 2 * m.n
+	for r := 0; r < rows; r++ {
+		m.scalar(dst[r*n2:(r+1)*n2], proj[r*m.n:(r+1)*m.n])
+	}
+}
+
+// TransformBlock writes Φ̃(x_r)ᵀ (p × F, row-major) for each row x_r of x (rows×d) into dst, stacked: dst is the
+// (rows·p)×F design matrix whose row r·p+a gives output a of row r, f̃(x_r)_a = dst[r·p+a,·]·θ (see [Map] for the
+// column layout). proj is scratch of length ≥ rows·D (nil to allocate). Inputs are not validated. It runs on the
+// calling goroutine; [Map.TransformRows] splits the work over all cores.
+func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
+	proj = m.project(proj, x, rows)
+	n, p, pr := m.n, m.p, m.pr
+	F := 2 * n * pr
+	z := make([]float64, 2*n)
+	for r := 0; r < rows; r++ {
+		m.scalar(z, proj[r*n:(r+1)*n])
+		out := dst[r*p*F : (r+1)*p*F]
+		zc, zs := z[:n], z[n:2*n]
+		for a := 0; a < p; a++ {
+			row := out[a*F : (a+1)*F]
+			rc, rs := row[:n*pr], row[n*pr:2*n*pr]
+			if pr == 1 { // curl-free, or a rank-one A: one column of B per point
+				for j, c := range zc {
+					b := m.bs[j*m.bstride+a]
+					rc[j] = c * b
+					rs[j] = zs[j] * b
+				}
+				continue
+			}
+			for j, c := range zc {
+				b := m.bs[j*m.bstride+a*pr : j*m.bstride+(a+1)*pr]
+				oc, os := rc[j*pr:(j+1)*pr], rs[j*pr:(j+1)*pr]
+				sj := zs[j]
+				for k, bk := range b {
+					oc[k] = c * bk
+					os[k] = sj * bk
+				}
+			}
+		}
+	}
+}
+
+// blockRows is the number of rows one goroutine maps at a time.
+const blockRows = 64
+
+// adjointChunks is the number of partial sums Adjoint keeps (rows are split into this many consecutive chunks).
+const adjointChunks = 16
+
+func (m *Map) checkX(x []float64, rows int) error {
+	if rows < 0 || len(x) != rows*m.d {
+		return fmt.Errorf("ORFF map: input has %d values, want %d rows × %d columns", len(x), rows, m.d)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("ORFF map: row %d, column %d is %v", i/m.d+1, i%m.d+1, v)
+		}
+	}
+	return nil
+}
+
+// forBlocks runs work on blocks of blockRows rows in parallel.
+func (m *Map) forBlocks(rows int, work func(r0, nr int, proj []float64)) {
+	blocks := (rows + blockRows - 1) / blockRows
+	pool := sync.Pool{New: func() any { s := make([]float64, blockRows*m.n); return &s }}
+	parallel.For(blocks, 0, func(b int) {
+		proj := pool.Get().(*[]float64)
+		defer pool.Put(proj)
+		r0 := b * blockRows
+		work(r0, min(blockRows, rows-r0), *proj)
+	})
+}
+
+// TransformRows writes the (n·p)×F design matrix of the n rows of x (n×d, row-major) into dst (see
+// [Map.TransformBlock]) using all cores. It returns an error if a length does not match or an input is not finite.
+func (m *Map) TransformRows(dst, x []float64, n int) error {
+	if err := m.checkX(x, n); err != nil {
+		return err
+	}
+	pf := m.p * m.Features()
+	if len(dst) != n*pf {
+		return fmt.Errorf("ORFF map: output has %d values, want %d rows × %d outputs × %d features", len(dst), n, m.p, m.Features())
+	}
+	m.forBlocks(n, func(r0, nr int, proj []float64) {
+		m.TransformBlock(dst[r0*pf:(r0+nr)*pf], x[r0*m.d:(r0+nr)*m.d], nr, proj)
+	})
+	return nil
+}
+
+// Transform writes the (n·p)×F design matrix of the rows of x (n×d) into dst, which must be (n·p)×F or empty (to be
+// allocated).
+func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
+	n, d := x.Dims()
+	if d != m.d {
+		return fmt.Errorf("ORFF map: input has %d columns, map was drawn for %d", d, m.d)
+	}
+	F := m.Features()
+	if dst.IsEmpty() {
+		dst.ReuseAs(n*m.p, F)
+	}
+	if r, c := dst.Dims(); r != n*m.p || c != F {
+		return fmt.Errorf("ORFF map: destination is %d×%d, want %d×%d", r, c, n*m.p, F)
+	}
+	xd := mat.DenseCopyOf(x).RawMatrix().Data
+	if raw := dst.RawMatrix(); raw.Stride == F {
+		return m.TransformRows(raw.Data[:n*m.p*F], xd, n)
+	}
+	out := make([]float64, n*m.p*F)
+	if err := m.TransformRows(out, xd, n); err != nil {
+		return err
+	}
+	dst.Copy(mat.NewDense(n*m.p, F, out))
+	return nil
+}
+
+// Phi returns Φ̃(x) as an F×p matrix (the paper's orientation: f̃(x) = Φ̃(x)ᵀθ).
+func (m *Map) Phi(x []float64) (*mat.Dense, error) {
+	if err := m.checkX(x, 1); err != nil {
+		return nil, err
+	}
+	F := m.Features()
+	t := make([]float64, m.p*F)
+	m.TransformBlock(t, x, 1, nil)
+	return mat.DenseCopyOf(mat.NewDense(m.p, F, t).T()), nil
+}
+
+func (m *Map) checkTheta(theta []float64) error {
+	if len(theta) != m.Features() {
+		return fmt.Errorf("ORFF map: θ has %d values, want %d features", len(theta), m.Features())
+	}
+	return nil
+}
+
+// predictRow writes f̃(x) = Φ̃(x)ᵀθ (length p) from the scalar features z (length 2D).
+func (m *Map) predictRow(dst, z, theta []float64, u []float64) {
+	n, p, pr := m.n, m.p, m.pr
+	clear(dst[:p])
+	if m.bstride == 0 { // decomposable: f = B·(Θᵀz)
+		clear(u[:pr])
+		for f, zf := range z {
+			th := theta[f*pr : (f+1)*pr]
+			for k, t := range th {
+				u[k] += zf * t
+			}
+		}
+		for a := 0; a < p; a++ {
+			b := m.bs[a*pr : (a+1)*pr]
+			var s float64
+			for k, bk := range b {
+				s += bk * u[k]
+			}
+			dst[a] = s
+		}
+		return
+	}
+	for j := 0; j < n; j++ {
+		zc, zs := z[j], z[n+j]
+		tc, ts := theta[j*pr:(j+1)*pr], theta[(n+j)*pr:(n+j+1)*pr]
+		for k := range u[:pr] {
+			u[k] = zc*tc[k] + zs*ts[k]
+		}
+		B := m.bs[j*m.bstride : (j+1)*m.bstride]
+		for a := 0; a < p; a++ {
+			b := B[a*pr : (a+1)*pr]
+			var s float64
+			for k, bk := range b {
+				s += bk * u[k]
+			}
+			dst[a] += s
+		}
+	}
+}
+
+// Predict writes f̃(x_r) = Φ̃(x_r)ᵀθ for the rows of x (rows×d) into dst (rows×p, row-major), in O(D·p·p') per
+// row without forming Φ̃, using all cores. It returns an error if a length does not match or an input is not finite.
+func (m *Map) Predict(dst, x []float64, rows int, theta []float64) error {
+	if err := m.checkX(x, rows); err != nil {
+		return err
+	}
+	if err := m.checkTheta(theta); err != nil {
+		return err
+	}
+	if len(dst) != rows*m.p {
+		return fmt.Errorf("ORFF map: prediction has %d values, want %d rows × %d outputs", len(dst), rows, m.p)
+	}
+	m.forBlocks(rows, func(r0, nr int, proj []float64) {
+		proj = m.project(proj, x[r0*m.d:(r0+nr)*m.d], nr)
+		z := make([]float64, 2*m.n)
+		u := make([]float64, m.pr)
+		for r := 0; r < nr; r++ {
+			m.scalar(z, proj[r*m.n:(r+1)*m.n])
+			m.predictRow(dst[(r0+r)*m.p:(r0+r+1)*m.p], z, theta, u)
+		}
+	})
+	return nil
+}
+
+// Adjoint adds Σ_r Φ̃(x_r)·y_r to dst (length F) for the rows of x (rows×d) and y (rows×p, row-major): the
+// transpose of [Map.Predict], so that the ridge normal-equation operator is θ ↦ Adjoint(Predict(θ)) (matrix-free CG,
+// and the gradient of the squared loss for L-BFGS). Rows are processed in parallel; partial sums are added in a fixed
+// order, so the result does not depend on scheduling. It returns an error if a length does not match or an input is
+// not finite.
+func (m *Map) Adjoint(dst, x []float64, rows int, y []float64) error {
+	if err := m.checkX(x, rows); err != nil {
+		return err
+	}
+	F := m.Features()
+	if len(dst) != F {
+		return fmt.Errorf("ORFF map: adjoint destination has %d values, want %d features", len(dst), F)
+	}
+	if len(y) != rows*m.p {
+		return fmt.Errorf("ORFF map: y has %d values, want %d rows × %d outputs", len(y), rows, m.p)
+	}
+	// A fixed number of chunks of consecutive rows (independent of the core count), each summed serially into its
+	// own partial vector: bounded memory (adjointChunks·F) and a result independent of scheduling.
+	blocks := (rows + blockRows - 1) / blockRows
+	chunks := min(blocks, adjointChunks)
+	perChunk := (blocks + chunks - 1) / chunks * blockRows
+	partial := make([][]float64, chunks)
+	parallel.For(chunks, 0, func(ch int) {
+		g := make([]float64, F)
+		n, p, pr := m.n, m.p, m.pr
+		proj := make([]float64, blockRows*n)
+		z := make([]float64, 2*n)
+		c := make([]float64, pr)
+		for r0 := ch * perChunk; r0 < min(rows, (ch+1)*perChunk); r0 += blockRows {
+			nr := min(blockRows, rows-r0)
+			t := m.project(proj, x[r0*m.d:(r0+nr)*m.d], nr)
+			for r := 0; r < nr; r++ {
+				m.scalar(z, t[r*n:(r+1)*n])
+				yr := y[(r0+r)*p : (r0+r+1)*p]
+				for j := 0; j < n; j++ {
+					if j == 0 || m.bstride != 0 { // c = B_jᵀ y_r
+						B := m.bs[j*m.bstride : j*m.bstride+p*pr]
+						clear(c)
+						for a, ya := range yr {
+							b := B[a*pr : (a+1)*pr]
+							for k, bk := range b {
+								c[k] += bk * ya
+							}
+						}
+					}
+					gc, gs := g[j*pr:(j+1)*pr], g[(n+j)*pr:(n+j+1)*pr]
+					zc, zs := z[j], z[n+j]
+					for k, ck := range c {
+						gc[k] += zc * ck
+						gs[k] += zs * ck
+					}
+				}
+			}
+		}
+		partial[ch] = g
+	})
+	for _, g := range partial {
+		for i, v := range g {
+			dst[i] += v
+		}
+	}
+	return nil
+}
+
+// Jacobian writes the Jacobian ∂f̃_a/∂x_b of the model f̃(x) = Φ̃(x)ᵀθ at x into dst (p×d, row-major):
+//
+//	J = Σ_j √w_j · B(ω_j)·(−sin(ω_jᵀx)·Θ_j + cos(ω_jᵀx)·Θ_{D+j}) ω_jᵀ,
+//
+// with Θ_f the p' entries of θ for scalar column f. For a curl-free map J = Σ_j c_j ω_jω_jᵀ is symmetric; for a
+// divergence-free map tr J = Σ_j c_jᵀB(ω_j)ᵀω_j = 0 (B(ω)ᵀω = 0): the learned fields are exactly curl-free or
+// divergence-free, for every rule.
+func (m *Map) Jacobian(dst, x, theta []float64) error {
+	if err := m.checkX(x, 1); err != nil {
+		return err
+	}
+	if err := m.checkTheta(theta); err != nil {
+		return err
+	}
+	n, p, pr, d := m.n, m.p, m.pr, m.d
+	if len(dst) != p*d {
+		return fmt.Errorf("ORFF map: Jacobian has %d values, want %d×%d", len(dst), p, d)
+	}
+	m.omegaOnce.Do(m.computeOmega)
+	t := m.project(nil, x, 1)
+	clear(dst)
+	u := make([]float64, pr)
+	g := make([]float64, p)
+	for j := 0; j < n; j++ {
+		s, c := math.Sincos(t[j])
+		tc, ts := theta[j*pr:(j+1)*pr], theta[(n+j)*pr:(n+j+1)*pr]
+		for k := range u {
+			u[k] = m.amp[j] * (c*ts[k] - s*tc[k])
+		}
+		B := m.bs[j*m.bstride : j*m.bstride+p*pr]
+		for a := 0; a < p; a++ {
+			b := B[a*pr : (a+1)*pr]
+			var v float64
+			for k, bk := range b {
+				v += bk * u[k]
+			}
+			g[a] = v
+		}
+		om := m.omega[j*d : (j+1)*d]
+		for a, ga := range g {
+			row := dst[a*d : (a+1)*d]
+			for b, ob := range om {
+				row[b] += ga * ob
+			}
+		}
+	}
+	return nil
+}
+
+// Estimate returns the approximation K̃(x,z) = Σ_j w_j cos(ω_jᵀ(x−z))·A(ω_j) + w₀·A(0) (p×p; ORFF paper Eq. (7) with
+// the rule's weights), equal to Φ̃(x)ᵀΦ̃(z) + Offset()·A. It costs O(D·d²) (O(D·d) for a decomposable kernel),
+// without computing features.
+func (m *Map) Estimate(x, z []float64) (*mat.SymDense, error) {
+	if err := m.checkX(x, 1); err != nil {
+		return nil, err
+	}
+	if err := m.checkX(z, 1); err != nil {
+		return nil, err
+	}
+	out := make([]float64, m.p*m.p)
+	delta := make([]float64, m.d)
+	for i := range delta {
+		delta[i] = x[i] - z[i]
+	}
+	m.estimate(out, delta, nil)
+	return mat.NewSymDense(m.p, out), nil
+}
+
+// estimate writes K̃ for the difference delta into dst (p×p). proj is scratch of length ≥ D (nil to allocate).
+func (m *Map) estimate(dst, delta, proj []float64) {
+	t := m.project(proj, delta, 1)
+	if m.k.kind == Decomposable {
+		c := m.zero
+		for j, v := range t {
+			c += m.w[j] * math.Cos(v)
+		}
+		for i, v := range m.ab {
+			dst[i] = c * v
+		}
+		return
+	}
+	d := m.d
+	wc, wd := m.k.wc, 1-m.k.wc
+	clear(dst[:d*d])
+	var tr float64
+	for j, v := range t {
+		c := m.w[j] * math.Cos(v)
+		om := m.omega[j*d : (j+1)*d]
+		var r2 float64
+		for a, oa := range om {
+			r2 += oa * oa
+			ca := c * oa
+			row := dst[a*d : a*d+a+1]
+			for b := range row {
+				row[b] += ca * om[b]
+			}
+		}
+		tr += c * r2
+	}
+	// K̃ = wd·(Σc_j‖ω_j‖²)·I + (wc − wd)·Σ c_j ω_jω_jᵀ; only the lower triangle was accumulated.
+	f := wc - wd
+	for a := 0; a < d; a++ {
+		for b := 0; b < a; b++ {
+			dst[a*d+b] *= f
+			dst[b*d+a] = dst[a*d+b]
+		}
+		dst[a*d+a] = f*dst[a*d+a] + wd*tr
+	}
+}
