@@ -177,3 +177,63 @@ func TestRepro(t *testing.T) {
 		t.Errorf("powerplant R² %g", rep.Scores[0].Mean)
 	}
 }
+
+func TestBoundCommand(t *testing.T) {
+	code, out, errOut := runCLI("bound", "--theorem", "ss-linf", "--d", "5", "--diameter", "2", "--eps", "0.1", "--delta", "0.05", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var g struct {
+		Theorem string
+		M       int
+		Eps     float64
+		Inputs  map[string]float64
+	}
+	if err := json.Unmarshal([]byte(out), &g); err != nil {
+		t.Fatal(err)
+	}
+	// Theorem 1 inverted by hand: h = 32√(2d log(2|S|+1)) + 32√(2d log(σ+1)) + 16√(2d/log(2|S|+1)) with σ² = E‖ω‖² =
+	// d/σ_k² = 2 (σ_k² = d/2), and m = ⌈((h + √(2 log(1/δ)))/ε)²⌉.
+	d, S := 5.0, 2.0
+	h := 32*math.Sqrt(2*d*math.Log(2*S+1)) + 32*math.Sqrt(2*d*math.Log(math.Sqrt(2)+1)) + 16*math.Sqrt(2*d/math.Log(2*S+1))
+	want := int(math.Ceil(math.Pow((h+math.Sqrt(2*math.Log(20)))/0.1, 2)))
+	if g.Theorem != "ss-linf" || g.M < want-1 || g.M > want+1 {
+		t.Errorf("m = %d, want %d (±1 for rounding)", g.M, want)
+	}
+	code, out, errOut = runCLI("bound", "--theorem", "orff", "--d", "4", "--diameter", "2", "-D", "1000", "--sigma", "1")
+	if code != 0 || !strings.Contains(out, "Theorem 10") {
+		t.Errorf("orff: exit %d %s %s", code, out, errOut)
+	}
+	for _, c := range [][]string{
+		{"bound", "--theorem", "zz", "--d", "1", "--diameter", "1", "-D", "3"},
+		{"bound", "--d", "1", "--diameter", "1"},                            // neither ε nor D
+		{"bound", "--d", "1", "--diameter", "1", "-D", "3", "--eps", "0.1"}, // both
+		{"bound", "--d", "0", "--diameter", "1", "-D", "3"},                 // bad d
+		{"bound", "--d", "1", "--diameter", "1", "-D", "3", "--delta", "2"}, // bad δ
+		{"bound", "--theorem", "ss-deriv", "--d", "2", "--diameter", "1", "-D", "3", "--p", "1,x"},
+	} {
+		if code, out, errOut := runCLI(c...); code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
+		}
+	}
+}
+
+func TestGenerateCommand(t *testing.T) {
+	code, out, errOut := runCLI("generate", "curl-field", "--n", "4", "--seed", "3")
+	if code != 0 || !strings.HasPrefix(out, "x1,x2,x3,x4,x5,y1,y2,y3,y4,y5\n") || strings.Count(out, "\n") != 5 {
+		t.Errorf("curl-field: exit %d %s: %q", code, errOut, out)
+	}
+	path := filepath.Join(t.TempDir(), "mt.csv")
+	if code, _, errOut := runCLI("generate", "multitask", "--n", "3", "--out", path); code != 0 {
+		t.Fatal(errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(b), "x1,") || !strings.Contains(strings.SplitN(string(b), "\n", 2)[0], ",y4") {
+		t.Errorf("multitask file: %v %q", err, b)
+	}
+	for _, c := range [][]string{{"generate"}, {"generate", "spiral"}, {"generate", "curl-field", "--n", "-1"}} {
+		if code, out, errOut := runCLI(c...); code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rffkit/rff/bound"
+)
+
+// parseMultiIndex parses a comma list of non-negative integers ("" means nil).
+func parseMultiIndex(s, what string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 0 {
+			return nil, usagef("%s: %q is not a non-negative integer", what, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func runBound(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bound", stdout, "--theorem NAME --d D --diameter S (--eps E | -D M) --delta P [flags]")
+	theorem := fs.String("theorem", "ss-linf", "bound: "+strings.Join(bound.Names(), "|"))
+	var p bound.Params
+	fs.IntVar(&p.Dim, "d", 0, "input dimension d")
+	fs.Float64Var(&p.Diameter, "diameter", 0, "diameter |S| of the set the inputs live in")
+	fs.StringVar(&p.Kernel, "kernel", "gaussian", "kernel whose spectral law gives the constants: gaussian, laplacian, matern, matern12|32|52, cauchy, sinc")
+	fs.Float64Var(&p.Sigma, "sigma", 0, "kernel bandwidth σ (default sqrt(d/2), i.e. γ = 1/d)")
+	fs.Float64Var(&p.Nu, "nu", 0, "Matérn smoothness ν (--kernel matern)")
+	fs.Float64Var(&p.Eps, "eps", 0, "target error ε: solve for the number of points")
+	fs.IntVar(&p.M, "D", 0, "number of points (frequencies; 2D cos/sin columns): solve for the error")
+	fs.Float64Var(&p.Delta, "delta", 0.05, "failure probability δ: the guarantee holds with probability ≥ 1 − δ")
+	fs.Float64Var(&p.R, "r", 2, "exponent r ≥ 1 of the L^r norm (ss-lr)")
+	pStr := fs.String("p", "", "derivative multi-index p for ss-deriv, comma list of d integers (e.g. 1,0)")
+	qStr := fs.String("q", "", "derivative multi-index q for ss-deriv")
+	fs.StringVar(&p.OVK, "ovk", "", "operator-valued kernel for orff: curl-free (default), div-free, decomposable")
+	fs.IntVar(&p.Outputs, "outputs", 0, "outputs p of a decomposable kernel (orff)")
+	fs.Float64Var(&p.NormA, "norm-a", 0, "‖A‖₂ of a decomposable kernel (orff; default 1)")
+	fs.Float64Var(&p.Lambda0, "lambda0", 0, "λ₀ = λ/n of kernel ridge regression (krr)")
+	fs.Float64Var(&p.SigmaY, "sigma-y", 0, "bound σ_y on the targets (krr; default 1)")
+	fs.StringVar(&p.Features, "features", "", "krr: sr (Proposition 3.1, default) or rff")
+	fs.BoolVar(&p.ExactVariance, "exact-variance", false, "orff: use the exact V[A] of the div-free kernel, 3(d−1)/σ⁴, instead of the printed d(4d−3)/σ⁴")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if !slices.Contains(bound.Names(), *theorem) {
+		return usagef("--theorem %q: want one of %s", *theorem, strings.Join(bound.Names(), ", "))
+	}
+	if (p.Eps > 0) == (p.M > 0) {
+		return usagef("give exactly one of --eps (solve for D) and -D (solve for the error)")
+	}
+	if p.Eps < 0 || p.M < 0 || math.IsNaN(p.Eps) {
+		return usagef("--eps and -D must be positive")
+	}
+	var err error
+	if p.P, err = parseMultiIndex(*pStr, "--p"); err != nil {
+		return err
+	}
+	if p.Q, err = parseMultiIndex(*qStr, "--q"); err != nil {
+		return err
+	}
+	g, err := bound.Compute(*theorem, p)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(g)
+	}
+	fmt.Fprintln(stdout, g.String())
+	fmt.Fprintf(stdout, "source:  %s\nformula: %s\n", g.Source, g.Formula)
+	printMap(stdout, "inputs: ", g.Inputs)
+	printMap(stdout, "derived:", g.Derived)
+	for _, n := range g.Notes {
+		fmt.Fprintf(stdout, "note:    %s\n", n)
+	}
+	return nil
+}
+
+func printMap(w io.Writer, label string, m map[string]float64) {
+	if len(m) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s = %.6g", k, m[k])
+	}
+	fmt.Fprintf(w, "%s %s\n", label, strings.Join(parts, ", "))
+}

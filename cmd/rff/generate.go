@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rffkit/rff/dataset"
+)
+
+func runGenerate(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			fmt.Fprintf(stdout, "Usage: rff generate <%s> --n N [--seed S] [--noise s] [--out FILE]\n", strings.Join(dataset.Generators(), "|"))
+			return nil
+		}
+		return usagef("name a generator: %s", strings.Join(dataset.Generators(), ", "))
+	}
+	name := args[0]
+	fs := newFlags("generate "+name, stdout, "--n N [--seed S] [--noise s] [--out FILE]")
+	n := fs.Int("n", 1000, "number of rows")
+	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same field and the same inputs)")
+	noise := fs.Float64("noise", 0, "standard deviation of the Gaussian noise added to the targets")
+	out := fs.String("out", "", "CSV file to write (default stdout); the header names the columns x1…,y1…")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	g, err := dataset.Generate(name, *n, *seed, *noise)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		if err := g.WriteCSV(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return g.WriteCSV(w)
+}
