@@ -66,9 +66,9 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("R² %g, want 0.5", r)
 	}
 	// v = (1, 2, 3): mean 2, sample std 1, half-width 1.96/√3.
-	m, s, ci := meanCI([]float64{1, 2, 3})
+	m, s, ci := MeanCI([]float64{1, 2, 3})
 	if h := 1.96 / math.Sqrt(3); m != 2 || s != 1 || math.Abs(ci[0]-(2-h)) > 1e-15 || math.Abs(ci[1]-(2+h)) > 1e-15 {
-		t.Errorf("meanCI = %g, %g, %v", m, s, ci)
+		t.Errorf("MeanCI = %g, %g, %v", m, s, ci)
 	}
 }
 

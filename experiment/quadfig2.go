@@ -143,7 +143,7 @@ func (q QuadFig2) Run(ctx context.Context) ([]Score, error) {
 							q.Progress()
 						}
 					}
-					sc.Mean, sc.Std, sc.CI95 = meanCI(vals)
+					sc.Mean, sc.Std, sc.CI95 = MeanCI(vals)
 					out = append(out, sc)
 				}
 			}
@@ -207,8 +207,8 @@ func R2(pred, y []float64) float64 {
 	return 1 - se/ss
 }
 
-// meanCI returns the mean, the sample standard deviation and the normal 95% interval of the mean.
-func meanCI(v []float64) (mean, std float64, ci [2]float64) {
+// MeanCI returns the mean, the sample standard deviation and the normal 95% interval of the mean.
+func MeanCI(v []float64) (mean, std float64, ci [2]float64) {
 	k := float64(len(v))
 	for _, x := range v {
 		mean += x

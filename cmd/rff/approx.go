@@ -198,8 +198,24 @@ func runApprox(args []string, stdout, stderr io.Writer) error {
 	df.register(fs.FlagSet, "paper")
 	var sf studyFlags
 	sf.register(fs.FlagSet, 100)
+	kind := fs.String("ovk", "", "operator-valued kernel (decomposable with A = I, curl-free, div-free, helmholtz[:w]): measure sup ‖K̃ − K‖₂ over pairs instead")
+	dim := fs.Int("dim", 4, "with --ovk and no --data: pairs uniform in [−1, 1]^dim")
+	Ds := fs.String("Ds", "100,1000,10000", "with --ovk: comma list of D (points)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *kind != "" {
+		ds, err := parseInts(*Ds, "--Ds")
+		if err != nil {
+			return err
+		}
+		var data *dataset.Data
+		if df.path != "" {
+			if data, _, err = df.load(); err != nil {
+				return err
+			}
+		}
+		return runApproxOVK(*kind, data, *dim, &sf, ds, stdout, stderr)
 	}
 	data, _, err := df.load()
 	if err != nil {

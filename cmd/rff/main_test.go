@@ -237,3 +237,32 @@ func TestGenerateCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestApproxOVK(t *testing.T) {
+	code, out, errOut := runCLI("approx", "--ovk", "div-free", "--rules", "g", "--Ds", "50,5000", "--runs", "2", "--samples", "50", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Results []struct {
+			D    int
+			Mean float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Results) != 2 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	// The error is O(1/√D): 100× more points give about 10× less error; 3× is a wide margin for 2 runs.
+	if r := rep.Results[0].Mean / rep.Results[1].Mean; r < 3 {
+		t.Errorf("error ratio D=50 vs D=5000 is %.2f, want ≈ 10", r)
+	}
+	for _, c := range [][]string{
+		{"approx", "--ovk", "spiral"},
+		{"approx", "--ovk", "curl-free", "--Ds", "0"},
+		{"approx", "--ovk", "curl-free", "--dim", "0"},
+	} {
+		if code, out, errOut := runCLI(c...); code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
+		}
+	}
+}
