@@ -65,6 +65,13 @@
 // (softmax) with an unpenalised bias, minimised by L-BFGS (gonum/optimize). Both hold the feature matrix in memory
 // ([Features], with a size guard), because they pass over the examples many times.
 //
+// # Gradient-enhanced (Hermite) learning
+//
+// [Hermite] fits f̃(x) = θᵀz(x) + b from observed values and observed partial derivatives: since ∂_j f̃(x) = θᵀ∂_j z(x)
+// with the derivative features of Sriperumbudur & Szabó (2015) (feature.Map.Gradient, SPEC §6), every observed
+// ∂_j f(x_i) is one more row of the same ridge problem; the unpenalised bias enters the value rows only.
+// [Fit.PredictGradients] returns the model's gradients.
+//
 // # Exact kernel ridge regression
 //
 // [KRR] solves the same objective with the exact kernel and the same λ convention, so its predictions are what the

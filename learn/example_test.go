@@ -162,3 +162,28 @@ func ExampleFeatures() {
 	fmt.Println(len(Z), "values: 3 rows ×", m.Features(), "columns")
 	// Output: 48 values: 3 rows × 16 columns
 }
+
+// ExampleHermite fits f(x) = sin(3x) on [−1, 1] from 8 values and the 8 derivatives at the same points, and
+// predicts a value and a derivative in between.
+func ExampleHermite() {
+	X := make([]float64, 8)
+	vals := make([]float64, 8)
+	grads := make([]float64, 8)
+	for i := range X {
+		X[i] = -1 + 2*float64(i)/7
+		vals[i], grads[i] = math.Sin(3*X[i]), 3*math.Cos(3*X[i])
+	}
+	m, err := feature.New(kernel.Gaussian{S: 0.5}, rule.G{}, 1, 200, 1)
+	if err != nil {
+		panic(err)
+	}
+	fit, err := learn.Hermite{Lambda: 1e-8, Intercept: true}.Fit(m, X, 8, vals, grads)
+	if err != nil {
+		panic(err)
+	}
+	v, g := make([]float64, 1), make([]float64, 1)
+	fit.PredictMap(v, m, []float64{0.1}, 1)
+	fit.PredictGradients(g, m, []float64{0.1}, 1)
+	fmt.Printf("f(0.1) ≈ %.2f (exact %.2f), f'(0.1) ≈ %.1f (exact %.1f)\n", v[0], math.Sin(0.3), g[0], 3*math.Cos(0.3))
+	// Output: f(0.1) ≈ 0.30 (exact 0.30), f'(0.1) ≈ 2.9 (exact 2.9)
+}

@@ -1,0 +1,185 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rffkit/rff/feature"
+)
+
+// Hermite is gradient-enhanced ridge regression on features (Hermite learning): it fits f̃(x) = θᵀz(x) + b from
+// any mix of observed values f(x_i) and observed partial derivatives ∂_j f(x_i), using the derivative features of
+// Sriperumbudur & Szabó (2015) (feature.Map.Gradient; SPEC §6): the derivative of the model is ∂_j f̃(x) = θᵀ∂_j z(x),
+// so every observed partial derivative is one more row ∂_j z(x_i) of a linear least-squares problem in θ,
+//
+//	minimise (1/N) [ Σ_{observed f(x_i)} (θᵀz(x_i) + b − f(x_i))² + w Σ_{observed ∂_j f(x_i)} (θᵀ∂_j z(x_i) − ∂_j f(x_i))² ] + λ‖θ‖²,
+//
+// with N the number of observations (values plus partial derivatives) and w = GradWeight. The bias b, when fitted,
+// is unpenalised and enters the value rows only (the derivative of a constant is 0). The normal equations are
+// accumulated block by block like Stats (the stacked rows are never held whole) and solved by Cholesky.
+type Hermite struct {
+	// Lambda is λ > 0.
+	Lambda float64
+	// Intercept fits the unpenalised bias b (it needs at least one observed value).
+	Intercept bool
+	// GradWeight is w ≥ 0, the weight of a squared derivative residual relative to a value residual; 0 means 1.
+	GradWeight float64
+}
+
+// Fit fits the model on the n rows of X (n×d, d = m.Dim()). values (n, or nil when no value is observed) holds
+// f(x_i) and grads (n×d row-major, or nil) holds ∂_j f(x_i); a NaN entry in either means "not observed". The result
+// has P = 1 output; predict values with Fit.PredictMap and gradients with Fit.PredictGradients.
+func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64) (*Fit, error) {
+	start := time.Now()
+	if m == nil {
+		return nil, errors.New("learn.Hermite.Fit: nil feature map")
+	}
+	d, F := m.Dim(), m.Features()
+	if err := checkX("learn.Hermite.Fit", X, n, d); err != nil {
+		return nil, err
+	}
+	if !(h.Lambda > 0) || math.IsInf(h.Lambda, 0) {
+		return nil, fmt.Errorf("learn.Hermite.Fit: λ = %v: need a finite λ > 0", h.Lambda)
+	}
+	w := h.GradWeight
+	if w == 0 {
+		w = 1
+	}
+	if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+		return nil, fmt.Errorf("learn.Hermite.Fit: gradient weight %v: need a finite w ≥ 0", h.GradWeight)
+	}
+	if values != nil && len(values) != n {
+		return nil, fmt.Errorf("learn.Hermite.Fit: %d values for %d rows", len(values), n)
+	}
+	if grads != nil && len(grads) != n*d {
+		return nil, fmt.Errorf("learn.Hermite.Fit: %d gradient entries, want %d rows × %d", len(grads), n, d)
+	}
+	nv, ng := 0, 0
+	for i, v := range values {
+		if math.IsInf(v, 0) {
+			return nil, fmt.Errorf("learn.Hermite.Fit: value of row %d is %v", i+1, v)
+		}
+		if !math.IsNaN(v) {
+			nv++
+		}
+	}
+	for i, v := range grads {
+		if math.IsInf(v, 0) {
+			return nil, fmt.Errorf("learn.Hermite.Fit: ∂_%d f of row %d is %v", i%d+1, i/d+1, v)
+		}
+		if !math.IsNaN(v) {
+			ng++
+		}
+	}
+	if nv+ng == 0 {
+		return nil, errors.New("learn.Hermite.Fit: no observed value or derivative")
+	}
+	if h.Intercept && nv == 0 {
+		return nil, errors.New("learn.Hermite.Fit: an intercept needs at least one observed value")
+	}
+	// Column F of the stacked rows is the bias indicator: 1 on value rows, 0 on derivative rows.
+	G := F + 1
+	st := NewStats(G, 1)
+	rowsBuf := make([]float64, 0, BlockRows*(d+1)*G)
+	yBuf := make([]float64, 0, BlockRows*(d+1))
+	z := make([]float64, BlockRows*F)
+	dz := make([]float64, BlockRows*d*F)
+	sw := math.Sqrt(w)
+	for r0 := 0; r0 < n; r0 += BlockRows {
+		rows := min(BlockRows, n-r0)
+		xb := X[r0*d : (r0+rows)*d]
+		rowsBuf, yBuf = rowsBuf[:0], yBuf[:0]
+		if values != nil {
+			if err := m.TransformRows(z[:rows*F], xb, rows); err != nil {
+				return nil, err
+			}
+			for i := range rows {
+				if v := values[r0+i]; !math.IsNaN(v) {
+					rowsBuf = append(rowsBuf, z[i*F:(i+1)*F]...)
+					rowsBuf = append(rowsBuf, 1)
+					yBuf = append(yBuf, v)
+				}
+			}
+		}
+		if grads != nil {
+			if err := m.Gradient(dz[:rows*d*F], xb, rows); err != nil {
+				return nil, fmt.Errorf("learn.Hermite.Fit: %w", err)
+			}
+			for i := range rows {
+				for j := range d {
+					g := grads[(r0+i)*d+j]
+					if math.IsNaN(g) {
+						continue
+					}
+					blk := dz[(i*d+j)*F : (i*d+j+1)*F]
+					for _, v := range blk {
+						rowsBuf = append(rowsBuf, sw*v)
+					}
+					rowsBuf = append(rowsBuf, 0)
+					yBuf = append(yBuf, sw*g)
+				}
+			}
+		}
+		st.Add(rowsBuf, yBuf, len(yBuf))
+	}
+	st.Finish()
+	N := float64(nv + ng)
+	K := G
+	if !h.Intercept {
+		K = F
+	}
+	A := make([]float64, K*K)
+	for i := range K {
+		copy(A[i*K:(i+1)*K], st.ZtZ[i*G:i*G+K])
+	}
+	for i := range F {
+		A[i*K+i] += N * h.Lambda
+	}
+	sol, res, err := cholSolve(A, st.ZtY[:K], K, 1, false)
+	if err != nil {
+		return nil, fmt.Errorf("learn.Hermite.Fit: %w", err)
+	}
+	fit := &Fit{F: F, P: 1, Theta: sol[:F], Bias: []float64{0}, Lambda: h.Lambda, Intercept: h.Intercept}
+	if h.Intercept {
+		fit.Bias[0] = sol[F]
+	}
+	fit.Stats = SolveStats{Method: "cholesky", Residual: res, Seconds: time.Since(start).Seconds()}
+	return fit, nil
+}
+
+// PredictGradients writes the gradients of the fitted model at the n rows of X (n×d, d = m.Dim()) into dst
+// (n×d×P, row-major: dst[(i·d + j)·P + k] = ∂_j f_k(x_i)), using the derivative features of m, which must be the map
+// the model was fitted with (a shift-invariant kernel: arc-cosine maps have no derivatives).
+func (f *Fit) PredictGradients(dst []float64, m *feature.Map, X []float64, n int) error {
+	if m == nil {
+		return errors.New("learn.Fit.PredictGradients: nil feature map")
+	}
+	if m.Features() != f.F {
+		return fmt.Errorf("learn.Fit.PredictGradients: map has %d features, model %d", m.Features(), f.F)
+	}
+	d := m.Dim()
+	if err := checkX("learn.Fit.PredictGradients", X, n, d); err != nil {
+		return err
+	}
+	if len(dst) != n*d*f.P {
+		return fmt.Errorf("learn.Fit.PredictGradients: dst has %d values, want %d rows × %d × %d outputs", len(dst), n, d, f.P)
+	}
+	dz := make([]float64, min(n, BlockRows)*d*f.F)
+	for r0 := 0; r0 < n; r0 += BlockRows {
+		rows := min(BlockRows, n-r0)
+		if err := m.Gradient(dz[:rows*d*f.F], X[r0*d:(r0+rows)*d], rows); err != nil {
+			return fmt.Errorf("learn.Fit.PredictGradients: %w", err)
+		}
+		// Each row of dz is one (point, coordinate) pair: dst = dz Θ.
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+			blas64.General{Rows: rows * d, Cols: f.F, Stride: f.F, Data: dz[:rows*d*f.F]},
+			blas64.General{Rows: f.F, Cols: f.P, Stride: f.P, Data: f.Theta},
+			0, blas64.General{Rows: rows * d, Cols: f.P, Stride: f.P, Data: dst[r0*d*f.P : (r0+rows)*d*f.P]})
+	}
+	return nil
+}
