@@ -28,7 +28,7 @@ const (
 
 // Header is the configuration of a model, stored as JSON.
 type Header struct {
-	Task       string          `json:"task"`             // "regression" or "classification"
+	Task       string          `json:"task"`             // "regression", "classification" or "hermite" (regression learned from values and derivatives)
 	Exact      bool            `json:"exact,omitempty"`  // exact kernel ridge regression instead of features
 	Kernel     string          `json:"kernel"`           // kernel name (kernel.New)
 	Sigma      float64         `json:"sigma,omitempty"`  // bandwidth σ (shift-invariant kernels)
@@ -95,15 +95,11 @@ func Write(w io.Writer, m *Model) error {
 
 // Save writes m to the file path.
 func Save(path string, m *Model) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := Write(f, m); err != nil {
-		f.Close()
+	var buf bytes.Buffer
+	if err := Write(&buf, m); err != nil { // validate and encode before touching the file
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return f.Close()
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // Load reads the model file at path.
@@ -181,7 +177,7 @@ func Decode(b []byte) (*Model, error) {
 // check validates the shapes the header promises.
 func (m *Model) check() error {
 	h := m.Header
-	if h.Task != "regression" && h.Task != "classification" {
+	if h.Task != "regression" && h.Task != "classification" && h.Task != "hermite" {
 		return fmt.Errorf("model: unknown task %q", h.Task)
 	}
 	if h.Dim < 1 || h.Outputs < 1 {

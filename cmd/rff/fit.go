@@ -114,7 +114,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	df.register(fs.FlagSet, "standardize")
 	var kf kernelFlags
 	kf.register(fs.FlagSet)
-	task := fs.String("task", "regression", "regression or classification")
+	task := fs.String("task", "regression", "regression, classification, or hermite (values and/or partial derivatives from --values and --gradients)")
 	ruleName := fs.String("rule", "sr-butterfly", "rule: "+strings.Join(rule.Names(), "|"))
 	points := fs.Int("D", 1024, "number of points (frequencies); cos/sin maps have 2D columns; SR rules round up to whole rules")
 	lambda := fs.Float64("lambda", 1e-6, "ridge penalty λ in (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖²")
@@ -128,16 +128,33 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	encoding := fs.String("encoding", "onehot", "classification targets: onehot or simplex")
 	lossName := fs.String("loss", "squared", "classification loss: squared (ridge on coded targets), hinge or squared-hinge (linear SVM, dual coordinate descent), logistic (L-BFGS)")
 	solver := fs.String("solver", "cholesky", "cholesky or cg")
-	testData := fs.String("test-data", "", "test file: report test metrics after training")
+	testData := fs.String("test-data", "", "test file: report test metrics after training (--task hermite: inputs and f(x) as the last column)")
 	testLabels := fs.String("test-labels", "", "IDX labels of the test file")
+	valuesPath := fs.String("values", "", "--task hermite: CSV with one column f(x_i) per row of --data (NaN = not observed)")
+	gradsPath := fs.String("gradients", "", "--task hermite: CSV with d columns ∂f/∂x_j(x_i) per row of --data (NaN = not observed)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef("--out is required")
 	}
-	if *task != "regression" && *task != "classification" {
-		return usagef("--task must be regression or classification, got %q", *task)
+	switch *task {
+	case "regression", "classification":
+		if *valuesPath != "" || *gradsPath != "" {
+			return usagef("--values and --gradients belong to --task hermite")
+		}
+	case "hermite":
+		switch {
+		case *valuesPath == "" && *gradsPath == "":
+			return usagef("--task hermite needs --values, --gradients or both")
+		case *exact || *cv != 0:
+			return usagef("--task hermite fits random features with a fixed --lambda (no --exact, no --cv)")
+		case !(*lambda > 0):
+			return usagef("--task hermite needs --lambda > 0")
+		}
+		df.target = "none"
+	default:
+		return usagef("--task must be regression, classification or hermite, got %q", *task)
 	}
 	if *encoding != "onehot" && *encoding != "simplex" {
 		return usagef("--encoding must be onehot or simplex, got %q", *encoding)
@@ -206,10 +223,16 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if data.Y == nil {
+	if data.Y == nil && *task != "hermite" {
 		return usagef("%s has no target column (use --target)", df.path)
 	}
 	X := data.X
+	var hvals, hgrads []float64
+	if *task == "hermite" {
+		if hvals, hgrads, err = loadHermite(*valuesPath, *gradsPath, data.N, data.D, sc); err != nil {
+			return err
+		}
+	}
 	k, sigma, err := kf.build(data.D)
 	if err != nil {
 		return err
@@ -240,6 +263,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		} else {
 			Y, P, hdr.Encoding = learn.OneHot(cls, K, false), K, "onehot"
 		}
+	} else if *task == "hermite" {
+		hdr.Targets = []string{"f"}
 	} else {
 		Y = data.Y
 		hdr.Targets = []string{data.TargetName}
@@ -277,12 +302,21 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		m.TrainX, m.Alpha, m.Bias = fit.X, fit.Alpha, fit.Bias
 		rep.FitPhases["gram+solve"] = time.Since(t1).Seconds()
+	} else if *task == "hermite" {
+		fit, err := learn.Hermite{Lambda: *lambda, Intercept: hvals != nil}.Fit(fmap, X, data.N, hvals, hgrads)
+		if err != nil {
+			return err
+		}
+		rep.FitPhases["features+gram+solve"] = time.Since(t1).Seconds()
+		m.Theta, m.Bias = fit.Theta, fit.Bias
 	} else {
 		fit, err := fitFeatures(fmap, X, data.N, Y, P, cls, loss, *lambda, sol, *seed, rep.FitPhases, stderr)
 		if err != nil {
 			return err
 		}
 		m.Theta, m.Bias = fit.Theta, fit.Bias
+	}
+	if fmap != nil {
 		m.Probe = make([]float64, fmap.Features())
 		fmap.TransformBlock(m.Probe, model.ProbeInput(data.D), 1, nil)
 	}
@@ -295,6 +329,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		t2 := time.Now()
 		tf := df
 		tf.path, tf.labels, tf.train = *testData, *testLabels, 0
+		if *task == "hermite" {
+			tf.target = "last" // the test file holds the inputs and the value f(x)
+		}
 		met, err := evaluate(m, &tf)
 		if err != nil {
 			return err
@@ -413,6 +450,32 @@ func (p *predictor) scores(raw []float64, n, d int) ([]float64, error) {
 	return out, nil
 }
 
+// gradients returns the n×d gradients ∂f/∂x_j of a single-output model at the raw inputs, in raw coordinates.
+func (p *predictor) gradients(raw []float64, n, d int) ([]float64, error) {
+	if p.m.Task == "classification" || p.m.Outputs != 1 || p.fmap == nil {
+		return nil, usagef("--gradients needs a single-output regression or hermite model on random features (not --exact)")
+	}
+	if d != p.m.Dim {
+		return nil, fmt.Errorf("the data has %d feature columns, the model was trained on %d", d, p.m.Dim)
+	}
+	X := append([]float64(nil), raw...)
+	var sc *dataset.Scaler
+	if p.m.Preprocess != nil {
+		sc = p.m.Preprocess
+		sc.Apply(X, n, d)
+	}
+	g := make([]float64, n*d)
+	fit := &learn.Fit{F: p.m.Features, P: 1, Theta: p.m.Theta, Bias: p.m.Bias}
+	if err := fit.PredictGradients(g, p.fmap, X, n); err != nil {
+		return nil, err
+	}
+	c := inputScale(sc, d)
+	for i := range g {
+		g[i] *= c[i%d]
+	}
+	return g, nil
+}
+
 // classes decodes classifier scores into class indices.
 func (p *predictor) classes(s []float64, n int) []int {
 	K := len(p.m.Labels)
@@ -526,6 +589,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	mf.register(fs)
 	fs.Lookup("target").DefValue, mf.data.target = "none", "none"
 	out := fs.String("out", "", "write predictions to this CSV file (default stdout)")
+	withGrads := fs.Bool("gradients", false, "also write the model's gradient ∂f/∂x_j at every row (regression and hermite models on shift-invariant features)")
 	m, err := mf.parse(fs, args)
 	if err != nil {
 		return err
@@ -542,6 +606,12 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	s, err := p.scores(data.X, data.N, data.D)
 	if err != nil {
 		return fmt.Errorf("%s: %w", df.path, err)
+	}
+	var grads []float64
+	if *withGrads {
+		if grads, err = p.gradients(data.X, data.N, data.D); err != nil {
+			return err
+		}
 	}
 	w := stdout
 	if *out != "" {
@@ -567,13 +637,27 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 				names = append(names, fmt.Sprintf("y%d", j+1))
 			}
 		}
-		b.WriteString(strings.Join(names, ",") + "\n")
+		b.WriteString(strings.Join(names, ","))
+		if grads != nil {
+			for j := 0; j < m.Dim; j++ {
+				in := fmt.Sprintf("x%d", j+1)
+				if len(m.Names) == m.Dim {
+					in = m.Names[j]
+				}
+				fmt.Fprintf(&b, ",d%s/d%s", names[0], in)
+			}
+		}
+		b.WriteByte('\n')
 		for i := 0; i < data.N; i++ {
 			for j := 0; j < m.Outputs; j++ {
 				if j > 0 {
 					b.WriteByte(',')
 				}
 				b.WriteString(strconv.FormatFloat(s[i*m.Outputs+j], 'g', -1, 64))
+			}
+			for j := 0; grads != nil && j < m.Dim; j++ {
+				b.WriteByte(',')
+				b.WriteString(strconv.FormatFloat(grads[i*m.Dim+j], 'g', -1, 64))
 			}
 			b.WriteByte('\n')
 		}

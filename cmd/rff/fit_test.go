@@ -175,3 +175,120 @@ func TestFitErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFitHermite runs the documented Hermite workflow: inputs, values and gradients in three CSV files; the
+// preprocessing (standardize by default) is undone for the gradients, so predict --gradients returns ∂f/∂x in the
+// raw coordinates. f(x) = sin(x₁) + x₂²/2 on [−2, 2]² with 60 points is learned far better with its gradients.
+func TestFitHermite(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 3))
+	write := func(name string, n int, row func(x1, x2 float64) string, header string) string {
+		var b strings.Builder
+		b.WriteString(header + "\n")
+		for i := 0; i < n; i++ {
+			b.WriteString(row(4*rng.Float64()-2, 4*rng.Float64()-2))
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		return p
+	}
+	f := func(x1, x2 float64) float64 { return math.Sin(x1) + x2*x2/2 }
+	// Train files share their rows: draw them once.
+	type pt struct{ x1, x2 float64 }
+	pts := make([]pt, 60)
+	for i := range pts {
+		pts[i] = pt{4*rng.Float64() - 2, 4*rng.Float64() - 2}
+	}
+	rows := func(name, header string, row func(p pt) string) string {
+		var b strings.Builder
+		b.WriteString(header + "\n")
+		for _, p := range pts {
+			b.WriteString(row(p))
+		}
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(b.String()), 0o644)
+		return path
+	}
+	xs := rows("x.csv", "a,b", func(p pt) string { return fmt.Sprintf("%g,%g\n", p.x1, p.x2) })
+	vs := rows("v.csv", "f", func(p pt) string { return fmt.Sprintf("%g\n", f(p.x1, p.x2)) })
+	gs := rows("g.csv", "g1,g2", func(p pt) string {
+		if p.x1 > 1.5 { // some unobserved derivatives
+			return fmt.Sprintf("NaN,%g\n", p.x2)
+		}
+		return fmt.Sprintf("%g,%g\n", math.Cos(p.x1), p.x2)
+	})
+	test := write("test.csv", 400, func(x1, x2 float64) string { return fmt.Sprintf("%g,%g,%g\n", x1, x2, f(x1, x2)) }, "a,b,f")
+	rmse := map[string]float64{}
+	for name, extra := range map[string][]string{"values": {"--values", vs}, "both": {"--values", vs, "--gradients", gs}} {
+		mpath := filepath.Join(dir, name+".rff")
+		args := append([]string{"fit", "--task", "hermite", "--data", xs, "--out", mpath, "-D", "300", "--rule", "g",
+			"--sigma", "0.7", "--lambda", "1e-8", "--test-data", test, "--json"}, extra...)
+		code, out, errOut := runCLI(args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		var rep fitReport
+		json.Unmarshal([]byte(out), &rep)
+		rmse[name] = *rep.Test.RMSE
+	}
+	if rmse["values"] < 2*rmse["both"] {
+		t.Errorf("test RMSE with values %.4g, with values and gradients %.4g: want ≥ 2× better", rmse["values"], rmse["both"])
+	}
+	code, out, errOut := runCLI("predict", "--model", filepath.Join(dir, "both.rff"), "--data", test, "--target", "last", "--gradients")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] != "f,df/da,df/db" || len(lines) != 401 {
+		t.Fatalf("header %q, %d lines", lines[0], len(lines))
+	}
+	// The gradients are those of the model in raw coordinates: compare with central differences of the model's own
+	// predictions at x ± h·e_j (truncation error h²·|f‴|/6 ≈ 1e-7 for h = 1e-3 and bandwidth 0.7).
+	const h = 1e-3
+	var pb strings.Builder
+	pb.WriteString("a,b\n")
+	var x1, x2 [10]float64
+	for i := range 10 {
+		fmt.Sscanf(readLine(t, test, i+1), "%g,%g", &x1[i], &x2[i])
+		fmt.Fprintf(&pb, "%.17g,%.17g\n%.17g,%.17g\n%.17g,%.17g\n%.17g,%.17g\n", x1[i]+h, x2[i], x1[i]-h, x2[i], x1[i], x2[i]+h, x1[i], x2[i]-h)
+	}
+	pf := filepath.Join(dir, "perturbed.csv")
+	os.WriteFile(pf, []byte(pb.String()), 0o644)
+	code, pout, errOut := runCLI("predict", "--model", filepath.Join(dir, "both.rff"), "--data", pf, "--target", "none")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	pv := strings.Split(strings.TrimSpace(pout), "\n")[1:]
+	for i := range 10 {
+		var p, g1, g2 float64
+		fmt.Sscanf(lines[i+1], "%g,%g,%g", &p, &g1, &g2)
+		var v [4]float64
+		for k := range v {
+			fmt.Sscanf(pv[4*i+k], "%g", &v[k])
+		}
+		fd1, fd2 := (v[0]-v[1])/(2*h), (v[2]-v[3])/(2*h)
+		if math.Abs(fd1-g1) > 1e-5 || math.Abs(fd2-g2) > 1e-5 {
+			t.Errorf("row %d: gradient (%.8g, %.8g), central differences (%.8g, %.8g)", i+1, g1, g2, fd1, fd2)
+		}
+	}
+	for _, c := range [][]string{
+		{"fit", "--task", "hermite", "--data", xs, "--out", filepath.Join(dir, "e.rff")},
+		{"fit", "--task", "hermite", "--data", xs, "--values", gs, "--out", filepath.Join(dir, "e.rff")}, // 2 columns
+		{"fit", "--task", "hermite", "--data", xs, "--values", vs, "--exact", "--out", filepath.Join(dir, "e.rff")},
+		{"fit", "--data", test, "--values", vs, "--out", filepath.Join(dir, "e.rff")},
+	} {
+		if code, out, errOut := runCLI(c...); code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
+		}
+	}
+}
+
+// readLine returns line i (0 = header) of a text file.
+func readLine(t *testing.T, path string, i int) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(b), "\n")[i]
+}
