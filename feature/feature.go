@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/fastmath"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
@@ -189,12 +190,7 @@ func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 				out[j] = amp[j] * math.Cos(t+ph[j])
 			}
 		default:
-			cs, sn := out[:n], out[n:2*n]
-			for j, t := range p {
-				s, c := math.Sincos(t)
-				cs[j] = amp[j] * c
-				sn[j] = amp[j] * s
-			}
+			fastmath.SinCosWeighted(out[n:2*n], out[:n], p, amp)
 		}
 	}
 }

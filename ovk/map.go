@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/fastmath"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
@@ -276,13 +277,7 @@ func (m *Map) project(proj, x []float64, rows int) []float64 {
 // scalar writes z = [√w_j cos t_j]_j ‖ [√w_j sin t_j]_j (length 2D) for the projections t (length D).
 func (m *Map) scalar(z, t []float64) {
 	n := m.n
-	cs, sn := z[:n], z[n:2*n]
-	amp := m.amp[:n]
-	for j, v := range t[:n] {
-		s, c := math.Sincos(v)
-		cs[j] = amp[j] * c
-		sn[j] = amp[j] * s
-	}
+	fastmath.SinCosWeighted(z[n:2*n], z[:n], t[:n], m.amp[:n]) // as package feature does, bit for bit
 }
 
 // ScalarBlock writes the scalar cos/sin features z(x_r) (rows × 2D, row-major; identical to package feature's map for

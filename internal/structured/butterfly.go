@@ -185,6 +185,9 @@ func (q *Butterfly) Dense() []float64 {
 
 func row(x []float64, i, B int) []float64 { return x[i*B : i*B+B : i*B+B] }
 
+// rows returns the k contiguous rows i..i+k-1 of the block x.
+func rows(x []float64, i, k, B int) []float64 { return x[i*B : (i+k)*B : (i+k)*B] }
+
 func idx(p []int, i int) int {
 	if p == nil {
 		return i
@@ -206,6 +209,14 @@ func (q *Butterfly) fwdPair(dst, src []float64, B, lo int, g []int) {
 		c0, s0 := q.Cos[i0], q.Sin[i0]
 		c1, s1 := q.Cos[i1], q.Sin[i1]
 		if base+4*h <= d {
+			if g == nil {
+				// Rows j, j+h, j+2h, j+3h for j in [base, base+h) are four
+				// contiguous runs of h·B values: one kernel call.
+				rot4HiLo(rows(dst, base, h, B), rows(dst, base+h, h, B), rows(dst, base+2*h, h, B), rows(dst, base+3*h, h, B),
+					rows(src, base, h, B), rows(src, base+h, h, B), rows(src, base+2*h, h, B), rows(src, base+3*h, h, B),
+					cH, sH, c0, s0, c1, s1)
+				continue
+			}
 			for j := base; j < base+h; j++ {
 				rot4HiLo(row(dst, j, B), row(dst, j+h, B), row(dst, j+2*h, B), row(dst, j+3*h, B),
 					row(src, idx(g, j), B), row(src, idx(g, j+h), B), row(src, idx(g, j+2*h), B), row(src, idx(g, j+3*h), B),
@@ -269,6 +280,12 @@ func (q *Butterfly) tPair(dst, src []float64, B, lo int, sc []int) {
 		c0, s0 := q.Cos[i0], -q.Sin[i0]
 		c1, s1 := q.Cos[i1], -q.Sin[i1]
 		if base+4*h <= d {
+			if sc == nil {
+				rot4LoHi(rows(dst, base, h, B), rows(dst, base+h, h, B), rows(dst, base+2*h, h, B), rows(dst, base+3*h, h, B),
+					rows(src, base, h, B), rows(src, base+h, h, B), rows(src, base+2*h, h, B), rows(src, base+3*h, h, B),
+					cH, sH, c0, s0, c1, s1)
+				continue
+			}
 			for j := base; j < base+h; j++ {
 				rot4LoHi(row(dst, idx(sc, j), B), row(dst, idx(sc, j+h), B), row(dst, idx(sc, j+2*h), B), row(dst, idx(sc, j+3*h), B),
 					row(src, j, B), row(src, j+h, B), row(src, j+2*h, B), row(src, j+3*h, B),
@@ -317,63 +334,64 @@ func (q *Butterfly) tSingle(dst, src []float64, B, l int, sc []int) {
 	}
 }
 
-// rot2 applies [[c, -s], [s, c]] to the row pair (x1, x2) in place.
-func rot2(x1, x2 []float64, c, s float64) {
-	x2 = x2[:len(x1)]
-	for i := range x1 {
-		a, b := x1[i], x2[i]
-		x1[i] = c*a - s*b
-		x2[i] = s*a + c*b
-	}
+// The rotation kernels below are the portable references of the SIMD
+// kernels in simd_*.s. Each product is rounded before the sum (the float64
+// conversions forbid fusing them into an FMA, which Go does on arm64 and on
+// amd64 with GOAMD64=v3), so every path and every architecture gives the
+// same bits.
+
+// rot2Generic applies [[c, -s], [s, c]] to the row pair (x1, x2) in place.
+func rot2Generic(x1, x2 []float64, c, s float64) {
+	rot2toGeneric(x1, x2, x1, x2, c, s)
 }
 
-// rot2to writes [[c, -s], [s, c]]·(x1, x2) to (y1, y2); y may alias x.
-func rot2to(y1, y2, x1, x2 []float64, c, s float64) {
+// rot2toGeneric writes [[c, -s], [s, c]]·(x1, x2) to (y1, y2); y may alias x.
+func rot2toGeneric(y1, y2, x1, x2 []float64, c, s float64) {
 	n := len(y1)
 	y2, x1, x2 = y2[:n], x1[:n], x2[:n]
 	for i := range y1 {
 		a, b := x1[i], x2[i]
-		y1[i] = c*a - s*b
-		y2[i] = s*a + c*b
+		y1[i] = float64(c*a) - float64(s*b)
+		y2[i] = float64(s*a) + float64(c*b)
 	}
 }
 
-// rot4HiLo applies, to the rows (x0, x1, x2, x3) = rows (j, j+h, j+2h, j+3h),
-// the level with half 2h (pairs (0,2), (1,3), angle H) and then the level
-// with half h (pairs (0,1) with angle 0 and (2,3) with angle 1), writing to
-// y (which may alias x).
-func rot4HiLo(y0, y1, y2, y3, x0, x1, x2, x3 []float64, cH, sH, c0, s0, c1, s1 float64) {
+// rot4HiLoGeneric applies, to the rows (x0, x1, x2, x3) = rows (j, j+h,
+// j+2h, j+3h), the level with half 2h (pairs (0,2), (1,3), angle H) and then
+// the level with half h (pairs (0,1) with angle 0 and (2,3) with angle 1),
+// writing to y (which may alias x).
+func rot4HiLoGeneric(y0, y1, y2, y3, x0, x1, x2, x3 []float64, cH, sH, c0, s0, c1, s1 float64) {
 	n := len(y0)
 	y1, y2, y3 = y1[:n], y2[:n], y3[:n]
 	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
 	for i := range y0 {
 		a, b, c, e := x0[i], x1[i], x2[i], x3[i]
-		a2 := cH*a - sH*c
-		c2 := sH*a + cH*c
-		b2 := cH*b - sH*e
-		e2 := sH*b + cH*e
-		y0[i] = c0*a2 - s0*b2
-		y1[i] = s0*a2 + c0*b2
-		y2[i] = c1*c2 - s1*e2
-		y3[i] = s1*c2 + c1*e2
+		a2 := float64(cH*a) - float64(sH*c)
+		c2 := float64(sH*a) + float64(cH*c)
+		b2 := float64(cH*b) - float64(sH*e)
+		e2 := float64(sH*b) + float64(cH*e)
+		y0[i] = float64(c0*a2) - float64(s0*b2)
+		y1[i] = float64(s0*a2) + float64(c0*b2)
+		y2[i] = float64(c1*c2) - float64(s1*e2)
+		y3[i] = float64(s1*c2) + float64(c1*e2)
 	}
 }
 
-// rot4LoHi is the mirror of rot4HiLo: the half-h level first, then the
-// half-2h level.
-func rot4LoHi(y0, y1, y2, y3, x0, x1, x2, x3 []float64, cH, sH, c0, s0, c1, s1 float64) {
+// rot4LoHiGeneric is the mirror of rot4HiLoGeneric: the half-h level first,
+// then the half-2h level.
+func rot4LoHiGeneric(y0, y1, y2, y3, x0, x1, x2, x3 []float64, cH, sH, c0, s0, c1, s1 float64) {
 	n := len(y0)
 	y1, y2, y3 = y1[:n], y2[:n], y3[:n]
 	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
 	for i := range y0 {
 		a, b, c, e := x0[i], x1[i], x2[i], x3[i]
-		a2 := c0*a - s0*b
-		b2 := s0*a + c0*b
-		c2 := c1*c - s1*e
-		e2 := s1*c + c1*e
-		y0[i] = cH*a2 - sH*c2
-		y2[i] = sH*a2 + cH*c2
-		y1[i] = cH*b2 - sH*e2
-		y3[i] = sH*b2 + cH*e2
+		a2 := float64(c0*a) - float64(s0*b)
+		b2 := float64(s0*a) + float64(c0*b)
+		c2 := float64(c1*c) - float64(s1*e)
+		e2 := float64(s1*c) + float64(c1*e)
+		y0[i] = float64(cH*a2) - float64(sH*c2)
+		y2[i] = float64(sH*a2) + float64(cH*c2)
+		y1[i] = float64(cH*b2) - float64(sH*e2)
+		y3[i] = float64(sH*b2) + float64(cH*e2)
 	}
 }

@@ -12,6 +12,25 @@
 // in by the caller. All types are read-only after construction and can be
 // shared by any number of goroutines.
 //
+// # SIMD kernels and determinism
+//
+// The elementwise steps of FWHT and Butterfly (radix-2 and radix-4 Hadamard
+// butterflies, single and fused double Givens rotations) run on AVX2
+// assembly (simd_amd64.s) when CPUID reports AVX2 and the OS saves the YMM
+// registers. Elsewhere, and with the purego build tag, they run on the
+// portable Go loops (the *Generic functions in fwht.go and butterfly.go),
+// which are also the references of the tests. Both paths do the same IEEE-754
+// operations in the same order with one rounding each: products are rounded
+// before they are summed, and the Go code uses explicit float64 conversions so
+// that the compiler cannot fuse them into FMAs (it would on arm64 or with
+// GOAMD64=v3). Results are therefore bit-identical on every path and machine,
+// as TestFWHTBitIdentical and TestButterflyBitIdentical check for all
+// power-of-two sizes up to 2^16 against straight-from-the-definition
+// references. Consecutive rows of a stage are contiguous in the
+// coordinate-major layout, so a whole run of h rows is one kernel call. The
+// early FWHT stages run on L1-sized row chunks. Neither changes the
+// arithmetic.
+//
 // # Contents and references
 //
 //   - FWHT: normalized fast Walsh–Hadamard transform, the H of the HD-block

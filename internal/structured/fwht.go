@@ -27,7 +27,12 @@ func log2(n int) int {
 // n must be a power of two. H is symmetric and orthogonal, so FWHT is its own
 // inverse. Cost O(n log n · B); stages are fused two at a time (radix 4) to
 // halve the memory traffic and the 1/sqrt(n) scaling is folded into the last
-// pass.
+// pass. When the block is larger than the L1 cache, the early stages (those
+// whose butterflies stay within fwhtChunk bytes of rows) are run chunk by
+// chunk. The butterflies run on SIMD kernels where the CPU has them (see
+// simd.go). None of this changes the arithmetic: every output is the same
+// sequence of additions, subtractions and the final scaling, so every path
+// gives the same bits.
 func FWHT(x []float64, n, B int) {
 	if n&(n-1) != 0 || n <= 0 {
 		panic("structured: FWHT size is not a power of two")
@@ -38,40 +43,88 @@ func FWHT(x []float64, n, B int) {
 	x = x[:n*B]
 	L := log2(n)
 	scale := 1 / math.Sqrt(float64(n))
+	c := n // rows per chunk: a power of two
+	for c > 4 && c*B*8 > fwhtChunk {
+		c /= 2
+	}
+	if c == n {
+		fwhtStages(x, n, B, L, n, scale)
+		return
+	}
+	// Stages whose butterfly blocks fit in c rows, chunk by chunk, then the
+	// rest over the whole block.
+	for r0 := 0; r0 < n; r0 += c {
+		fwhtStages(x[r0*B:(r0+c)*B], c, B, L, c, scale)
+	}
+	fwhtStagesFrom(x, n, B, L, c, scale)
+}
+
+// fwhtChunk is the size in bytes of the row chunks of the early FWHT stages
+// (the L1 data cache of current x86 cores is 32–48 KiB).
+const fwhtChunk = 16 << 10
+
+// fwhtStages runs, on the rows×B block x (rows a power of two), the stages of
+// the size-2^L transform whose butterfly block (2h for the radix-2 stage, 4h
+// for a radix-4 stage) is at most maxBlock rows.
+func fwhtStages(x []float64, rows, B, L, maxBlock int, scale float64) {
+	fwhtRun(x, rows, B, L, 0, maxBlock, scale)
+}
+
+// fwhtStagesFrom runs the stages of the size-2^L transform whose butterfly
+// block is larger than minBlock rows on the rows×B block x.
+func fwhtStagesFrom(x []float64, rows, B, L, minBlock int, scale float64) {
+	fwhtRun(x, rows, B, L, minBlock, rows, scale)
+}
+
+// fwhtRun runs the stages with minBlock < block ≤ maxBlock. The stage
+// sequence of a size-n = 2^L transform is a radix-2 stage (h = 1) when L is
+// odd, then radix-4 stages h, 4h, 16h, … up to 4h = n; the last one is
+// scaled by 1/√n.
+func fwhtRun(x []float64, rows, B, L, minBlock, maxBlock int, scale float64) {
+	n := 1 << L
 	h := 1
 	if L%2 == 1 {
-		// One radix-2 stage first so the rest pairs up.
-		last := L == 1
-		for base := 0; base < n; base += 2 {
-			r0 := x[base*B : base*B+B]
-			r1 := x[(base+1)*B : (base+1)*B+B]
-			if last {
-				hadamard2Scaled(r0, r1, scale)
-			} else {
-				hadamard2(r0, r1)
+		if 2 > minBlock && 2 <= maxBlock {
+			last := L == 1
+			for base := 0; base < rows; base += 2 {
+				r0 := x[base*B : base*B+B]
+				r1 := x[(base+1)*B : (base+1)*B+B]
+				if last {
+					hadamard2Scaled(r0, r1, scale)
+				} else {
+					hadamard2(r0, r1)
+				}
 			}
 		}
 		h = 2
 	}
 	for ; h < n; h *= 4 {
+		if 4*h <= minBlock {
+			continue
+		}
+		if 4*h > maxBlock {
+			break
+		}
 		last := 4*h == n
-		for base := 0; base < n; base += 4 * h {
-			for j := base; j < base+h; j++ {
-				r0 := x[j*B : j*B+B]
-				r1 := x[(j+h)*B : (j+h)*B+B]
-				r2 := x[(j+2*h)*B : (j+2*h)*B+B]
-				r3 := x[(j+3*h)*B : (j+3*h)*B+B]
-				if last {
-					hadamard4Scaled(r0, r1, r2, r3, scale)
-				} else {
-					hadamard4(r0, r1, r2, r3)
-				}
+		// For a given base, the rows j, j+h, j+2h, j+3h for j in [base,
+		// base+h) form four contiguous runs of h·B values: one kernel call.
+		hb := h * B
+		for base := 0; base < rows; base += 4 * h {
+			o := base * B
+			r0 := x[o : o+hb]
+			r1 := x[o+hb : o+2*hb]
+			r2 := x[o+2*hb : o+3*hb]
+			r3 := x[o+3*hb : o+4*hb]
+			if last {
+				hadamard4Scaled(r0, r1, r2, r3, scale)
+			} else {
+				hadamard4(r0, r1, r2, r3)
 			}
 		}
 	}
 }
 
-func hadamard2(r0, r1 []float64) {
+func hadamard2Generic(r0, r1 []float64) {
 	r1 = r1[:len(r0)]
 	for i := range r0 {
 		a, b := r0[i], r1[i]
@@ -80,7 +133,7 @@ func hadamard2(r0, r1 []float64) {
 	}
 }
 
-func hadamard2Scaled(r0, r1 []float64, s float64) {
+func hadamard2ScaledGeneric(r0, r1 []float64, s float64) {
 	r1 = r1[:len(r0)]
 	for i := range r0 {
 		a, b := r0[i], r1[i]
@@ -89,9 +142,9 @@ func hadamard2Scaled(r0, r1 []float64, s float64) {
 	}
 }
 
-// hadamard4 applies two consecutive butterfly stages (strides h then 2h) to
-// the rows r0..r3 = rows j, j+h, j+2h, j+3h.
-func hadamard4(r0, r1, r2, r3 []float64) {
+// hadamard4Generic applies two consecutive butterfly stages (strides h then
+// 2h) to the rows r0..r3 = rows j, j+h, j+2h, j+3h.
+func hadamard4Generic(r0, r1, r2, r3 []float64) {
 	n := len(r0)
 	r1, r2, r3 = r1[:n], r2[:n], r3[:n]
 	for i := range r0 {
@@ -105,7 +158,7 @@ func hadamard4(r0, r1, r2, r3 []float64) {
 	}
 }
 
-func hadamard4Scaled(r0, r1, r2, r3 []float64, s float64) {
+func hadamard4ScaledGeneric(r0, r1, r2, r3 []float64, s float64) {
 	n := len(r0)
 	r1, r2, r3 = r1[:n], r2[:n], r3[:n]
 	for i := range r0 {

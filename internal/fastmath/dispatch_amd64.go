@@ -1,0 +1,79 @@
+//go:build !purego
+
+package fastmath
+
+// useAVX2 selects the AVX2 kernels; it is set once at start-up from CPUID (and flipped only by tests).
+var useAVX2 = hasAVX2()
+
+// hasAVX2 reports whether the CPU supports AVX2 and the OS saves the YMM registers.
+func hasAVX2() bool {
+	_, _, ecx1, _ := cpuid(1, 0)
+	const osxsave, avx = 1 << 27, 1 << 28
+	if ecx1&osxsave == 0 || ecx1&avx == 0 {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state enabled
+		return false
+	}
+	maxID, _, _, _ := cpuid(0, 0)
+	if maxID < 7 {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	return ebx7&(1<<5) != 0
+}
+
+//go:noescape
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+
+//go:noescape
+func xgetbv() (eax, edx uint32)
+
+// sincosAVX2 processes n elements (n a multiple of 4, n ≥ 0) with the kernel of sincos1; w may be nil. It
+// returns whether an element was out of range; for such an element it stores x[i] into both outputs, so the
+// input survives when an output aliases x.
+//
+//go:noescape
+func sincosAVX2(sin, cos, x, w *float64, n int) (bad bool)
+
+// cosAVX2 is sincosAVX2 for w·cos only (w not nil).
+//
+//go:noescape
+func cosAVX2(dst, x, w *float64, n int) (bad bool)
+
+func sincosVec(sin, cos, x, w []float64) bool {
+	n := len(x)
+	m := n &^ 3
+	if !useAVX2 || m == 0 {
+		return sincosGeneric(sin, cos, x, w)
+	}
+	var wp *float64
+	if w != nil {
+		w = w[:n]
+		wp = &w[0]
+	}
+	sin, cos = sin[:n], cos[:n]
+	bad := sincosAVX2(&sin[0], &cos[0], &x[0], wp, m)
+	if m < n {
+		var wt []float64
+		if w != nil {
+			wt = w[m:]
+		}
+		bad = sincosGeneric(sin[m:], cos[m:], x[m:], wt) || bad
+	}
+	return bad
+}
+
+func cosVec(dst, x, w []float64) bool {
+	n := len(x)
+	m := n &^ 3
+	if !useAVX2 || m == 0 {
+		return cosGeneric(dst, x, w)
+	}
+	dst, w = dst[:n], w[:n]
+	bad := cosAVX2(&dst[0], &x[0], &w[0], m)
+	if m < n {
+		bad = cosGeneric(dst[m:], x[m:], w[m:]) || bad
+	}
+	return bad
+}
