@@ -1,0 +1,144 @@
+// Package linalg is the one place where rff's linear-algebra backend is chosen:
+// OpenBLAS (with its LAPACK) when the shared library is present, gonum's pure Go
+// otherwise. Every heavy BLAS-3 / LAPACK call in the module goes through it,
+// either directly (Gemm, Syrk, SyrkBlocked, Cholesky, SolveCholesky, EigenSym)
+// or through gonum: the package's init installs [Blas] with blas64.Use and
+// [Lapack] with lapack64.Use, so gonum/mat's Mul, Cholesky, EigenSym, … and
+// gonum's own LAPACK internals use the fast backend too. Importing the package
+// (for its side effect, `import _ ".../internal/linalg"`) is enough.
+//
+// # Selection at run time
+//
+// No build tag. On Linux with cgo (the default wherever a C compiler is
+// installed), init dlopens libopenblas.so.0 (then libopenblas.so and Debian's
+// openblas-pthread/-openmp/-serial directories) and resolves cblas_dgemm,
+// cblas_dsyrk, cblas_dsyr2k, cblas_dtrsm, cblas_dtrmm, cblas_dsymm, dpotrf_,
+// dsyevd_ and openblas_* with dlsym. The prototypes are declared in the cgo
+// preamble and only -ldl is linked, so building needs neither OpenBLAS headers
+// nor the library, and a binary built here runs (in pure Go) on a machine
+// without it. CGO_ENABLED=0 builds, and other systems, compile a stub and
+// always run pure Go. Loading without cgo (a hand-written dynamic loader) was
+// rejected as not robust. ILP64 builds (libopenblas64) are refused. LAPACKE is
+// not used: libopenblas exports the Fortran LAPACK symbols, called with
+// gfortran's ABI (pointers, hidden string lengths).
+//
+// Environment:
+//
+//	RFF_BLAS=auto|go|openblas  auto (default): OpenBLAS if it loads, else pure Go.
+//	                           go: pure Go, OpenBLAS is not even opened.
+//	                           openblas: as auto, but a load failure is an error
+//	                           reported by Info().Err (nothing panics).
+//	RFF_THREADS=n              threads per OpenBLAS call (and SyrkBlocked's
+//	                           goroutines). Default: an OPENBLAS_NUM_THREADS the
+//	                           user set, else runtime.GOMAXPROCS(0).
+//	RFF_OPENBLAS_LIB=path      open this file instead of searching.
+//	OPENBLAS_CORETYPE=name     see below.
+//
+// The variables are read once, in init (go test caches results without
+// noticing them: use -count=1 when changing them). [Use] switches backends
+// later, safely while other goroutines compute; [SetThreads] changes the
+// thread count; [Info] reports the backend, version, core type and threads,
+// and its String is what `rff version` prints: "openblas 0.3.21 (SkylakeX, 2
+// threads)" or "pure Go (gonum)".
+//
+// # The core type
+//
+// OpenBLAS built with DYNAMIC_ARCH (Debian's) picks its kernels from CPUID in a
+// constructor that runs inside dlopen. 0.3.21 predates some CPUs and on those
+// can fall back to Prescott (SSE3) kernels, 4–5× slower (issue 6 measured ≈35
+// against ≈180 GFLOP/s with SkylakeX on an AVX-512 machine);
+// OPENBLAS_CORETYPE overrides the choice but must be in the C environment
+// before the library loads. So init, before dlopen, reads the
+// CPU with CPUID and XGETBV (the OS must save the wider registers) and, when
+// OPENBLAS_CORETYPE is unset, sets it (os.Setenv, which reaches C's setenv
+// under cgo, checked with getenv): SkylakeX when AVX-512 F/CD/DQ/BW/VL are
+// usable, Zen (AMD) or Haswell (others) with AVX2+FMA, nothing otherwise. A
+// value the user set is kept, unless it names kernels this CPU cannot execute:
+// OPENBLAS_CORETYPE=SkylakeX on a CPU without AVX-512 kills the process with
+// SIGILL at the first product (verified on the AMD Zen 3 test machine), so it
+// is replaced and Info().Note says so. Loading happens in init because setenv
+// is only safe before other threads read the environment. The variable stays
+// set, so child processes inherit the same choice.
+//
+// # Routing and concurrency
+//
+// Problems smaller than about 24³ multiply-adds stay in gonum (a cgo call
+// costs ~0.1–0.3 µs, and small products stay concurrent across goroutines);
+// anything gonum would panic on is handed to gonum, so panics keep gonum's
+// messages. All calls into OpenBLAS are serialized by one mutex: each call
+// already uses every thread, concurrent calls would only oversubscribe the
+// cores, and it sidesteps OpenBLAS's limits on simultaneous callers (its
+// fixed table of memory buffers, documented as "too many memory regions" when
+// many threads call at once). So callers may call everything here from any
+// number of goroutines; large calls queue. OpenBLAS's worker threads spin for
+// a while after each call before sleeping.
+//
+// # Row-major and column-major
+//
+// CBLAS routines take row-major arrays directly. Fortran LAPACK reads
+// gonum's row-major array as its transpose; for a symmetric matrix that is the
+// same matrix, so Dpotrf passes the opposite triangle (gonum Upper, A = UᵀU, is
+// Fortran Lower, A = LLᵀ with L = Uᵀ: identical numbers), and Dsyev transposes
+// dsyevd's eigenvectors (rows of gonum's array) into columns. Dsyev keeps
+// gonum's workspace contract: a query (lwork = −1) answers dsyevd's optimal
+// size (1+6n+2n² with vectors), and any lwork ≥ 3n−1 works, the rest being
+// allocated internally. Dpotrs is two triangular solves.
+//
+// # Pure Go
+//
+// gonum's Dsyrk runs on one core and its Dgemm with a transposed operand is
+// slow (axpys of 64 elements). [SyrkBlocked] runs gonum's own Dsyrk loop — one
+// assembly axpy of a row of A into a row of C per row of A — tiled for the
+// cache (tasks of 16 rows of C, column chunks of 1024) and spread over
+// SetThreads goroutines; the pure-Go [Blas.Dsyrk] uses it from n = 256.
+// EigenSym in pure Go is gonum's Dsyev (tridiagonal reduction, QL/QR) with
+// one change: 88% of its time went to Dlasr applying the QL/QR rotations
+// column by column to the row-major eigenvector matrix; dsteqrRows applies
+// them row by row (in parallel), which gives gonum's results bit for bit
+// about 5× faster. There is no pure-Go divide and conquer.
+//
+// # Measured
+//
+// On the 2-core test machine: AMD EPYC Zen 3 under KVM, AVX2, no AVX-512,
+// which OpenBLAS 0.3.21 detects correctly as Zen. A C program against the same
+// library (n = 2048, 2 threads) on the idle machine, GFLOP/s:
+//
+//	OPENBLAS_CORETYPE            DGEMM  DSYRK
+//	unset (Zen detected)           88     76
+//	Haswell                        88     71
+//	Prescott (SSE3 fallback)       23     22
+//	SkylakeX                     killed by SIGILL (no AVX-512)
+//
+// One run of go test -bench, later, with the machine shared by other jobs (a
+// C DGEMM in the same run gave 40–43 GFLOP/s, half its idle rate; so read the
+// ratios). GFLOP/s count 2mnk for Gemm, n²k for a Gram matrix, n³/3 for
+// Cholesky; EigenSym in seconds:
+//
+//	                           openblas  openblas, Prescott  pure Go
+//	Gemm 2048                      42          11.6              5.6
+//	Gemm 4096                      44           9.9              5.5
+//	Syrk n 2048, k 256 (a block)   37          12.0              9.2  (gonum Dsyrk 8.0)
+//	Syrk n 2048, k 2048            43          11.9              7.0  (gonum Dsyrk 4.3)
+//	Syrk n 4096, k 4096            22            -               6.1
+//	Cholesky (Potrf) 2048          40          12.1              5.6
+//	Cholesky (Potrf) 4096          30          11.6              5.5
+//	EigenSym 2048                 1.7 s         4.6 s            28 s
+//	EigenSym 4096                  18 s          27 s              -
+//
+// gonum's own Dsyev took 5.7× as long as the pure-Go EigenSym at n = 1024 in
+// one run (20.8 s against 3.6 s). Calling OpenBLAS from Go costs nothing
+// measurable at these sizes (Go and C DGEMM agree in the same run); OpenBLAS
+// is faster than gonum even for tiny products (16³: 0.6 µs against 2.9 µs,
+// BenchmarkCrossover), so the 24³ threshold is about concurrency, not speed.
+// OpenBLAS's spinning worker threads did not slow the Go code run right after
+// a call (BenchmarkGoAfterBLAS). To measure:
+//
+//	go test -run '^$' -bench . -benchtime 1x ./internal/linalg/
+//	OPENBLAS_CORETYPE=Prescott go test -count=1 -run '^$' -bench openblas -benchtime 1x ./internal/linalg/
+//	RFF_BENCH_LARGE=1 go test -run '^$' -bench 4096 -benchtime 1x ./internal/linalg/
+//
+// Two fixes over gonum v0.17 found by the tests: its Dsyrk (Lower, Trans,
+// beta = 0) scales a NaN in C by 0 instead of overwriting it (the wrapper
+// zeroes first), and OpenBLAS's dpotrf accepts NaN (ajj ≤ 0 is false for NaN;
+// the wrapper checks the factor's diagonal, as gonum reports NaN as failure).
+package linalg
