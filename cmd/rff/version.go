@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/rffkit/rff/internal/linalg"
 )
 
 // Version is the release of rff.
@@ -21,7 +23,8 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 		"version":    Version,
 		"go":         runtime.Version(),
 		"os_arch":    runtime.GOOS + "/" + runtime.GOARCH,
-		"backend":    "pure Go (gonum)",
+		"backend":    linalg.Info().String(),
+		"blas":       linalg.Info(),
 		"gomaxprocs": runtime.GOMAXPROCS(0),
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -34,6 +37,12 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(info)
 	}
-	fmt.Fprintf(stdout, "rff %s (%s, %s)\nbackend: %s, %d threads\n", Version, info["go"], info["os_arch"], info["backend"], info["gomaxprocs"])
+	fmt.Fprintf(stdout, "rff %s (%s, %s, GOMAXPROCS %d)\nbackend: %s\n", Version, info["go"], info["os_arch"], info["gomaxprocs"], info["backend"])
+	if bi := linalg.Info(); bi.Note != "" {
+		fmt.Fprintf(stdout, "note: %s\n", bi.Note)
+	}
+	if bi := linalg.Info(); bi.Err != nil {
+		fmt.Fprintf(stdout, "error: %v\n", bi.Err)
+	}
 	return nil
 }
