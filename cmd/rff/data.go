@@ -19,7 +19,7 @@ type dataFlags struct {
 func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
 	fs.StringVar(&f.path, "data", "", "dataset file (CSV, LibSVM or IDX; gzip is detected)")
 	fs.StringVar(&f.format, "format", "", "csv|libsvm|idx (guessed from the file name when omitted)")
-	fs.StringVar(&f.target, "target", "last", "CSV target column: first|last|none|NAME|INDEX (1-based); it is left out of the features")
+	fs.StringVar(&f.target, "target", "", "CSV target column: first|last|none|NAME|INDEX (1-based), left out of the features (default: last for CSV; LibSVM and IDX carry their labels)")
 	fs.StringVar(&f.labels, "labels", "", "IDX labels file")
 	fs.IntVar(&f.train, "train", 0, "use only the first N rows (the training split; 0 = all)")
 	if defaultPreprocess == "" { // predict and eval apply the model's own preprocessing

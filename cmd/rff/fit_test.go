@@ -292,3 +292,32 @@ func readLine(t *testing.T, path string, i int) string {
 	}
 	return strings.Split(string(b), "\n")[i]
 }
+
+// TestFitIDXDefaultTarget fits on IDX images with labels without any --target flag: the CSV default ("last") must
+// not apply to formats that carry their labels.
+func TestFitIDXDefaultTarget(t *testing.T) {
+	dir := t.TempDir()
+	const n, side = 60, 3
+	img := []byte{0, 0, 8, 3, 0, 0, 0, n, 0, 0, 0, side, 0, 0, 0, side}
+	lab := []byte{0, 0, 8, 1, 0, 0, 0, n}
+	for i := 0; i < n; i++ {
+		c := byte(i % 2)
+		for p := 0; p < side*side; p++ {
+			img = append(img, c*200+byte(p*5))
+		}
+		lab = append(lab, c)
+	}
+	ip, lp := filepath.Join(dir, "img-idx3-ubyte"), filepath.Join(dir, "lab-idx1-ubyte")
+	os.WriteFile(ip, img, 0o644)
+	os.WriteFile(lp, lab, 0o644)
+	code, out, errOut := runCLI("fit", "--data", ip, "--labels", lp, "--task", "classification", "-D", "20",
+		"--out", filepath.Join(dir, "m.rff"), "--test-data", ip, "--test-labels", lp, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep fitReport
+	json.Unmarshal([]byte(out), &rep)
+	if rep.Test == nil || *rep.Test.Accuracy != 1 { // two classes 200 grey levels apart
+		t.Errorf("test %+v", rep.Test)
+	}
+}
