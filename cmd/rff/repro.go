@@ -37,7 +37,7 @@ func runRepro(args []string, stdout, stderr io.Writer) error {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 			fmt.Fprintln(stdout, "Usage: rff repro <study> [flags]   (rff repro <study> -h for its flags)\n\nStudies:")
 			for _, n := range reproNames() {
-				fmt.Fprintf(stdout, "  %-10s %s\n", n, reproStudies[n].summary)
+				fmt.Fprintf(stdout, "  %-15s %s\n", n, reproStudies[n].summary)
 			}
 			return nil
 		}
