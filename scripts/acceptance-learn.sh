@@ -38,8 +38,8 @@ run usps $usps --task classification -D 4096 --sigma 8 --lambda 1e-5
 run usps-exact $usps --task classification --exact --sigma 8 --lambda 1e-5
 run powerplant --data "$tmp/pp-train.csv" --test-data "$tmp/pp-test.csv" -D 2048 --sigma 0.5 --lambda 1e-5
 run powerplant-exact --data "$tmp/pp-train.csv" --test-data "$tmp/pp-test.csv" --exact --sigma 0.5 --lambda 1e-5
-run mnist $mnist --task classification -D 4096 --sigma 4 --lambda 1e-6
-run mnist-exact-10k $mnist --train 10000 --task classification --exact --sigma 4 --lambda 1e-6
+run mnist $mnist --task classification -D 4096 --sigma 5 --lambda 1e-6
+run mnist-exact-10k $mnist --train 10000 --task classification --exact --sigma 5 --lambda 1e-6
 
 python3 - "$out" <<'PY'
 import json, sys
