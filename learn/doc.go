@@ -72,6 +72,16 @@
 // ∂_j f(x_i) is one more row of the same ridge problem; the unpenalised bias enters the value rows only.
 // [Fit.PredictGradients] returns the model's gradients.
 //
+// # Operator-valued learning
+//
+// [OVKRidge] fits vector-valued models f̃(x) = Φ̃(x)ᵀθ + b on the ORFF maps of package ovk (Brault et al. 2016; SPEC
+// §5): decomposable kernels in closed form through the Stein equation ZᵀZ·Θ·BᵀB + NλΘ = ZᵀY·B (shifted Cholesky
+// systems, or two eigendecompositions for a λ path), curl-free, divergence-free and Helmholtz kernels by Cholesky on
+// normal equations assembled from the scalar statistics and the factors B(ω_j), matrix-free CG, or L-BFGS — all to
+// the same optimum. [OVKKRR] is the exact baseline on the N×N (decomposable) or Np×Np block Gram, with a memory
+// guard. [SimplexKernel], [OVKRidge.FitSimplex] and [OVKKRR.FitSimplex] do multiclass learning with simplex coding
+// in a decomposable kernel, as in the paper's MNIST experiment.
+//
 // # Exact kernel ridge regression
 //
 // [KRR] solves the same objective with the exact kernel and the same λ convention, so its predictions are what the
