@@ -47,6 +47,12 @@ type Header struct {
 	Targets    []string        `json:"targets,omitempty"`  // names of the target columns
 	Names      []string        `json:"names,omitempty"`    // names of the input columns
 	Preprocess *dataset.Scaler `json:"preprocess,omitempty"`
+	// OVK names the operator-valued kernel of a vector-valued model (ovk.Parse: "decomposable", "curl-free",
+	// "div-free", "helmholtz:w"); such a model has Outputs = p, Theta of length Features (θ of the ORFF map, Features
+	// = 2·D·p') and Probe of length Outputs·Features (the map's Φ̃(probe)ᵀ). A is the p×p matrix of a decomposable
+	// kernel, row-major.
+	OVK string    `json:"ovk,omitempty"`
+	A   []float64 `json:"A,omitempty"`
 	Extra      map[string]any  `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
 }
 
@@ -190,8 +196,15 @@ func (m *Model) check() error {
 		if len(m.TrainX)%h.Dim != 0 || len(m.Alpha) != len(m.TrainX)/h.Dim*h.Outputs {
 			return fmt.Errorf("model: exact model arrays do not match (X %d values, α %d, d=%d, outputs=%d)", len(m.TrainX), len(m.Alpha), h.Dim, h.Outputs)
 		}
+	} else if h.OVK != "" {
+		if h.Features < 1 || len(m.Theta) != h.Features || len(m.Probe) != h.Features*h.Outputs {
+			return fmt.Errorf("model: ORFF weights do not match (θ %d values, probe %d, F=%d, outputs=%d)", len(m.Theta), len(m.Probe), h.Features, h.Outputs)
+		}
 	} else if h.Features < 1 || len(m.Theta) != h.Features*h.Outputs || len(m.Probe) != h.Features {
 		return fmt.Errorf("model: weights do not match (θ %d values, probe %d, F=%d, outputs=%d)", len(m.Theta), len(m.Probe), h.Features, h.Outputs)
+	}
+	if h.A != nil && len(h.A) != h.Outputs*h.Outputs {
+		return fmt.Errorf("model: A has %d values for %d outputs", len(h.A), h.Outputs)
 	}
 	if h.Task == "classification" && len(h.Labels) < 2 {
 		return fmt.Errorf("model: a classifier needs at least 2 labels, has %d", len(h.Labels))

@@ -38,14 +38,28 @@ func (f *dataFlags) load() (*dataset.Data, *dataset.Scaler, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	sc, err := scaleWith(data, steps)
+	return data, sc, err
+}
+
+// scale fits the --preprocess steps on data's inputs, applies them to a copy and returns the fitted scaler.
+func (f *dataFlags) scale(data *dataset.Data) (*dataset.Scaler, error) {
+	steps, err := dataset.ParseSteps(strings.ReplaceAll(f.preprocess, "paper", string(dataset.StepMaxScale)))
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return scaleWith(data, steps)
+}
+
+func scaleWith(data *dataset.Data, steps []dataset.Step) (*dataset.Scaler, error) {
 	sc, err := dataset.FitScaler(data.X, data.N, data.D, steps)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	x := append([]float64(nil), data.X...)
 	sc.Apply(x, data.N, data.D)
 	data.X = x
-	return data, sc, nil
+	return sc, nil
 }
 
 // loadRaw reads the dataset and keeps the training split, without preprocessing (predict and eval apply the

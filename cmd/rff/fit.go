@@ -18,6 +18,7 @@ import (
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
+	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
 )
 
@@ -127,10 +128,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	form := fs.String("form", "cossin", "cossin or cosphase")
 	encoding := fs.String("encoding", "onehot", "classification targets: onehot or simplex")
 	lossName := fs.String("loss", "squared", "classification loss: squared (ridge on coded targets), hinge or squared-hinge (linear SVM, dual coordinate descent), logistic (L-BFGS)")
-	solver := fs.String("solver", "cholesky", "cholesky or cg")
+	solver := fs.String("solver", "cholesky", "cholesky or cg (with --ovk: auto, closed-form, cholesky, cg or lbfgs)")
 	testData := fs.String("test-data", "", "test file: report test metrics after training (--task hermite: inputs and f(x) as the last column)")
 	testLabels := fs.String("test-labels", "", "IDX labels of the test file")
 	valuesPath := fs.String("values", "", "--task hermite: CSV with one column f(x_i) per row of --data (NaN = not observed)")
+	ovkKind := fs.String("ovk", "", "operator-valued kernel for vector-valued regression: decomposable, curl-free, div-free, helmholtz[:w] (Gaussian k₀); needs --targets")
+	aSpec := fs.String("A", "", "--ovk decomposable: the p×p output matrix A: identity (default), covariance (of the training targets) or a CSV file")
+	targets := fs.String("targets", "", "--ovk: comma list of target columns (names or 1-based indices) of a CSV; the rest are inputs")
 	gradsPath := fs.String("gradients", "", "--task hermite: CSV with d columns ∂f/∂x_j(x_i) per row of --data (NaN = not observed)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -192,10 +196,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return usagef("--form must be cossin or cosphase")
 	}
 	var sol learn.Solver
-	switch *solver {
-	case "cholesky":
+	switch {
+	case *ovkKind != "":
+		if _, err := learn.ParseOVKSolver(*solver); err != nil {
+			return usageError{"--solver: " + err.Error()}
+		}
+	case *solver == "cholesky":
 		sol = learn.Cholesky
-	case "cg":
+	case *solver == "cg":
 		sol = learn.CG
 	default:
 		return usagef("--solver must be cholesky or cg")
@@ -218,12 +226,37 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	rep := fitReport{Task: *task, Model: *out, Seconds: map[string]float64{}, FitPhases: map[string]float64{}}
 
+	if *ovkKind != "" {
+		switch {
+		case *targets == "":
+			return usagef("--ovk needs --targets (the output columns)")
+		case *task != "regression" || loss != learn.Squared || *cv != 0:
+			return usagef("--ovk fits vector-valued regression with a fixed --lambda (no --task, --loss or --cv)")
+		}
+		df.target = "none"
+	} else if *targets != "" || *aSpec != "" {
+		return usagef("--targets and --A belong to --ovk")
+	}
 	t0 := time.Now()
-	data, sc, err := df.load()
+	var data *dataset.Data
+	var sc *dataset.Scaler
+	var Yovk []float64
+	var targetNames []string
+	if *ovkKind != "" {
+		if data, err = df.loadRaw(); err != nil {
+			return err
+		}
+		if Yovk, targetNames, err = splitTargets(data, *targets); err != nil {
+			return err
+		}
+		sc, err = df.scale(data)
+	} else {
+		data, sc, err = df.load()
+	}
 	if err != nil {
 		return err
 	}
-	if data.Y == nil && *task != "hermite" {
+	if data.Y == nil && *task != "hermite" && *ovkKind == "" {
 		return usagef("%s has no target column (use --target)", df.path)
 	}
 	X := data.X
@@ -275,50 +308,57 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 
 	t1 := time.Now()
 	m := &model.Model{}
-	var fmap *feature.Map
-	if !*exact {
-		if fmap, err = feature.New(k, r, data.D, *points, *seed, feature.WithForm(fmForm)); err != nil {
+	if *ovkKind != "" {
+		o := ovkFit{kind: *ovkKind, aSpec: *aSpec, exact: *exact, lambda: *lambda, solver: *solver}
+		if err := fitOVK(o, data, Yovk, targetNames, &hdr, m, &rep, *points, *seed, r); err != nil {
 			return err
 		}
-		hdr.Rule, hdr.Points, hdr.Features, hdr.Form = r.Name(), fmap.Points(), fmap.Features(), *form
-		rep.Rule, rep.Points, rep.Features = r.Name(), fmap.Points(), fmap.Features()
-	}
-	if *cv != 0 {
-		tc := time.Now()
-		res, err := learn.CrossValidate(fmap, X, data.N, Y, P, *cv, grid, true)
-		if err != nil {
-			return err
-		}
-		rep.CV = res
-		*lambda = res.Best
-		rep.FitPhases["cv"] = time.Since(tc).Seconds()
-	}
-	hdr.Lambda, rep.Lambda = *lambda, *lambda
-	if *exact {
-		rep.Exact = true
-		fit, err := learn.KRR{Kernel: k, Lambda: *lambda, Intercept: true}.Fit(X, data.N, data.D, Y, P)
-		if err != nil {
-			return err
-		}
-		m.TrainX, m.Alpha, m.Bias = fit.X, fit.Alpha, fit.Bias
-		rep.FitPhases["gram+solve"] = time.Since(t1).Seconds()
-	} else if *task == "hermite" {
-		fit, err := learn.Hermite{Lambda: *lambda, Intercept: hvals != nil}.Fit(fmap, X, data.N, hvals, hgrads)
-		if err != nil {
-			return err
-		}
-		rep.FitPhases["features+gram+solve"] = time.Since(t1).Seconds()
-		m.Theta, m.Bias = fit.Theta, fit.Bias
 	} else {
-		fit, err := fitFeatures(fmap, X, data.N, Y, P, cls, loss, *lambda, sol, *seed, rep.FitPhases, stderr)
-		if err != nil {
-			return err
+		var fmap *feature.Map
+		if !*exact {
+			if fmap, err = feature.New(k, r, data.D, *points, *seed, feature.WithForm(fmForm)); err != nil {
+				return err
+			}
+			hdr.Rule, hdr.Points, hdr.Features, hdr.Form = r.Name(), fmap.Points(), fmap.Features(), *form
+			rep.Rule, rep.Points, rep.Features = r.Name(), fmap.Points(), fmap.Features()
 		}
-		m.Theta, m.Bias = fit.Theta, fit.Bias
-	}
-	if fmap != nil {
-		m.Probe = make([]float64, fmap.Features())
-		fmap.TransformBlock(m.Probe, model.ProbeInput(data.D), 1, nil)
+		if *cv != 0 {
+			tc := time.Now()
+			res, err := learn.CrossValidate(fmap, X, data.N, Y, P, *cv, grid, true)
+			if err != nil {
+				return err
+			}
+			rep.CV = res
+			*lambda = res.Best
+			rep.FitPhases["cv"] = time.Since(tc).Seconds()
+		}
+		hdr.Lambda, rep.Lambda = *lambda, *lambda
+		if *exact {
+			rep.Exact = true
+			fit, err := learn.KRR{Kernel: k, Lambda: *lambda, Intercept: true}.Fit(X, data.N, data.D, Y, P)
+			if err != nil {
+				return err
+			}
+			m.TrainX, m.Alpha, m.Bias = fit.X, fit.Alpha, fit.Bias
+			rep.FitPhases["gram+solve"] = time.Since(t1).Seconds()
+		} else if *task == "hermite" {
+			fit, err := learn.Hermite{Lambda: *lambda, Intercept: hvals != nil}.Fit(fmap, X, data.N, hvals, hgrads)
+			if err != nil {
+				return err
+			}
+			rep.FitPhases["features+gram+solve"] = time.Since(t1).Seconds()
+			m.Theta, m.Bias = fit.Theta, fit.Bias
+		} else {
+			fit, err := fitFeatures(fmap, X, data.N, Y, P, cls, loss, *lambda, sol, *seed, rep.FitPhases, stderr)
+			if err != nil {
+				return err
+			}
+			m.Theta, m.Bias = fit.Theta, fit.Bias
+		}
+		if fmap != nil {
+			m.Probe = make([]float64, fmap.Features())
+			fmap.TransformBlock(m.Probe, model.ProbeInput(data.D), 1, nil)
+		}
 	}
 	m.Header = hdr
 	rep.Seconds["fit"] = time.Since(t1).Seconds()
@@ -345,6 +385,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	what := fmt.Sprintf("%s features (%d points, %d columns)", rep.Rule, rep.Points, rep.Features)
 	if *exact {
 		what = "exact kernel ridge regression"
+	}
+	if *ovkKind != "" {
+		what = *ovkKind + " operator-valued kernel, " + what
 	}
 	fmt.Fprintf(stdout, "fitted %s on %d rows × %d columns: kernel %s, %s, λ = %.3g, in %.2fs\n", *task, data.N, data.D, k.Name(), what, *lambda, rep.Seconds["fit"])
 	fmt.Fprintf(stdout, "model written to %s\n", *out)
@@ -393,9 +436,16 @@ type predictor struct {
 	m    *model.Model
 	fmap *feature.Map
 	krr  *learn.KRRFit
+	// operator-valued models
+	ovkMap   *ovk.Map
+	ovkFit   *learn.OVKFit
+	ovkExact *learn.OVKKRRFit
 }
 
 func newPredictor(m *model.Model) (*predictor, error) {
+	if m.OVK != "" {
+		return newOVKPredictor(m)
+	}
 	k, err := kernel.New(m.Kernel, m.Sigma)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
@@ -439,9 +489,14 @@ func (p *predictor) scores(raw []float64, n, d int) ([]float64, error) {
 		p.m.Preprocess.Apply(X, n, d)
 	}
 	out := make([]float64, n*p.m.Outputs)
-	if p.krr != nil {
+	switch {
+	case p.krr != nil:
 		p.krr.Predict(out, X, n)
 		return out, nil
+	case p.ovkExact != nil:
+		return out, p.ovkExact.Predict(out, X, n)
+	case p.ovkFit != nil:
+		return out, p.ovkFit.Predict(out, p.ovkMap, X, n)
 	}
 	fit := &learn.Fit{F: p.m.Features, P: p.m.Outputs, Theta: p.m.Theta, Bias: p.m.Bias, Intercept: p.m.Intercept}
 	if err := fit.PredictMap(out, p.fmap, X, n); err != nil {
@@ -515,12 +570,24 @@ func evaluate(m *model.Model, df *dataFlags) (*metrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := df.loadRaw()
-	if err != nil {
-		return nil, err
-	}
-	if data.Y == nil {
-		return nil, usagef("%s has no target column (use --target)", df.path)
+	var Y []float64 // n×Outputs targets
+	var data *dataset.Data
+	if m.OVK != "" {
+		df.target = "none"
+		if data, err = df.loadRaw(); err != nil {
+			return nil, err
+		}
+		if Y, _, err = splitTargets(data, strings.Join(m.Targets, ",")); err != nil {
+			return nil, fmt.Errorf("%s: %w", df.path, err)
+		}
+	} else {
+		if data, err = df.loadRaw(); err != nil {
+			return nil, err
+		}
+		if data.Y == nil {
+			return nil, usagef("%s has no target column (use --target)", df.path)
+		}
+		Y = data.Y
 	}
 	s, err := p.scores(data.X, data.N, data.D)
 	if err != nil {
@@ -549,26 +616,31 @@ func evaluate(m *model.Model, df *dataFlags) (*metrics, error) {
 		met.Accuracy = &acc
 		return met, nil
 	}
-	// Regression: one output per target (multi-output targets arrive with the operator-valued milestone).
-	var se, ae, mean, ss float64
-	for _, y := range data.Y {
-		mean += y
+	// Regression: per output, and overall over every entry (R² = 1 − Σ_all (y − ŷ)² / Σ_all (y − ȳ_output)²).
+	P, n := m.Outputs, data.N
+	var seAll, aeAll, ssAll float64
+	for j := 0; j < P; j++ {
+		var se, ae, mean, ss float64
+		for i := 0; i < n; i++ {
+			mean += Y[i*P+j]
+		}
+		mean /= float64(n)
+		for i := 0; i < n; i++ {
+			y := Y[i*P+j]
+			e := s[i*P+j] - y
+			se += e * e
+			ae += math.Abs(e)
+			ss += (y - mean) * (y - mean)
+		}
+		name := data.TargetName
+		if j < len(m.Targets) {
+			name = m.Targets[j]
+		}
+		met.PerOutput = append(met.PerOutput, outputMetrics{Name: name, RMSE: math.Sqrt(se / float64(n)), MAE: ae / float64(n), R2: 1 - se/ss})
+		seAll, aeAll, ssAll = seAll+se, aeAll+ae, ssAll+ss
 	}
-	mean /= float64(data.N)
-	for i, y := range data.Y {
-		e := s[i] - y
-		se += e * e
-		ae += math.Abs(e)
-		ss += (y - mean) * (y - mean)
-	}
-	rmse, mae := math.Sqrt(se/float64(data.N)), ae/float64(data.N)
-	r2 := 1 - se/ss
+	rmse, mae, r2 := math.Sqrt(seAll/float64(n*P)), aeAll/float64(n*P), 1-seAll/ssAll
 	met.RMSE, met.MAE, met.R2 = &rmse, &mae, &r2
-	name := data.TargetName
-	if len(m.Targets) > 0 {
-		name = m.Targets[0]
-	}
-	met.PerOutput = []outputMetrics{{Name: name, RMSE: rmse, MAE: mae, R2: r2}}
 	return met, nil
 }
 
@@ -581,6 +653,11 @@ func printMetrics(w io.Writer, what string, m *metrics) {
 		return
 	}
 	fmt.Fprintf(w, "%s: %d rows, RMSE %.4g, MAE %.4g, R² %.4f\n", what, m.N, *m.RMSE, *m.MAE, *m.R2)
+	if len(m.PerOutput) > 1 {
+		for _, o := range m.PerOutput {
+			fmt.Fprintf(w, "  %-10s RMSE %.4g, MAE %.4g, R² %.4f\n", o.Name, o.RMSE, o.MAE, o.R2)
+		}
+	}
 }
 
 func runPredict(args []string, stdout, stderr io.Writer) error {
@@ -602,6 +679,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	data, err := df.loadRaw()
 	if err != nil {
 		return err
+	}
+	if m.OVK != "" && data.D == m.Dim+m.Outputs { // the file still holds the target columns: leave them out
+		if _, _, err := splitTargets(data, strings.Join(m.Targets, ",")); err != nil {
+			return fmt.Errorf("%s: %w", df.path, err)
+		}
 	}
 	s, err := p.scores(data.X, data.N, data.D)
 	if err != nil {

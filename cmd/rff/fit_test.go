@@ -321,3 +321,71 @@ func TestFitIDXDefaultTarget(t *testing.T) {
 		t.Errorf("test %+v", rep.Test)
 	}
 }
+
+// TestFitOVK fits vector-valued models on the generated curl-free field through the CLI: every operator-valued
+// kernel, exact and ORFF; eval reproduces fit's test metrics from the saved model, with per-output figures.
+func TestFitOVK(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
+	if code, _, e := runCLI("generate", "curl-field", "--n", "300", "--seed", "2", "--out", train); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := runCLI("generate", "curl-field", "--n", "100", "--seed", "2", "--out", test); code != 0 {
+		t.Fatal(e)
+	}
+	targets := "y1,y2,y3,y4,y5"
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"curl-free", []string{"--ovk", "curl-free", "-D", "100", "--rule", "sr-haar"}},
+		{"div-free", []string{"--ovk", "div-free", "-D", "100", "--rule", "orf"}},
+		{"helmholtz", []string{"--ovk", "helmholtz:0.7", "-D", "100", "--solver", "cg"}},
+		{"decomposable", []string{"--ovk", "decomposable", "--A", "covariance", "-D", "100"}},
+		{"curl-free exact", []string{"--ovk", "curl-free", "--exact"}},
+	} {
+		mpath := filepath.Join(dir, "m.rff")
+		args := append([]string{"fit", "--data", train, "--targets", targets, "--sigma", "0.4", "--preprocess", "none",
+			"--lambda", "1e-6", "--out", mpath, "--test-data", test, "--json"}, c.args...)
+		code, out, errOut := runCLI(args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
+		}
+		var rep fitReport
+		json.Unmarshal([]byte(out), &rep)
+		if rep.Test == nil || len(rep.Test.PerOutput) != 5 || rep.Test.PerOutput[4].Name != "y5" {
+			t.Fatalf("%s: test %+v", c.name, rep.Test)
+		}
+		code, out, errOut = runCLI("eval", "--model", mpath, "--data", test, "--json")
+		var met metrics
+		json.Unmarshal([]byte(out), &met)
+		if code != 0 || met.RMSE == nil || *met.RMSE != *rep.Test.RMSE || *met.R2 != *rep.Test.R2 {
+			t.Errorf("%s: eval exit %d %s: %+v vs fit %+v", c.name, code, errOut, met.RMSE, rep.Test.RMSE)
+		}
+		// The overall R² pools the outputs: 1 − ΣSSE/ΣSST lies between the smallest and largest per-output R².
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, o := range met.PerOutput {
+			lo, hi = math.Min(lo, o.R2), math.Max(hi, o.R2)
+		}
+		if *met.R2 < lo-1e-12 || *met.R2 > hi+1e-12 {
+			t.Errorf("%s: overall R² %g outside the per-output range [%g, %g]", c.name, *met.R2, lo, hi)
+		}
+		code, out, _ = runCLI("predict", "--model", mpath, "--data", test)
+		if code != 0 || !strings.HasPrefix(out, "y1,y2,y3,y4,y5\n") || strings.Count(out, "\n") != 101 {
+			t.Errorf("%s: predict exit %d, %q", c.name, code, out[:min(len(out), 60)])
+		}
+	}
+	for _, c := range [][]string{
+		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "curl-free"},                       // no targets
+		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "curl-free", "--targets", "y1,y2"}, // p ≠ d
+		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "curl-free", "--targets", targets, "--A", "covariance"},
+		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "spiral", "--targets", targets},
+		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "curl-free", "--targets", "y1,zz"},
+		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--targets", "y1"}, // --targets without --ovk
+		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "curl-free", "--targets", targets, "--cv", "3"},
+	} {
+		if code, out, errOut := runCLI(c...); code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
+		}
+	}
+}
