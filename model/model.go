@@ -51,9 +51,9 @@ type Header struct {
 	// "div-free", "helmholtz:w"); such a model has Outputs = p, Theta of length Features (θ of the ORFF map, Features
 	// = 2·D·p') and Probe of length Outputs·Features (the map's Φ̃(probe)ᵀ). A is the p×p matrix of a decomposable
 	// kernel, row-major.
-	OVK string    `json:"ovk,omitempty"`
-	A   []float64 `json:"A,omitempty"`
-	Extra      map[string]any  `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
+	OVK   string         `json:"ovk,omitempty"`
+	A     []float64      `json:"A,omitempty"`
+	Extra map[string]any `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
 }
 
 // Model is a fitted model: its header and its arrays.
