@@ -130,7 +130,7 @@ func TestHermiteOptimum(t *testing.T) {
 }
 
 // TestPredictGradients checks the model gradient against central differences of the model's values; the
-// truncation error of a central difference with step h is h²/6·|f”'| ≤ h²/6·Σ|θ_j|‖ω_j‖³-ish, far below the
+// truncation error of a central difference with step h is h²/6·|f‴| ≤ h²/6·Σ|θ_j|‖ω_j‖³, far below the
 // tolerance for h = 1e-4.
 func TestPredictGradients(t *testing.T) {
 	const n, d = 20, 5
