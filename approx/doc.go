@@ -4,4 +4,9 @@
 // independent runs. It reports the relative Frobenius error ‖K − K̂‖_F / ‖K‖_F, the maximum and mean absolute errors,
 // and for each (rule, n) the mean, the standard deviation and a 95% confidence interval for the mean
 // (mean ± 1.96·sd/√runs) over the runs.
+//
+// Uniform and L^r errors over a set S (Sriperumbudur & Szabó 2015, Theorems 1–2; SPEC §7): [SupError] estimates
+// sup_{x,y∈S} |k̂ − k| (and the same for derivatives) as a sup over δ ∈ S − S by dense random search plus gradient
+// ascent, and reports a lower bound with its search budget; [LrError] integrates |k̂ − k|^r over S×S by Monte Carlo
+// and reports the estimate with its standard error.
 package approx

@@ -18,4 +18,9 @@
 //
 // A Map is immutable after New, deterministic for its seed (same seed → identical features on every run, whatever
 // the number of cores) and safe for concurrent use; Transform splits the rows into blocks and uses all cores.
+//
+// Derivative features (Sriperumbudur & Szabó 2015; SPEC §6): [Map.Derivative] gives ∂^p ψ(x) for any multi-index p
+// and every rule — each column is differentiated by the cycle cos → −sin → −cos → sin times ω_j^p — so that
+// ⟨∂^pψ(x), ∂^qψ(y)⟩ ([Map.EstimateDeriv]) estimates ∂^{p,q}k(x, y); [Map.Gradient] gives all first partials, which
+// gradient-enhanced (Hermite) learning stacks as extra rows.
 package feature

@@ -17,4 +17,8 @@
 // Bandwidth: every shift-invariant kernel takes σ. The Gaussian is exp(−‖δ‖²/(2σ²)) = exp(−γ‖δ‖²) with
 // γ = 1/(2σ²); [SigmaFromGamma] converts. The default used by the command-line tool is γ = 1/d
 // (σ = sqrt(d/2)), the quadrature paper's protocol (SPEC §10), applied to every shift-invariant kernel.
+//
+// Derivatives ([Differentiable], [Deriv]; SPEC §6): exact ∂^{p,q}k(x, y) for any multi-indices p, q — every order for
+// the Gaussian (Hermite polynomials per coordinate) and Cauchy kernels, |p|+|q| ≤ 2 and 4 for Matérn 3/2 and 5/2
+// ([Differentiable.MaxOrder]); they are what the derivative features of package feature estimate.
 package kernel
