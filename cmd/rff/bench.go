@@ -1,0 +1,404 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/linalg"
+	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/rule"
+)
+
+// The adapter to internal/linalg: the only place where this file (and repro quad-fig3) depends on its API.
+// Importing the package installs the chosen backend (OpenBLAS when it loads, else pure Go) into gonum for the whole
+// program, so every gonum call of rff — the dense rules' projections, learn's Gram accumulation, the Cholesky
+// solve — runs on it.
+
+// backendReport is what rff bench prints about the linear-algebra backend.
+type backendReport struct {
+	Summary        string `json:"summary"` // e.g. "openblas 0.3.21 (Zen, 2 threads)"
+	Backend        string `json:"backend"` // "openblas" or "go"
+	Version        string `json:"version,omitempty"`
+	CoreType       string `json:"core_type,omitempty"`
+	CoreTypeSource string `json:"core_type_source,omitempty"`
+	Threads        int    `json:"threads"`
+	Library        string `json:"library,omitempty"`
+	Config         string `json:"config,omitempty"`
+	Note           string `json:"note,omitempty"`
+	Err            string `json:"error,omitempty"`
+	GOMAXPROCS     int    `json:"gomaxprocs"`
+}
+
+func linalgBackend() backendReport {
+	in := linalg.Info()
+	r := backendReport{Summary: in.String(), Backend: in.Backend, Version: in.Version, CoreType: in.CoreType,
+		CoreTypeSource: in.CoreTypeSource, Threads: in.Threads, Library: in.Library, Config: in.Config, Note: in.Note,
+		GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	if in.Err != nil {
+		r.Err = in.Err.Error()
+	}
+	return r
+}
+
+// linalgGemm is C = A·B for n×n row-major matrices.
+func linalgGemm(n int, a, b, c []float64) { linalg.Gemm(false, false, n, n, n, 1, a, n, b, n, 0, c, n) }
+
+// benchReport is the JSON object rff bench --json prints.
+type benchReport struct {
+	Backend backendReport `json:"backend"`
+	Quick   bool          `json:"quick"`
+	GEMM    rateResult    `json:"gemm"`
+	// Gram is ZᵀZ accumulated by learn.Stats.Add (blocks of learn.BlockRows rows, upper triangle, as rff fit
+	// does); GramSyrk is one Syrk call on an n×n block.
+	Gram         rateResult  `json:"gram"`
+	GramSyrk     rateResult  `json:"gram_syrk"`
+	GramOverGEMM float64     `json:"gram_over_gemm"`
+	Map          []mapResult `json:"map"`
+	Fit          fitResult   `json:"fit"`
+	Seconds      float64     `json:"seconds"`
+	// LoadAverage is /proc/loadavg before and after the run (Linux): numbers from a busy machine are low.
+	LoadAverage [2]string `json:"load_average,omitempty"`
+}
+
+// loadAverage returns the 1-, 5- and 15-minute load averages, or "" where /proc/loadavg does not exist.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// rateResult is one BLAS-3 measurement: GFLOP/s count 2mnk for GEMM and n²k (one triangle's useful flops) for a
+// Gram matrix of n features over k rows.
+type rateResult struct {
+	N       int     `json:"n"`
+	K       int     `json:"k"`
+	Reps    int     `json:"reps"`
+	Seconds float64 `json:"seconds"` // per repetition (median)
+	GFLOPS  float64 `json:"gflops"`
+}
+
+type mapResult struct {
+	Dim        int     `json:"d"`
+	Rule       string  `json:"rule"`
+	Points     int     `json:"D"`
+	Features   int     `json:"features"`
+	Rows       int     `json:"rows"`
+	RowsPerSec float64 `json:"rows_per_second"`
+	// NsPerRowPoint is the time per row and per point, comparable across rules that round D differently.
+	NsPerRowPoint float64 `json:"ns_per_row_point"`
+	DrawSeconds   float64 `json:"draw_seconds"`
+}
+
+type fitResult struct {
+	N        int                `json:"n"`
+	Dim      int                `json:"d"`
+	Kernel   string             `json:"kernel"`
+	Rule     string             `json:"rule"`
+	Points   int                `json:"D"`
+	Features int                `json:"features"`
+	Lambda   float64            `json:"lambda"`
+	Phases   map[string]float64 `json:"phases"`
+	Seconds  float64            `json:"seconds"`
+	TrainMSE float64            `json:"train_mse"`
+}
+
+// benchConfig are the sizes of one bench run.
+type benchConfig struct {
+	blasN     int   // GEMM / Gram size
+	gramRows  int   // rows accumulated by Stats.Add
+	mapRows   int   // rows per map measurement
+	mapDims   []int // input dimensions of the map measurements
+	mapPoints int   // D for the map measurements
+	fitN      int   // rows of the standard fit problem
+	minTime   time.Duration
+}
+
+func benchSizes(quick bool) benchConfig {
+	if quick {
+		return benchConfig{blasN: 512, gramRows: 2048, mapRows: 1000, mapDims: []int{16, 256}, mapPoints: 256,
+			fitN: 2000, minTime: 20 * time.Millisecond}
+	}
+	return benchConfig{blasN: 2048, gramRows: 8192, mapRows: 10000, mapDims: []int{16, 256, 784, 3072},
+		mapPoints: 1024, fitN: 100000, minTime: 500 * time.Millisecond}
+}
+
+// The standard fit problem of issue 6: N×64 Gaussian inputs, Gaussian kernel with γ = 1/d, D = 1024 iid points
+// (rule g: exactly 2048 cos/sin columns, the shape of scikit-learn's RBFSampler(n_components=2048)), λ fixed.
+const (
+	benchFitDim    = 64
+	benchFitPoints = 1024
+	benchFitLambda = 1e-6
+	benchFitRule   = "g"
+)
+
+// runBench is `rff bench` (issue 6, "Measurement"), everything measured in one run so that ratios are meaningful:
+//   - the linear-algebra backend (internal/linalg: OpenBLAS version, core type and its source, threads);
+//   - GEMM GFLOP/s (C = A·B, n = 2048), Gram GFLOP/s (ZᵀZ of 8192 rows × 2048 features accumulated by
+//     learn.Stats.Add in blocks of learn.BlockRows rows, as rff fit does), their ratio (target 2: ≥ 70%), and one
+//     linalg.Syrk call (n = k = 2048) for reference;
+//   - map throughput (rows/s, and ns per row and point) of every rule at d ∈ {16, 256, 784, 3072} with D = 1024
+//     points (SR rules round up to whole rules of d+1 points: 1037, 1028, 1570, 3073) on 10⁴ rows of U[0,1)^d,
+//     Gaussian kernel with γ = 1/d, cos/sin form, after one warm-up map; the time to draw each map is shown apart;
+//   - the fit of the standard problem by phase (100000×64, see benchFitData; D = 1024 iid points, λ = 1e-6) with
+//     the code path of rff fit.
+//
+// --quick shrinks every size (n = 512, d ∈ {16, 256} with D = 256, a 2000-row fit) for smoke tests.
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench", stdout, "[--json] [--quick] [--rules LIST] [--dims LIST]")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	quick := fs.Bool("quick", false, "small sizes (n = 512 products, d ∈ {16, 256} with D = 256 points, a 2000-row fit): seconds, for smoke tests")
+	rulesFlag := fs.String("rules", "", "comma list of rules for the map measurements (default: every rule)")
+	dimsFlag := fs.String("dims", "", "comma list of input dimensions d for the map measurements (default 16,256,784,3072; --quick 16,256)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg := benchSizes(*quick)
+	rules := rule.Names()
+	if *rulesFlag != "" {
+		rs, err := rule.ParseList(*rulesFlag)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		rules = rules[:0:0]
+		for _, r := range rs {
+			rules = append(rules, r.Name())
+		}
+	}
+	if *dimsFlag != "" {
+		dims, err := parseInts(*dimsFlag, "--dims")
+		if err != nil {
+			return err
+		}
+		cfg.mapDims = dims
+	}
+	t0 := time.Now()
+	bar := progress.New(stderr, "bench", 3+len(cfg.mapDims)*len(rules)+1)
+	defer bar.Done()
+	rep := benchReport{Backend: linalgBackend(), Quick: *quick}
+	rep.LoadAverage[0] = loadAverage()
+	rng := rand.New(rand.NewPCG(1, 2))
+
+	rep.GEMM = benchGemm(cfg, rng)
+	bar.Add(1)
+	rep.Gram = benchGram(cfg, rng)
+	bar.Add(1)
+	rep.GramSyrk = benchSyrk(cfg, rng)
+	bar.Add(1)
+	rep.GramOverGEMM = rep.Gram.GFLOPS / rep.GEMM.GFLOPS
+	for _, d := range cfg.mapDims {
+		x := make([]float64, cfg.mapRows*d)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		k := kernel.Gaussian{S: kernel.SigmaFromGamma(1 / float64(d))}
+		for _, name := range rules {
+			r, err := rule.Parse(name)
+			if err != nil {
+				return err
+			}
+			mr, err := benchMap(k, r, x, cfg.mapRows, d, cfg.mapPoints, cfg.minTime)
+			if err != nil {
+				return fmt.Errorf("map d=%d, %s: %w", d, name, err)
+			}
+			rep.Map = append(rep.Map, mr)
+			bar.Add(1)
+		}
+	}
+	var err error
+	if rep.Fit, err = benchFit(cfg.fitN, io.Discard); err != nil {
+		return err
+	}
+	bar.Add(1)
+	rep.Seconds = time.Since(t0).Seconds()
+	rep.LoadAverage[1] = loadAverage()
+	bar.Done()
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	printBench(stdout, rep, cfg)
+	return nil
+}
+
+// repeat runs f at least twice (after one untimed warm-up) and until minTime has passed, and returns the median
+// seconds per call and the number of timed calls.
+func repeat(minTime time.Duration, f func()) (float64, int) {
+	f()
+	var secs []float64
+	start := time.Now()
+	for len(secs) < 2 || time.Since(start) < minTime {
+		t := time.Now()
+		f()
+		secs = append(secs, time.Since(t).Seconds())
+	}
+	slices.Sort(secs)
+	return secs[len(secs)/2], len(secs)
+}
+
+func randSlice(rng *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 2*rng.Float64() - 1
+	}
+	return x
+}
+
+func benchGemm(cfg benchConfig, rng *rand.Rand) rateResult {
+	n := cfg.blasN
+	a, b, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float64, n*n)
+	s, reps := repeat(cfg.minTime, func() { linalgGemm(n, a, b, c) })
+	return rateResult{N: n, K: n, Reps: reps, Seconds: s, GFLOPS: 2 * math.Pow(float64(n), 3) / s / 1e9}
+}
+
+// benchGram accumulates ZᵀZ of gramRows rows of blasN features with learn.Stats.Add, the call rff fit makes for
+// every block of features (one output: ZᵀY, Σz and Σy are a negligible part of the work).
+func benchGram(cfg benchConfig, rng *rand.Rand) rateResult {
+	F, rows := cfg.blasN, cfg.gramRows
+	z, y := randSlice(rng, rows*F), randSlice(rng, rows)
+	st := learn.NewStats(F, 1)
+	s, reps := repeat(cfg.minTime, func() { st.Add(z, y, rows) })
+	return rateResult{N: F, K: rows, Reps: reps, Seconds: s, GFLOPS: float64(F) * float64(F) * float64(rows) / s / 1e9}
+}
+
+// benchSyrk is one Gram update C += AᵀA of an n×n block through linalg.Syrk.
+func benchSyrk(cfg benchConfig, rng *rand.Rand) rateResult {
+	n := cfg.blasN
+	a, c := randSlice(rng, n*n), make([]float64, n*n)
+	s, reps := repeat(cfg.minTime, func() { linalg.Syrk(n, n, 1, a, n, 1, c, n) })
+	return rateResult{N: n, K: n, Reps: reps, Seconds: s, GFLOPS: math.Pow(float64(n), 3) / s / 1e9}
+}
+
+// benchMap measures TransformRows of rows×d inputs with a Gaussian map of about D points of rule r (SR rules round
+// up to whole rules of d+1 points, SORF and ORF to nothing: Points() is reported).
+func benchMap(k kernel.Kernel, r rule.Rule, x []float64, rows, d, D int, minTime time.Duration) (mapResult, error) {
+	t := time.Now()
+	m, err := feature.New(k, r, d, D, 1)
+	if err != nil {
+		return mapResult{}, err
+	}
+	draw := time.Since(t).Seconds()
+	z := make([]float64, rows*m.Features())
+	var merr error
+	s, _ := repeat(minTime, func() {
+		if err := m.TransformRows(z, x, rows); err != nil {
+			merr = err
+		}
+	})
+	if merr != nil {
+		return mapResult{}, merr
+	}
+	return mapResult{Dim: d, Rule: r.Name(), Points: m.Points(), Features: m.Features(), Rows: rows,
+		RowsPerSec: float64(rows) / s, NsPerRowPoint: s * 1e9 / float64(rows) / float64(m.Points()), DrawSeconds: draw}, nil
+}
+
+// benchFitData is the standard regression problem: x ~ N(0, I₆₄), y = Σⱼ sin(xⱼ)/8 + 0.1·ε (seeded).
+func benchFitData(n int) (X, Y []float64) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	X, Y = make([]float64, n*benchFitDim), make([]float64, n)
+	for i := range n {
+		var s float64
+		for j := range benchFitDim {
+			v := rng.NormFloat64()
+			X[i*benchFitDim+j] = v
+			s += math.Sin(v)
+		}
+		Y[i] = s/8 + 0.1*rng.NormFloat64()
+	}
+	return X, Y
+}
+
+// benchFit fits the standard problem with the code of rff fit (fitFeatures: fused map → ZᵀZ, ZᵀY, then Cholesky)
+// and reports its phases: draw (the map's points), features+gram, solve, and predict (the training rows).
+func benchFit(n int, stderr io.Writer) (fitResult, error) {
+	X, Y := benchFitData(n)
+	k := kernel.Gaussian{S: kernel.SigmaFromGamma(1.0 / benchFitDim)}
+	r, err := rule.Parse(benchFitRule)
+	if err != nil {
+		return fitResult{}, err
+	}
+	res := fitResult{N: n, Dim: benchFitDim, Kernel: k.Name(), Rule: r.Name(), Lambda: benchFitLambda,
+		Phases: map[string]float64{}}
+	t0 := time.Now()
+	m, err := feature.New(k, r, benchFitDim, benchFitPoints, 1)
+	if err != nil {
+		return res, err
+	}
+	res.Phases["draw"] = time.Since(t0).Seconds()
+	res.Points, res.Features = m.Points(), m.Features()
+	fit, err := fitFeatures(m, X, n, Y, 1, nil, learn.Squared, benchFitLambda, learn.Cholesky, 1, res.Phases, stderr)
+	if err != nil {
+		return res, err
+	}
+	res.Seconds = time.Since(t0).Seconds()
+	tp := time.Now()
+	pred := make([]float64, n)
+	if err := fit.PredictMap(pred, m, X, n); err != nil {
+		return res, err
+	}
+	res.Phases["predict"] = time.Since(tp).Seconds()
+	for i, p := range pred {
+		res.TrainMSE += (p - Y[i]) * (p - Y[i]) / float64(n)
+	}
+	return res, nil
+}
+
+func printBench(w io.Writer, rep benchReport, cfg benchConfig) {
+	b := rep.Backend
+	fmt.Fprintf(w, "backend: %s; GOMAXPROCS %d", b.Summary, b.GOMAXPROCS)
+	if b.CoreTypeSource != "" {
+		fmt.Fprintf(w, "; core type from %s", b.CoreTypeSource)
+	}
+	fmt.Fprintln(w)
+	if b.Note != "" {
+		fmt.Fprintf(w, "note: %s\n", b.Note)
+	}
+	fmt.Fprintf(w, "\nGEMM  n=%d: %.1f GFLOP/s (%.3fs)\n", rep.GEMM.N, rep.GEMM.GFLOPS, rep.GEMM.Seconds)
+	fmt.Fprintf(w, "Gram  ZᵀZ by learn.Stats.Add, %d features × %d rows: %.1f GFLOP/s (%.3fs) = %.0f%% of GEMM\n",
+		rep.Gram.N, rep.Gram.K, rep.Gram.GFLOPS, rep.Gram.Seconds, 100*rep.GramOverGEMM)
+	fmt.Fprintf(w, "Syrk  n=%d, k=%d (one call): %.1f GFLOP/s (%.3fs)\n", rep.GramSyrk.N, rep.GramSyrk.K,
+		rep.GramSyrk.GFLOPS, rep.GramSyrk.Seconds)
+	fmt.Fprintf(w, "\nmap: %d rows of U[0,1)^d, Gaussian kernel γ = 1/d, about %d points (cos/sin: 2D columns; SR rules round up to whole rules of d+1 points)\n",
+		cfg.mapRows, cfg.mapPoints)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "d\trule\tD\trows/s\tns/(row·point)\tvs g\tdraw s\t")
+	for _, m := range rep.Map {
+		var g float64
+		for _, o := range rep.Map {
+			if o.Dim == m.Dim && o.Rule == "g" {
+				g = o.NsPerRowPoint
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.4g\t%.3g\t%.2f×\t%.3g\t\n", m.Dim, m.Rule, m.Points, m.RowsPerSec,
+			m.NsPerRowPoint, g/m.NsPerRowPoint, m.DrawSeconds)
+	}
+	tw.Flush()
+	f := rep.Fit
+	fmt.Fprintf(w, "\nfit: %d×%d Gaussian inputs, kernel %s (γ = 1/d), rule %s, D = %d points (%d columns), λ = %g\n",
+		f.N, f.Dim, f.Kernel, f.Rule, f.Points, f.Features, f.Lambda)
+	for _, p := range []string{"draw", "features+gram", "solve", "predict"} {
+		fmt.Fprintf(w, "  %-14s %8.3fs\n", p, f.Phases[p])
+	}
+	fmt.Fprintf(w, "  %-14s %8.3fs (draw + features+gram + solve; train MSE %.4g)\n", "fit", f.Seconds, f.TrainMSE)
+	fmt.Fprintf(w, "\ntotal %.1fs", rep.Seconds)
+	if rep.LoadAverage[0] != "" {
+		fmt.Fprintf(w, "; load average %s before, %s after", rep.LoadAverage[0], rep.LoadAverage[1])
+	}
+	fmt.Fprintln(w)
+}
