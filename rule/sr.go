@@ -3,6 +3,9 @@ package rule
 import (
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
 	"github.com/rffkit/rff/internal/structured"
 )
 
@@ -67,16 +70,17 @@ func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if r.Rotation == Haar {
 		V := structured.Simplex(d) // d×(d+1)
 		W := make([]float64, t*per*d)
+		QV := make([]float64, m*d) // row j is (Q v_j)ᵀ: QV = Vᵀ Qᵀ, one GEMM instead of m·d² strided dot products
 		for k := 0; k < t; k++ {
 			Q := structured.Haar(d, rng)
+			blas64.Gemm(blas.Trans, blas.Trans, 1,
+				blas64.General{Rows: d, Cols: m, Stride: m, Data: V},
+				blas64.General{Rows: d, Cols: d, Stride: d, Data: Q},
+				0, blas64.General{Rows: m, Cols: d, Stride: d, Data: QV})
 			for j := 0; j < m; j++ {
 				row := W[(k*per+j)*d : (k*per+j+1)*d]
-				for i := 0; i < d; i++ { // (Q v_j)_i
-					var s float64
-					for l := 0; l < d; l++ {
-						s += Q[i*d+l] * V[l*m+j]
-					}
-					row[i] = rho[k*m+j] * s
+				for i, v := range QV[j*d : (j+1)*d] {
+					row[i] = rho[k*m+j] * v
 				}
 				if !even {
 					neg := W[(k*per+m+j)*d : (k*per+m+j+1)*d]
