@@ -29,70 +29,13 @@ import (
 // strings, sorted, become Labels and Y holds indices into Labels.
 func ReadCSV(r io.Reader, name string, target string) (*Data, error) {
 	lr := newLineReader(r, name)
-	first, err := lr.next()
+	h, err := readCSVHead(lr, name, target)
 	if err != nil {
 		return nil, err
 	}
-	if first == nil {
-		return nil, fmt.Errorf("%s: empty file", name)
-	}
-	sp := &splitter{delim: detectDelim(first)}
-	line1 := lr.line
-	f1, err := sp.split(first)
-	if err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", name, line1, err)
-	}
-	row1 := make([][]byte, len(f1))
-	for j, f := range f1 {
-		row1[j] = bytes.Clone(f)
-	}
-	ncols := len(row1)
-
-	second, err := lr.next()
-	if err != nil {
+	p := h.rows()
+	if err := h.addPending(p); err != nil {
 		return nil, err
-	}
-	line2 := lr.line
-	var row2 [][]byte
-	if second != nil {
-		if row2, err = sp.split(second); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line2, err)
-		}
-	}
-	header := hasHeader(row1, row2)
-
-	var names []string // header names, all columns
-	if header {
-		names = make([]string, ncols)
-		for j, f := range row1 {
-			names[j] = string(f)
-			if names[j] == "" {
-				names[j] = "column" + strconv.Itoa(j+1)
-			}
-		}
-	}
-	tcol, err := resolveTarget(name, target, names, ncols)
-	if err != nil {
-		return nil, err
-	}
-	d := ncols
-	if tcol >= 0 {
-		d--
-	}
-	if d == 0 {
-		return nil, fmt.Errorf("%s: no feature columns (the file has one column, used as the target; use target \"none\")", name)
-	}
-
-	p := &csvRows{name: name, ncols: ncols, tcol: tcol, numeric: true, toff: []int{0}}
-	if !header {
-		if err := p.add(row1, line1); err != nil {
-			return nil, err
-		}
-	}
-	if second != nil {
-		if err := p.add(row2, line2); err != nil {
-			return nil, err
-		}
 	}
 	for {
 		line, err := lr.next()
@@ -102,7 +45,7 @@ func ReadCSV(r io.Reader, name string, target string) (*Data, error) {
 		if line == nil {
 			break
 		}
-		fields, err := sp.split(line)
+		fields, err := h.sp.split(line)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, lr.line, err)
 		}
@@ -114,33 +57,135 @@ func ReadCSV(r io.Reader, name string, target string) (*Data, error) {
 		return nil, fmt.Errorf("%s: no data rows (only a header)", name)
 	}
 
-	data := &Data{X: p.x, N: p.n, D: d}
-	if header {
-		data.Names = make([]string, 0, d)
-		for j, s := range names {
-			if j != tcol {
-				data.Names = append(data.Names, s)
-			}
-		}
-	} else {
-		data.Names = genNames(d)
-	}
-	if tcol < 0 {
+	data := h.data(p)
+	if h.tcol < 0 {
 		return data, nil
-	}
-	data.TargetName = "y"
-	if header {
-		data.TargetName = names[tcol]
 	}
 	if p.numeric {
 		if p.badLine > 0 {
-			return nil, fmt.Errorf("%s:%d: column %d: NaN/Inf not allowed (%s)", name, p.badLine, tcol+1, p.badVal)
+			return nil, fmt.Errorf("%s:%d: column %d: NaN/Inf not allowed (%s)", name, p.badLine, h.tcol+1, p.badVal)
 		}
 		data.Y = p.y
 		return data, nil
 	}
 	data.Labels, data.Y = p.labels()
 	return data, nil
+}
+
+// csvHead is what the first two lines of a CSV file tell: the delimiter, the
+// header and the target column. The data rows among those lines are pending
+// until addPending.
+type csvHead struct {
+	name   string
+	sp     *splitter
+	header bool
+	names  []string // header names, all columns (nil without a header)
+	ncols  int
+	tcol   int // target column (0-based), -1 for none
+	d      int // feature columns
+	row1   [][]byte
+	line1  int
+	row2   [][]byte // nil for a one-row file; aliases sp's buffers until the next split
+	line2  int
+}
+
+// readCSVHead reads and analyses the first two non-blank lines of lr.
+func readCSVHead(lr *lineReader, name, target string) (*csvHead, error) {
+	first, err := lr.next()
+	if err != nil {
+		return nil, err
+	}
+	if first == nil {
+		return nil, fmt.Errorf("%s: empty file", name)
+	}
+	h := &csvHead{name: name, sp: &splitter{delim: detectDelim(first)}}
+	h.line1 = lr.line
+	f1, err := h.sp.split(first)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, h.line1, err)
+	}
+	h.row1 = make([][]byte, len(f1))
+	for j, f := range f1 {
+		h.row1[j] = bytes.Clone(f)
+	}
+	h.ncols = len(h.row1)
+
+	second, err := lr.next()
+	if err != nil {
+		return nil, err
+	}
+	h.line2 = lr.line
+	if second != nil {
+		if h.row2, err = h.sp.split(second); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, h.line2, err)
+		}
+	}
+	h.header = hasHeader(h.row1, h.row2)
+
+	if h.header {
+		h.names = make([]string, h.ncols)
+		for j, f := range h.row1 {
+			h.names[j] = string(f)
+			if h.names[j] == "" {
+				h.names[j] = "column" + strconv.Itoa(j+1)
+			}
+		}
+	}
+	if h.tcol, err = resolveTarget(name, target, h.names, h.ncols); err != nil {
+		return nil, err
+	}
+	h.d = h.ncols
+	if h.tcol >= 0 {
+		h.d--
+	}
+	if h.d == 0 {
+		return nil, fmt.Errorf("%s: no feature columns (the file has one column, used as the target; use target \"none\")", name)
+	}
+	return h, nil
+}
+
+// rows returns an empty row accumulator for the file.
+func (h *csvHead) rows() *csvRows {
+	return &csvRows{name: h.name, ncols: h.ncols, tcol: h.tcol, numeric: true, toff: []int{0}}
+}
+
+// addPending adds the data rows among the first two lines to p, once.
+func (h *csvHead) addPending(p *csvRows) error {
+	if !h.header && h.row1 != nil {
+		if err := p.add(h.row1, h.line1); err != nil {
+			return err
+		}
+	}
+	if h.row2 != nil {
+		if err := p.add(h.row2, h.line2); err != nil {
+			return err
+		}
+	}
+	h.row1, h.row2 = nil, nil
+	return nil
+}
+
+// data returns the inputs of p with the file's column names (and target name, when there is a target column);
+// the caller fills in Y and Labels.
+func (h *csvHead) data(p *csvRows) *Data {
+	data := &Data{X: p.x, N: p.n, D: h.d}
+	if h.header {
+		data.Names = make([]string, 0, h.d)
+		for j, s := range h.names {
+			if j != h.tcol {
+				data.Names = append(data.Names, s)
+			}
+		}
+	} else {
+		data.Names = genNames(h.d)
+	}
+	if h.tcol >= 0 {
+		data.TargetName = "y"
+		if h.header {
+			data.TargetName = h.names[h.tcol]
+		}
+	}
+	return data
 }
 
 // csvRows accumulates parsed rows.

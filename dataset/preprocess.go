@@ -138,6 +138,19 @@ func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 		mean[j] += sd[j] / float64(n) // corrects the rounding of the first pass
 	}
 
+	return scalerFromStats(steps, d, mean, std, lo, hi)
+}
+
+// scalerFromStats fits the steps from the column statistics of the raw data (mean, population standard deviation,
+// minimum, maximum), which it overwrites.
+func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler, error) {
+	s := &Scaler{Steps: append([]Step(nil), steps...), D: d, Params: make([]StepParams, len(steps))}
+	for k, st := range steps {
+		if err := st.check(); err != nil {
+			return nil, err
+		}
+		s.Params[k].Step = st
+	}
 	for k, st := range steps {
 		if st == StepNone {
 			continue

@@ -23,7 +23,7 @@
 #   4  MNIST: fit on the 60000 training images (divided by 255) with D = 4096 iid points (8192 columns), 10 one-hot
 #      outputs, λ = 1e-6, then score the 10000 test images; scikit-learn does the same with RBFSampler(8192) +
 #      Ridge(solver="cholesky", copy_X=False) + argmax.
-#   5  peak RSS (/usr/bin/time -v) of rff fit on 10⁶×64 rows read from a CSV file, D = 1024 points; scikit-learn is
+#   5  peak RSS (/usr/bin/time -v) of rff fit --stream on 10⁶×64 rows read from a CSV file, D = 1024 points; scikit-learn is
 #      not run (RBFSampler + Ridge would hold the 10⁶×2048 feature matrix, 16 GB).
 #
 # Environment for both programs: OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = T, and OPENBLAS_CORETYPE set to the core
@@ -282,8 +282,8 @@ def task5():
     gen_regression(n, csv, None, "%.6g")
     if not os.path.exists("/usr/bin/time"):
         return dict(task=5, name="peak RSS", skipped="/usr/bin/time is missing")
-    log("task 5: /usr/bin/time -v rff fit on %s" % csv)
-    p = subprocess.run(["/usr/bin/time", "-v", RFF, "fit", "--json", "--data", csv, "--rule", "g", "-D", "1024",
+    log("task 5: /usr/bin/time -v rff fit --stream on %s" % csv)
+    p = subprocess.run(["/usr/bin/time", "-v", RFF, "fit", "--json", "--stream", "--data", csv, "--rule", "g", "-D", "1024",
                         "--lambda", str(LAMBDA), "--preprocess", "none", "--out", os.path.join(W, "stream.rff")],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:

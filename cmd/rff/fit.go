@@ -136,6 +136,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	aSpec := fs.String("A", "", "--ovk decomposable: the p×p output matrix A: identity (default), covariance (of the training targets) or a CSV file")
 	targets := fs.String("targets", "", "--ovk: comma list of target columns (names or 1-based indices) of a CSV; the rest are inputs")
 	gradsPath := fs.String("gradients", "", "--task hermite: CSV with d columns ∂f/∂x_j(x_i) per row of --data (NaN = not observed)")
+	stream := fs.Bool("stream", false, "read the CSV --data in chunks, twice (preprocessing, then features), instead of loading it: memory does not grow with the rows (squared-loss regression or classification on random features)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -236,6 +237,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		df.target = "none"
 	} else if *targets != "" || *aSpec != "" {
 		return usagef("--targets and --A belong to --ovk")
+	}
+	if *stream { // see fit_stream.go
+		if err := checkStream(*task, *exact, *cv, *ovkKind, loss, &df); err != nil {
+			return err
+		}
+		return fitStream(streamFit{df: &df, kf: &kf, task: *task, rule: r, points: *points, lambda: *lambda, seed: *seed,
+			out: *out, asJSON: *asJSON, form: *form, fmForm: fmForm, encoding: *encoding, solver: sol,
+			testData: *testData, testLabels: *testLabels}, stdout, stderr)
 	}
 	t0 := time.Now()
 	var data *dataset.Data
