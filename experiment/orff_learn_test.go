@@ -92,14 +92,15 @@ func TestORFFFig2Small(t *testing.T) {
 func TestORFFFig2Settings(t *testing.T) {
 	for _, s := range []experiment.ORFFFig2{
 		{Sigma: -1}, {Lambda: -1}, {LambdaGrid: []float64{0}}, {ErrorN: 3}, {Ds: []int{0}}, {Ns: []int{-5}},
-		{Runs: -1}, {Test: -1},
+		{Runs: -1}, {Test: -1}, {LambdaRule: "max"},
 	} {
 		if _, err := s.WithDefaults(); err == nil || s.Steps() != 0 {
 			t.Errorf("%+v accepted", s)
 		}
 	}
 	s, err := experiment.ORFFFig2{}.WithDefaults()
-	if err != nil || s.Sigma != 10 || s.TimeD != 1000 || s.ErrorN != 1000 || s.Ns[len(s.Ns)-1] != 60000 {
+	if err != nil || s.Sigma != 10 || s.TimeD != 1000 || s.ErrorN != 1000 || s.Ns[len(s.Ns)-1] != 60000 ||
+		s.LambdaRule != "1se" {
 		t.Fatalf("defaults %+v, %v", s, err)
 	}
 	if _, err := (experiment.ORFFFig2{DataDir: t.TempDir(), Runs: 1}).Run(context.Background()); err == nil {

@@ -65,6 +65,8 @@ func runORFFFig2(args []string, stdout, stderr io.Writer) error {
 	sigma := fs.Float64("sigma", def.Sigma, "Gaussian bandwidth on pixels/255 (10 = the paper's σ = 20 on [−1,1])")
 	lambda := fs.Float64("lambda", 0, "ridge λ of every fit; 0 selects it by 2-fold cross-validation of the exact OVK")
 	grid := fs.String("lambda-grid", joinFloats(def.LambdaGrid), "comma list of λ for the cross-validation")
+	lrule := fs.String("lambda-rule", def.LambdaRule, "how the cross-validation picks λ: 1se (largest λ within one "+
+		"standard error of the best) or min")
 	nErr := fs.Int("n-error", def.ErrorN, "training rows of the error-vs-D panel")
 	ds := fs.String("D", joinInts(def.Ds), "comma list of D (points) of the error-vs-D panel")
 	timeD := fs.Int("time-D", def.TimeD, "D (points) of the ORFF timings")
@@ -99,7 +101,8 @@ func runORFFFig2(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := experiment.ORFFFig2{DataDir: *dataDir, Sigma: *sigma, Lambda: *lambda, LambdaGrid: gv, ErrorN: *nErr,
+	s, err := experiment.ORFFFig2{DataDir: *dataDir, Sigma: *sigma, Lambda: *lambda, LambdaRule: *lrule,
+		LambdaGrid: gv, ErrorN: *nErr,
 		Ds: dv, TimeD: *timeD, Ns: nv, ExactMaxN: *exactMaxN, ExactMaxBytes: mb, Test: *test, Rule: r,
 		Runs: rf.runs, Seed: rf.seed}.WithDefaults()
 	if err != nil {

@@ -44,6 +44,7 @@ func TestReproORFFLearnBadFlags(t *testing.T) {
 		{"repro", "orff-fig2", "--sigma", "-1"},
 		{"repro", "orff-fig2", "--lambda", "-1"},
 		{"repro", "orff-fig2", "--lambda-grid", "1e-3,0"},
+		{"repro", "orff-fig2", "--lambda-rule", "max"},
 		{"repro", "orff-fig2", "--D", "10,x"},
 		{"repro", "orff-fig2", "--N", "0"},
 		{"repro", "orff-fig2", "--n-error", "2"},
