@@ -15,11 +15,14 @@ import (
 	"github.com/rffkit/rff/rule"
 )
 
-// reproStudies are the papers' experiments that rff repro runs, by name.
-var reproStudies = map[string]struct {
+// study is one experiment of rff repro: a one-line summary and the command that runs it.
+type study struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) error
-}{
+}
+
+// reproStudies are the papers' experiments that rff repro runs, by name; the files repro_*.go add theirs from init.
+var reproStudies = map[string]study{
 	"quad-fig2": {"quadrature paper, Figure 2: SVM accuracy / ridge R² vs n for every rule (Powerplant, LETTER, USPS)", runQuadFig2},
 }
 

@@ -14,10 +14,6 @@ import (
 // two PNGs with their CSVs into --out, prints a table, the notes of the missing points and a finding (or, with
 // --json, one JSON object with the settings, rows, fits and finding).
 func init() {
-	type study = struct {
-		summary string
-		run     func(args []string, stdout, stderr io.Writer) error
-	}
 	reproStudies["orff-fig2"] = study{"ORFF paper, Figure 2: MNIST, decomposable + simplex coding: fit time vs N and test error vs D, ORFF vs exact OVK", runORFFFig2}
 	reproStudies["orff-fig3"] = study{"ORFF paper, Figure 3: 5-D curl-free field: test R² vs D and fit time vs N, curl-free/independent, ORFF/exact", runORFFFig3}
 	reproStudies["orff-multitask"] = study{"ORFF paper, supplement D.2: R²⁰→R⁴ multi-task, decomposable ORFF with A = output covariance vs A = I", runORFFMultitask}

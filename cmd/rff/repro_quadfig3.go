@@ -17,10 +17,7 @@ import (
 // quad-fig3: the quadrature paper's wall-time figure (Munkhoeva et al. 2018, §4.4, Figure 3), registered into
 // reproStudies.
 func init() {
-	reproStudies["quad-fig3"] = struct {
-		summary string
-		run     func(args []string, stdout, stderr io.Writer) error
-	}{"quadrature paper, Figure 3: time to map vs d for G, ORF, GQ, SR-butterfly (LETTER, USPS, MNIST, LEUKEMIA)", runQuadFig3}
+	reproStudies["quad-fig3"] = study{"quadrature paper, Figure 3: time to map vs d for G, ORF, GQ, SR-butterfly (LETTER, USPS, MNIST, LEUKEMIA)", runQuadFig3}
 }
 
 func runQuadFig3(args []string, stdout, stderr io.Writer) error {

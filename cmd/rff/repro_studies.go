@@ -22,10 +22,6 @@ import (
 // 2015) and Figure 1 of the ORFF paper (Brault et al., ACML 2016). Each writes a PNG and its CSV into --out, prints a
 // table and a one-sentence finding (or, with --json, one JSON object with the settings, rows, fits and finding).
 func init() {
-	type study = struct {
-		summary string
-		run     func(args []string, stdout, stderr io.Writer) error
-	}
 	reproStudies["rates-sup"] = study{"Sriperumbudur–Szabó Thm 1: sup error vs m, Gaussian, d = 1, 2, 5, with the bound", runRatesSup}
 	reproStudies["rates-diameter"] = study{"Sriperumbudur–Szabó Thm 1: sup error vs |S| at fixed m (√log|S| growth)", runRatesDiameter}
 	reproStudies["rates-lr"] = study{"Sriperumbudur–Szabó Thm 2: L^r error (r = 1, 2, 4) vs m, with the bound", runRatesLr}
