@@ -28,8 +28,8 @@
 //	(ZᵀZ − N z̄z̄ᵀ + NλI) θ = ZᵀY − N z̄ȳᵀ,  b = ȳ − θᵀz̄   (intercept: the centred normal equations)
 //
 // with z̄ = Σz_i/N and ȳ = Σy_i/N, so centring needs no second pass over the data. The system is solved by a
-// Cholesky factorisation (mat.Cholesky), or by conjugate gradients with a Jacobi (diagonal) preconditioner applied
-// to the accumulated ZᵀZ, or — for F so large that ZᵀZ does not fit — by [SolveCG] / [Ridge.SolveMatrixFree],
+// Cholesky factorisation (dpotrf; [Ridge.SolveInPlace] factorises in the statistics' own storage), or by
+// conjugate gradients with a Jacobi (diagonal) preconditioner applied to the accumulated ZᵀZ, or — for F so large that ZᵀZ does not fit — by [SolveCG] / [Ridge.SolveMatrixFree],
 // which never forms ZᵀZ: every iteration maps X again block by block and applies Zᵀ(ZV).
 // Learners on SR features should fit an intercept: it absorbs the map's zero-node offset c (SPEC §3.6).
 //

@@ -48,6 +48,28 @@ func ExampleRidge_Solve() {
 	// f(0.3) = 2.78 (true 2.78)
 }
 
+// ExampleRidge_SolveInPlace solves in the memory of the statistics, which a one-shot fit no longer needs; at large F
+// this saves an F×F copy. The statistics cannot be used afterwards.
+func ExampleRidge_SolveInPlace() {
+	X, Y := data(500)
+	m, err := feature.New(kernel.Gaussian{S: 0.5}, rule.G{}, 1, 100, 1)
+	if err != nil {
+		panic(err)
+	}
+	s, err := learn.Accumulate(m, X, 500, Y, 1)
+	if err != nil {
+		panic(err)
+	}
+	fit, err := learn.Ridge{Lambda: 1e-6, Intercept: true}.SolveInPlace(s)
+	if err != nil {
+		panic(err)
+	}
+	_, again := learn.Ridge{Lambda: 1e-3}.Solve(s)
+	fmt.Printf("residual below 1e-8: %v; solving again: %v\n", fit.Stats.Residual < 1e-8, again)
+	// Output:
+	// residual below 1e-8: true; solving again: learn.Ridge.Solve: the statistics were consumed by Ridge.SolveInPlace
+}
+
 // ExampleCrossValidate picks λ by 5-fold cross-validation; the whole grid costs one eigendecomposition per fold.
 func ExampleCrossValidate() {
 	X, Y := data(400)

@@ -229,3 +229,65 @@ func TestRidgeErrors(t *testing.T) {
 		t.Error("NaN statistics: no error")
 	}
 }
+
+// TestSolveInPlace: SolveInPlace does the arithmetic of Solve in the statistics' own storage, so the two fits are
+// bit-for-bit equal (finished or unfinished statistics, with and without intercept), and the consumed statistics
+// refuse every further use with an error instead of returning garbage.
+func TestSolveInPlace(t *testing.T) {
+	const n, F, p = 90, 17, 2
+	rng := rand.New(rand.NewPCG(5, 6))
+	Z := make([]float64, n*F)
+	for i := range Z {
+		Z[i] = 0.3 + rng.Float64()
+	}
+	Y := make([]float64, n*p)
+	for i := range Y {
+		Y[i] = rng.NormFloat64()
+	}
+	for _, c := range []struct {
+		finish, intercept bool
+		solver            Solver
+	}{{true, true, Cholesky}, {false, true, Cholesky}, {true, false, Cholesky}, {false, false, CG}} {
+		t.Run(fmt.Sprintf("finish=%v,intercept=%v,%v", c.finish, c.intercept, c.solver), func(t *testing.T) {
+			s := NewStats(F, p)
+			s.Add(Z, Y, n)
+			if c.finish {
+				s.Finish()
+			}
+			r := Ridge{Lambda: 1e-4, Intercept: c.intercept, Solver: c.solver}
+			want, err := r.Solve(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := r.SolveInPlace(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want.Theta {
+				if got.Theta[i] != want.Theta[i] {
+					t.Fatalf("θ[%d] = %v in place, %v copied", i, got.Theta[i], want.Theta[i])
+				}
+			}
+			for j := range want.Bias {
+				if got.Bias[j] != want.Bias[j] {
+					t.Fatalf("bias[%d] = %v in place, %v copied", j, got.Bias[j], want.Bias[j])
+				}
+			}
+			if got.Stats.Residual != want.Stats.Residual {
+				t.Errorf("residual %v in place, %v copied", got.Stats.Residual, want.Stats.Residual)
+			}
+			if c.solver == CG {
+				if _, err := r.Solve(s); err != nil {
+					t.Errorf("CG leaves the statistics valid, but Solve after SolveInPlace: %v", err)
+				}
+				return
+			}
+			if _, err := r.Solve(s); err == nil {
+				t.Error("Solve on consumed statistics: no error")
+			}
+			if err := NewStats(F, p).Merge(s); err == nil {
+				t.Error("Merge of consumed statistics: no error")
+			}
+		})
+	}
+}

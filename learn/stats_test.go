@@ -197,3 +197,25 @@ func TestAccumulateErrors(t *testing.T) {
 		t.Error("nil map: no error")
 	}
 }
+
+// TestMirrorUpper: the tiled mirror equals the plain double loop for sizes around the tile side.
+func TestMirrorUpper(t *testing.T) {
+	for _, F := range []int{1, 2, 63, 64, 65, 150} {
+		A := make([]float64, F*F)
+		for i := range A {
+			A[i] = float64(i) + 0.5
+		}
+		want := append([]float64(nil), A...)
+		for i := range F {
+			for j := i + 1; j < F; j++ {
+				want[j*F+i] = want[i*F+j]
+			}
+		}
+		mirrorUpper(A, F)
+		for i := range A {
+			if A[i] != want[i] {
+				t.Fatalf("F=%d: element (%d,%d) = %v, want %v", F, i/F, i%F, A[i], want[i])
+			}
+		}
+	}
+}

@@ -421,7 +421,7 @@ func fitFeatures(fmap *feature.Map, X []float64, n int, Y []float64, P int, cls 
 		}
 		phases["features+gram"] = time.Since(tg).Seconds()
 		ts := time.Now()
-		fit, err := learn.Ridge{Lambda: lambda, Intercept: true, Solver: sol}.Solve(st)
+		fit, err := learn.Ridge{Lambda: lambda, Intercept: true, Solver: sol}.SolveInPlace(st)
 		phases["solve"] = time.Since(ts).Seconds()
 		return fit, err
 	}

@@ -321,7 +321,7 @@ func fitStream(a streamFit, stdout, stderr io.Writer) error {
 		hdr.Targets = []string{first.TargetName}
 	}
 	ts := time.Now()
-	fit, err := learn.Ridge{Lambda: a.lambda, Intercept: true, Solver: a.solver}.Solve(st)
+	fit, err := learn.Ridge{Lambda: a.lambda, Intercept: true, Solver: a.solver}.SolveInPlace(st)
 	if err != nil {
 		return err
 	}
