@@ -10,11 +10,11 @@
 //
 // which [Stats] accumulates block by block ([Stats.Add], blas64.Syrk on the upper triangle and Gemm for ZᵀY), so
 // the same code serves data in memory, files streamed from disk and shards combined by a distributed engine
-// ([Stats.Merge]). Z is never held whole: memory is O(F² + cores·block·F). [Accumulate] maps X through a feature
-// map in blocks of [BlockRows] rows on all cores, each of at most 8 shards of consecutive blocks accumulating its
-// own partial statistics (together under 512 MiB); its result is bit-for-bit the same for every GOMAXPROCS because
-// the partition of the rows into shards depends only on N and F, never on the number of goroutines, and the shards
-// are merged in row order.
+// ([Stats.Merge]). Z is never held whole: memory is O(F² + cores·chunk·F). An [Accumulator] (and [Accumulate], its
+// one-batch form) maps X through a feature map in chunks of rows (16 MiB of features: 1024 rows at F = 2048) on all
+// cores, each of at most 8 shards of consecutive chunks accumulating its own partial statistics (together under
+// 512 MiB); its result is bit-for-bit the same for every GOMAXPROCS because the partition of the rows into shards
+// depends only on the batch sizes and F, never on the number of goroutines, and the shards are merged in row order.
 //
 // # Ridge regression on features
 //

@@ -70,6 +70,40 @@ func ExampleRidge_SolveInPlace() {
 	// residual below 1e-8: true; solving again: learn.Ridge.Solve: the statistics were consumed by Ridge.SolveInPlace
 }
 
+// ExampleAccumulator builds ridge statistics from data that arrives in batches (here three slices of one data set;
+// in practice chunks of a file), then solves. Only a few chunks of features are in memory at any time.
+func ExampleAccumulator() {
+	X, Y := data(600)
+	m, err := feature.New(kernel.Gaussian{S: 0.5}, rule.G{}, 1, 100, 1)
+	if err != nil {
+		panic(err)
+	}
+	acc, err := learn.NewAccumulator(m, 1)
+	if err != nil {
+		panic(err)
+	}
+	for _, b := range [][2]int{{0, 200}, {200, 450}, {450, 600}} {
+		if err := acc.Add(X[b[0]:b[1]], b[1]-b[0], Y[b[0]:b[1]]); err != nil {
+			panic(err)
+		}
+	}
+	s, err := acc.Stats()
+	if err != nil {
+		panic(err)
+	}
+	fit, err := learn.Ridge{Lambda: 1e-6, Intercept: true}.SolveInPlace(s)
+	if err != nil {
+		panic(err)
+	}
+	pred := make([]float64, 1)
+	if err := fit.PredictMap(pred, m, []float64{0.3}, 1); err != nil {
+		panic(err)
+	}
+	fmt.Printf("rows %d, f(0.3) = %.2f (true %.2f)\n", s.N, pred[0], math.Sin(0.9)+2)
+	// Output:
+	// rows 600, f(0.3) = 2.78 (true 2.78)
+}
+
 // ExampleCrossValidate picks λ by 5-fold cross-validation; the whole grid costs one eigendecomposition per fold.
 func ExampleCrossValidate() {
 	X, Y := data(400)

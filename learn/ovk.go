@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -201,58 +200,19 @@ func (f *OVKFit) checkMap(where string, m *ovk.Map) error {
 
 // AccumulateScalar maps the n rows of X (n×d, d = m.Dim()) through the scalar cos/sin features z(x) of the ORFF map
 // m (2D columns, ovk.Map.ScalarBlock) and returns their finished statistics against Y (n×p, p = m.Outputs()):
-// ZᵀZ, ZᵀY, Σz, Σy, Σy², N. These are sufficient for [OVKRidge.Solve] with every kernel. As in [Accumulate],
-// blocks of BlockRows rows are mapped on all cores, grouped into shards whose layout depends only on n and 2D, and
-// merged in row order, so the result is bit-for-bit the same for every GOMAXPROCS; statistics of different shards
-// of the data can be combined with [Stats.Merge]. For a decomposable kernel the scalar features are those of
+// ZᵀZ, ZᵀY, Σz, Σy, Σy², N. These are sufficient for [OVKRidge.Solve] with every kernel. The rows are mapped and
+// accumulated exactly as by [Accumulate] (same chunks and shards, merged in row order), so the result is bit-for-bit
+// the same for every GOMAXPROCS; statistics of different shards of the data can be combined with [Stats.Merge]. For a decomposable kernel the scalar features are those of
 // package feature for the same scalar kernel, rule and seed.
 func AccumulateScalar(m *ovk.Map, X []float64, n int, Y []float64) (*Stats, error) {
 	if m == nil {
 		return nil, errors.New("learn.AccumulateScalar: nil ORFF map")
 	}
-	d, F, p := m.Dim(), m.ScalarFeatures(), m.Outputs()
-	if err := checkData("learn.AccumulateScalar", X, n, d, Y, p); err != nil {
+	acc := newAccumulator(scalarBlocks(m), m.Outputs())
+	if err := acc.add("learn.AccumulateScalar", X, n, Y); err != nil {
 		return nil, err
 	}
-	S := numShards(n, F)
-	parts := make([]*Stats, S)
-	for s := range parts {
-		parts[s] = NewStats(F, p)
-	}
-	ovkScalarBlocks(m, X, n, S, func(s int, z []float64, r0, rows int) {
-		parts[s].Add(z, Y[r0*p:(r0+rows)*p], rows)
-	})
-	total := parts[0]
-	for _, o := range parts[1:] {
-		if err := total.Merge(o); err != nil {
-			return nil, err
-		}
-	}
-	total.Finish()
-	return total, nil
-}
-
-// ovkScalarBlocks is mapBlocks for the scalar features of an ORFF map.
-func ovkScalarBlocks(m *ovk.Map, X []float64, n, S int, fn func(s int, z []float64, r0, rows int)) {
-	d, F := m.Dim(), m.ScalarFeatures()
-	type scratch struct{ z, proj []float64 }
-	pool := sync.Pool{New: func() any {
-		return &scratch{z: make([]float64, BlockRows*F), proj: make([]float64, BlockRows*m.Points())}
-	}}
-	runShards(S, func(s int) {
-		r0, r1 := shardRange(n, S, s)
-		if r1 <= r0 {
-			return
-		}
-		sc := pool.Get().(*scratch)
-		defer pool.Put(sc)
-		for b := r0; b < r1; b += BlockRows {
-			r := min(BlockRows, r1-b)
-			z := sc.z[:r*F]
-			m.ScalarBlock(z, X[b*d:(b+r)*d], r, sc.proj)
-			fn(s, z, b, r)
-		}
-	})
+	return acc.Stats()
 }
 
 // resolve validates r against the map and returns the concrete solver.
@@ -810,7 +770,7 @@ func cachedBytes(n, D, pr int) float64 {
 func (c *cachedLinear) predict(dst, theta []float64) error {
 	D, p, pr, Dp := c.D, c.p, c.pr, c.D*c.pr
 	runShards(c.S, func(s int) {
-		r0, r1 := shardRange(c.n, c.S, s)
+		r0, r1 := shardRange(c.n, c.S, s, BlockRows)
 		for b := r0; b < r1; b += BlockRows {
 			rows := min(BlockRows, r1-b)
 			U := c.buf[s][:rows*Dp]
@@ -836,7 +796,7 @@ func (c *cachedLinear) adjoint(dst, y []float64) error {
 	partial := make([][]float64, c.S)
 	runShards(c.S, func(s int) {
 		g := make([]float64, F)
-		r0, r1 := shardRange(c.n, c.S, s)
+		r0, r1 := shardRange(c.n, c.S, s, BlockRows)
 		for b := r0; b < r1; b += BlockRows {
 			rows := min(BlockRows, r1-b)
 			v := c.buf[s][:rows*Dp]

@@ -7,8 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-
-	"github.com/rffkit/rff/feature"
 )
 
 // Stats holds the sufficient statistics of ridge regression for features Z (N×F) and targets Y (N×P):
@@ -47,8 +45,8 @@ func NewStats(F, P int) *Stats {
 }
 
 // Add accumulates a block of rows: Z is rows×F and Y is rows×P, row-major (longer slices are allowed; the
-// leading rows×F and rows×P values are used). ZᵀZ is updated with blas64.Syrk on sub-blocks of BlockRows rows and
-// ZᵀY with blas64.Gemm. Add panics if a slice is too short, like gonum's mat; it does not check for NaN (the
+// leading rows×F and rows×P values are used). ZᵀZ is updated with blas64.Syrk in sub-blocks of at most the
+// [Accumulator]'s chunk of rows (16 MiB of features), ZᵀY with blas64.Gemm. Add panics if a slice is too short, like gonum's mat; it does not check for NaN (the
 // solvers do).
 func (s *Stats) Add(Z []float64, Y []float64, rows int) {
 	F, P := s.F, s.P
@@ -60,8 +58,9 @@ func (s *Stats) Add(Z []float64, Y []float64, rows int) {
 		return
 	}
 	c := blas64.Symmetric{Uplo: blas.Upper, N: F, Stride: F, Data: s.ZtZ}
-	for r0 := 0; r0 < rows; r0 += BlockRows {
-		r := min(BlockRows, rows-r0)
+	chunk := chunkRows(F)
+	for r0 := 0; r0 < rows; r0 += chunk {
+		r := min(chunk, rows-r0)
 		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: F, Stride: F, Data: Z[r0*F : (r0+r)*F]}, 1, c)
 	}
 	z := blas64.General{Rows: rows, Cols: F, Stride: F, Data: Z[:rows*F]}
@@ -233,20 +232,6 @@ func subFrom(dst, x []float64) {
 	}
 }
 
-// maxShards bounds the number of partial ZᵀZ matrices Accumulate keeps; shardBytes bounds their total size.
-const (
-	maxShards  = 8
-	shardBytes = 512 << 20
-)
-
-// numShards is the number of shards Accumulate splits n rows with F features into. It depends only on n and F
-// (never on GOMAXPROCS), which makes Accumulate deterministic.
-func numShards(n, F int) int {
-	perShard := 8 * F * F
-	S := max(1, shardBytes/max(perShard, 1))
-	return max(1, min(S, maxShards, numBlocks(n)))
-}
-
 // checkData validates the shapes and values of a data set (X n×d, Y n×p).
 func checkData(where string, X []float64, n, d int, Y []float64, p int) error {
 	if n < 0 || d < 1 || p < 1 {
@@ -283,44 +268,4 @@ func checkX(where string, X []float64, n, d int) error {
 		}
 	}
 	return nil
-}
-
-// Accumulate maps the n rows of X (n×d, row-major, d = m.Dim()) through m and returns the finished statistics of
-// the features against Y (n×p). Rows are processed in blocks of BlockRows on all cores: the blocks are grouped into
-// at most 8 contiguous shards (fewer when F is large: the partial ZᵀZ matrices together stay under 512 MiB), each
-// shard accumulates its own Stats in block order, and the shards are merged in row order. The shard layout depends
-// only on n and F, so the result is bit-for-bit identical for every GOMAXPROCS. Memory: O(shards·F² + cores·BlockRows·F).
-func Accumulate(m *feature.Map, X []float64, n int, Y []float64, p int) (*Stats, error) {
-	return AccumulateProgress(m, X, n, Y, p, nil)
-}
-
-// AccumulateProgress is Accumulate that also calls progress, when it is not nil, after every block with the number
-// of rows in that block. It is called from several goroutines at once.
-func AccumulateProgress(m *feature.Map, X []float64, n int, Y []float64, p int, progress func(rows int)) (*Stats, error) {
-	if m == nil {
-		return nil, errors.New("learn.Accumulate: nil feature map")
-	}
-	d, F := m.Dim(), m.Features()
-	if err := checkData("learn.Accumulate", X, n, d, Y, p); err != nil {
-		return nil, err
-	}
-	S := numShards(n, F)
-	parts := make([]*Stats, S)
-	for s := range parts {
-		parts[s] = NewStats(F, p)
-	}
-	mapBlocks(m, X, n, S, func(s int, z []float64, r0, rows int) {
-		parts[s].Add(z, Y[r0*p:(r0+rows)*p], rows)
-		if progress != nil {
-			progress(rows)
-		}
-	})
-	total := parts[0]
-	for _, o := range parts[1:] {
-		if err := total.Merge(o); err != nil {
-			return nil, err
-		}
-	}
-	total.Finish()
-	return total, nil
 }

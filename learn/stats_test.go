@@ -125,7 +125,7 @@ func TestAccumulateMatchesDefinition(t *testing.T) {
 }
 
 func TestAccumulateDeterministic(t *testing.T) {
-	const n, d, p = 3000, 5, 2 // 12 blocks, 8 shards
+	const n, d, p = 20000, 5, 2 // F = 48: chunks of 2048 rows, 10 chunks in 8 shards
 	X, Y := regression(n, d, p, 0.1, 7)
 	m := gaussMap(t, d, 24, 1.5, 8)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))

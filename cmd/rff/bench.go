@@ -60,7 +60,7 @@ type benchReport struct {
 	Backend backendReport `json:"backend"`
 	Quick   bool          `json:"quick"`
 	GEMM    rateResult    `json:"gemm"`
-	// Gram is ZᵀZ accumulated by learn.Stats.Add (blocks of learn.BlockRows rows, upper triangle, as rff fit
+	// Gram is ZᵀZ accumulated by learn.Stats.Add (in the accumulator's chunks of rows, upper triangle, as rff fit
 	// does); GramSyrk is one Syrk call on an n×n block.
 	Gram         rateResult  `json:"gram"`
 	GramSyrk     rateResult  `json:"gram_syrk"`
@@ -152,7 +152,7 @@ const (
 // runBench is `rff bench` (issue 6, "Measurement"), everything measured in one run so that ratios are meaningful:
 //   - the linear-algebra backend (internal/linalg: OpenBLAS version, core type and its source, threads);
 //   - GEMM GFLOP/s (C = A·B, n = 2048), Gram GFLOP/s (ZᵀZ of 8192 rows × 2048 features accumulated by
-//     learn.Stats.Add in blocks of learn.BlockRows rows, as rff fit does), their ratio (target 2: ≥ 70%), and one
+//     learn.Stats.Add in the accumulator's chunks of rows, as rff fit does), their ratio (target 2: ≥ 70%), and one
 //     linalg.Syrk call (n = k = 2048) for reference;
 //   - map throughput (rows/s, and ns per row and point) of every rule at d ∈ {16, 256, 784, 3072} with D = 1024
 //     points (SR rules round up to whole rules of d+1 points: 1037, 1028, 1570, 3073) on 10⁴ rows of U[0,1)^d,
@@ -268,7 +268,7 @@ func benchGemm(cfg benchConfig, rng *rand.Rand) rateResult {
 }
 
 // benchGram accumulates ZᵀZ of gramRows rows of blasN features with learn.Stats.Add, the call rff fit makes for
-// every block of features (one output: ZᵀY, Σz and Σy are a negligible part of the work).
+// every chunk of features (one output: ZᵀY, Σz and Σy are a negligible part of the work).
 func benchGram(cfg benchConfig, rng *rand.Rand) rateResult {
 	F, rows := cfg.blasN, cfg.gramRows
 	z, y := randSlice(rng, rows*F), randSlice(rng, rows)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
-	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
@@ -289,7 +288,10 @@ func fitStream(a streamFit, stdout, stderr io.Writer) error {
 			}
 		}
 	}()
-	acc := newStreamStats(fmap, P)
+	acc, err := learn.NewAccumulator(fmap, P)
+	if err != nil {
+		return err
+	}
 	bar := progress.New(stderr, "features+gram", n)
 	var first *dataset.Data
 	for c := range chunks {
@@ -303,16 +305,19 @@ func fitStream(a streamFit, stdout, stderr io.Writer) error {
 		if first == nil {
 			first = c.data
 		}
-		if err := acc.add(c.data.X, c.data.N, c.y); err != nil {
+		if err := acc.Add(c.data.X, c.data.N, c.y); err != nil {
 			bar.Done()
 			return err
 		}
 		bar.Add(c.data.N)
 	}
 	bar.Done()
-	st, err := acc.finish()
+	st, err := acc.Stats()
 	if err != nil {
 		return err
+	}
+	if st.N == 0 {
+		return fmt.Errorf("no data rows")
 	}
 	rep.FitPhases["features+gram"] = time.Since(t1).Seconds()
 	rep.N = st.N
@@ -378,70 +383,4 @@ func streamTargets(s *dataset.CSVStream, b *dataset.Data, coder *classCoder, enc
 		return learn.SimplexEncode(cls, K), nil
 	}
 	return learn.OneHot(cls, K, false), nil
-}
-
-// streamStats accumulates ridge statistics over chunks on all cores. Every chunk's rows are cut into S contiguous
-// ranges of whole blocks, one per shard; shard s adds its ranges, in row order, into its own Stats, and the shards
-// are merged in order at the end. S depends only on the feature count, so the result does not depend on GOMAXPROCS.
-type streamStats struct {
-	m     *feature.Map
-	P     int
-	parts []*learn.Stats
-	z     [][]float64 // per shard: BlockRows×F features
-	proj  [][]float64 // per shard: BlockRows×Points scratch
-}
-
-// streamShards bounds the shards like learn.Accumulate: at most 8, and their ZᵀZ matrices under 512 MiB together.
-func streamShards(F int) int {
-	return max(1, min(8, (512<<20)/(8*F*F)))
-}
-
-func newStreamStats(m *feature.Map, P int) *streamStats {
-	F := m.Features()
-	S := streamShards(F)
-	a := &streamStats{m: m, P: P}
-	for range S {
-		a.parts = append(a.parts, learn.NewStats(F, P))
-		a.z = append(a.z, make([]float64, learn.BlockRows*F))
-		a.proj = append(a.proj, make([]float64, learn.BlockRows*m.Points()))
-	}
-	return a
-}
-
-// add accumulates the n rows of X (preprocessed inputs) with targets Y (n×P).
-func (a *streamStats) add(X []float64, n int, Y []float64) error {
-	d, F, P := a.m.Dim(), a.m.Features(), a.P
-	for i, v := range X[:n*d] {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("features: row %d, column %d is %v", i/d+1, i%d+1, v)
-		}
-	}
-	S := len(a.parts)
-	nb := (n + learn.BlockRows - 1) / learn.BlockRows
-	parallel.For(S, 0, func(s int) {
-		r0, r1 := min(s*nb/S*learn.BlockRows, n), min((s+1)*nb/S*learn.BlockRows, n)
-		for b := r0; b < r1; b += learn.BlockRows {
-			rows := min(learn.BlockRows, r1-b)
-			z := a.z[s][:rows*F]
-			a.m.TransformBlock(z, X[b*d:(b+rows)*d], rows, a.proj[s])
-			a.parts[s].Add(z, Y[b*P:(b+rows)*P], rows)
-		}
-	})
-	return nil
-}
-
-// finish merges the shards into the finished statistics.
-func (a *streamStats) finish() (*learn.Stats, error) {
-	total := a.parts[0]
-	for _, o := range a.parts[1:] {
-		if err := total.Merge(o); err != nil {
-			return nil, err
-		}
-	}
-	a.parts = nil
-	if total.N == 0 {
-		return nil, fmt.Errorf("no data rows")
-	}
-	total.Finish()
-	return total, nil
 }

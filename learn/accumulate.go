@@ -1,0 +1,137 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rffkit/rff/feature"
+)
+
+// maxShards bounds the number of partial ZᵀZ matrices an Accumulator keeps; shardBytes bounds their total size.
+const (
+	maxShards  = 8
+	shardBytes = 512 << 20
+)
+
+// numShards is the number of shards an Accumulator splits each batch of rows into for F features. It depends only
+// on F (never on GOMAXPROCS), which makes accumulation deterministic.
+func numShards(F int) int {
+	return max(1, min(shardBytes/max(8*F*F, 1), maxShards))
+}
+
+// Accumulator builds the ridge statistics ([Stats]) of the features of rows that arrive in batches — a data set held
+// in memory (one batch, [Accumulate]) or a file read in chunks — on all cores, with the features of only a few
+// chunks in memory at any time (the fused map → Gram of issue 6; the N×F feature matrix is never formed).
+//
+// Each batch is cut into chunks of rows: 16 MiB of features, a multiple of BlockRows between 256 and 2048 rows
+// (256 at F = 8192, 1024 at F = 2048), so that each rank-k update of ZᵀZ amortizes its pass over the F×F matrix.
+// The chunks are grouped into S contiguous shards (S ≤ 8, fewer when F is large: the partial ZᵀZ matrices together
+// stay under 512 MiB), the shards run concurrently, each adds its chunks in row order to its own Stats, and
+// [Accumulator.Stats] merges the shards in order. The layout depends only on the batch sizes and F, so the result is
+// bit-for-bit identical for every GOMAXPROCS. Memory: S·F² + cores·16 MiB (a shard's matrix is allocated when it first
+// receives rows).
+//
+// An Accumulator is not safe for concurrent use; Add itself uses every core.
+type Accumulator struct {
+	bm    blockMap
+	p     int
+	chunk int
+	parts []*Stats
+	done  bool
+
+	// Progress, when not nil, is called after every chunk with the number of rows in it, from several goroutines
+	// at once.
+	Progress func(rows int)
+}
+
+// NewAccumulator returns an empty accumulator of the features of m against p outputs.
+func NewAccumulator(m *feature.Map, p int) (*Accumulator, error) {
+	if m == nil {
+		return nil, errors.New("learn.NewAccumulator: nil feature map")
+	}
+	if p < 1 {
+		return nil, fmt.Errorf("learn.NewAccumulator: need p ≥ 1 outputs, have %d", p)
+	}
+	return newAccumulator(featureBlocks(m), p), nil
+}
+
+func newAccumulator(bm blockMap, p int) *Accumulator {
+	return &Accumulator{bm: bm, p: p, chunk: chunkRows(bm.F), parts: make([]*Stats, numShards(bm.F))}
+}
+
+// Add maps the n rows of X (n×d, row-major, d the map's input dimension) and accumulates them against Y (n×p). It
+// returns an error, and accumulates nothing, if a length does not match or a value is NaN or infinite (row numbers
+// in the message count from the start of this batch), or after Stats.
+func (a *Accumulator) Add(X []float64, n int, Y []float64) error {
+	return a.add("learn.Accumulator.Add", X, n, Y)
+}
+
+func (a *Accumulator) add(where string, X []float64, n int, Y []float64) error {
+	if a.done {
+		return fmt.Errorf("%s: the accumulator's statistics were already taken", where)
+	}
+	if err := checkData(where, X, n, a.bm.d, Y, a.p); err != nil {
+		return err
+	}
+	S, p := len(a.parts), a.p
+	for s := range S {
+		if r0, r1 := shardRange(n, S, s, a.chunk); r1 > r0 && a.parts[s] == nil {
+			a.parts[s] = NewStats(a.bm.F, p)
+		}
+	}
+	mapChunks(a.bm, X, n, S, a.chunk, func(s int, z []float64, r0, rows int) {
+		a.parts[s].Add(z, Y[r0*p:(r0+rows)*p], rows)
+		if a.Progress != nil {
+			a.Progress(rows)
+		}
+	})
+	return nil
+}
+
+// Stats merges the shards in order and returns the finished statistics of every row added (N = 0 if none were).
+// The accumulator cannot be used afterwards.
+func (a *Accumulator) Stats() (*Stats, error) {
+	if a.done {
+		return nil, errors.New("learn.Accumulator.Stats: the statistics were already taken")
+	}
+	a.done = true
+	var total *Stats
+	for _, o := range a.parts {
+		switch {
+		case o == nil:
+		case total == nil:
+			total = o
+		default:
+			if err := total.Merge(o); err != nil {
+				return nil, fmt.Errorf("learn.Accumulator.Stats: %w", err)
+			}
+		}
+	}
+	a.parts = nil
+	if total == nil {
+		total = NewStats(a.bm.F, a.p)
+	}
+	total.Finish()
+	return total, nil
+}
+
+// Accumulate maps the n rows of X (n×d, row-major, d = m.Dim()) through m and returns the finished statistics of
+// the features against Y (n×p): one batch through an [Accumulator] (chunks of rows mapped on all cores and added
+// to per-shard ZᵀZ matrices, merged in row order; bit-for-bit the same for every GOMAXPROCS).
+func Accumulate(m *feature.Map, X []float64, n int, Y []float64, p int) (*Stats, error) {
+	return AccumulateProgress(m, X, n, Y, p, nil)
+}
+
+// AccumulateProgress is Accumulate that also calls progress, when it is not nil, after every chunk with the number
+// of rows in that chunk. It is called from several goroutines at once.
+func AccumulateProgress(m *feature.Map, X []float64, n int, Y []float64, p int, progress func(rows int)) (*Stats, error) {
+	if m == nil {
+		return nil, errors.New("learn.Accumulate: nil feature map")
+	}
+	acc := newAccumulator(featureBlocks(m), p)
+	acc.Progress = progress
+	if err := acc.add("learn.Accumulate", X, n, Y); err != nil {
+		return nil, err
+	}
+	return acc.Stats()
+}
