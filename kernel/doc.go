@@ -21,4 +21,9 @@
 // Derivatives ([Differentiable], [Deriv]; SPEC §6): exact ∂^{p,q}k(x, y) for any multi-indices p, q — every order for
 // the Gaussian (Hermite polynomials per coordinate) and Cauchy kernels, |p|+|q| ≤ 2 and 4 for Matérn 3/2 and 5/2
 // ([Differentiable.MaxOrder]); they are what the derivative features of package feature estimate.
+//
+// Exact Gram matrices ([Gram], [GramDense]) of the Gaussian and Matérn kernels take their squared distances from one
+// matrix product, ‖x‖² + ‖y‖² − 2XYᵀ, on the BLAS backend of internal/linalg (OpenBLAS when present), and recompute
+// directly the pairs where cancellation could cost more than a relative 1e-12; at d = 784 this is about 10× faster
+// than the pairwise loop (BenchmarkGram), which the other kernels use.
 package kernel

@@ -114,12 +114,10 @@ func sqDist(x, y []float64) float64 {
 // Gaussian is exp(−‖x−y‖²/(2σ²)); its spectral law is N(0, σ⁻²I).
 type Gaussian struct{ S float64 }
 
-func (k Gaussian) Name() string   { return "gaussian" }
-func (k Gaussian) Sigma() float64 { return k.S }
-func (k Gaussian) Eval(x, y []float64) float64 {
-	return math.Exp(-sqDist(x, y) / (2 * k.S * k.S))
-}
-func (k Gaussian) Law() Law { return Law{Scale: 1 / k.S} }
+func (k Gaussian) Name() string                { return "gaussian" }
+func (k Gaussian) Sigma() float64              { return k.S }
+func (k Gaussian) Eval(x, y []float64) float64 { return k.ofSqDist(sqDist(x, y)) }
+func (k Gaussian) Law() Law                    { return Law{Scale: 1 / k.S} }
 
 // Laplacian is exp(−‖x−y‖₁/σ); its spectral law is iid Cauchy(0, 1/σ) per coordinate.
 type Laplacian struct{ S float64 }
@@ -172,9 +170,12 @@ func (k Matern) Name() string {
 	}
 	return fmt.Sprintf("matern(nu=%g)", k.Nu)
 }
-func (k Matern) Sigma() float64 { return k.S }
-func (k Matern) Eval(x, y []float64) float64 {
-	r := math.Sqrt(sqDist(x, y)) / k.S
+func (k Matern) Sigma() float64              { return k.S }
+func (k Matern) Eval(x, y []float64) float64 { return k.ofDist(math.Sqrt(sqDist(x, y))) }
+
+// ofDist is the kernel at distance r.
+func (k Matern) ofDist(r float64) float64 {
+	r /= k.S
 	switch k.Nu {
 	case 0.5:
 		return math.Exp(-r)

@@ -349,3 +349,96 @@ func TestNew(t *testing.T) {
 		t.Errorf("SigmaFromGamma(1/8) = %v, want 2", s)
 	}
 }
+
+// TestGramProductPath: for the Gaussian and Matérn kernels at d ≥ 8, Gram takes the squared distances from a matrix
+// product and recomputes the pairs where cancellation could cost more than a relative 1e-12 (see Gram). So every
+// squared distance is within 1e-12 relative (plus a few ulps of the loop) of the pairwise one, and each kernel
+// value κ(r²) within |κ'(r²)|·1e-12·r² of Eval's: at most 1e-12·max_t t·e^{−t} < 4e-13 for the Gaussian, and
+// for Matérn ν ≤ 5/2 (κ as a function of r², |r²κ'| ≤ r/2·|dκ/dr| ≤ 1) at most 1e-12. The cases include equal rows
+// (distance exactly 0 → κ(0) = 1), near-duplicates, and data offset far from the origin, where the product form
+// alone would lose every digit.
+func TestGramProductPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	type data struct {
+		name   string
+		n, m   int
+		d      int
+		offset float64 // added to every coordinate
+		jitter float64 // Y = first rows of X + jitter·noise (0: independent Y)
+	}
+	for _, c := range []data{
+		{"independent", 41, 29, 8, 0, 0},
+		{"d=50", 60, 33, 50, 0, 0},
+		{"equal rows", 20, 20, 16, 0, 0},
+		{"near duplicates", 25, 25, 32, 0, 1e-7},
+		{"far from origin", 30, 30, 12, 1e4, 1e-3},
+		{"d=784", 17, 9, 784, 0.5, 0},
+	} {
+		d := c.d
+		X := randVec(rng, c.n*d, 1)
+		var Y []float64
+		switch {
+		case c.name == "equal rows":
+			Y = append([]float64(nil), X[:c.m*d]...)
+		case c.jitter > 0:
+			Y = append([]float64(nil), X[:c.m*d]...)
+			for i := range Y {
+				Y[i] += c.jitter * rng.NormFloat64()
+			}
+		default:
+			Y = randVec(rng, c.m*d, 1)
+		}
+		for i := range X {
+			X[i] += c.offset
+		}
+		for i := range Y {
+			Y[i] += c.offset
+		}
+		for _, k := range []Kernel{Gaussian{S: math.Sqrt(float64(d))}, Gaussian{S: 0.3}, Matern{0.5, 2}, Matern{2.5, 1}} {
+			if _, ok := k.(sqRadial); !ok {
+				t.Fatalf("%s: not on the product path", k.Name())
+			}
+			K := make([]float64, c.n*c.m)
+			if err := Gram(K, k, X, c.n, Y, c.m, d); err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-12 + 8*0x1p-53 // the bound above plus a few ulps of κ ≤ 1
+			for i := range c.n {
+				for j := range c.m {
+					want := k.Eval(X[i*d:(i+1)*d], Y[j*d:(j+1)*d])
+					if e := math.Abs(K[i*c.m+j] - want); e > tol {
+						t.Fatalf("%s, %s: K(%d,%d) = %.17g, Eval %.17g (|Δ| = %.3g > %.1g)", c.name, k.Name(), i, j,
+							K[i*c.m+j], want, e, tol)
+					}
+					if c.name == "equal rows" && i == j && K[i*c.m+j] != 1 {
+						t.Fatalf("%s: K(x, x) = %.17g, want exactly 1", k.Name(), K[i*c.m+j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkGram compares the product path with the pairwise loop (forced by a wrapper kernel that hides ofSqDist)
+// on MNIST-sized inputs.
+func BenchmarkGram(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, d = 1000, 784
+	X := randVec(rng, n*d, 1)
+	K := make([]float64, n*n)
+	for _, c := range []struct {
+		name string
+		k    Kernel
+	}{{"product", Gaussian{S: 20}}, {"pairwise", pairwiseOnly{Gaussian{S: 20}}}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if err := Gram(K, c.k, X, n, X, n, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// pairwiseOnly hides a kernel's fast paths.
+type pairwiseOnly struct{ Kernel }
