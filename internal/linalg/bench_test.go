@@ -73,7 +73,9 @@ func BenchmarkSyrk(b *testing.B) {
 }
 
 // BenchmarkGramGo compares the pure-Go ways to form a Gram matrix: gonum's
-// Dsyrk, SyrkBlocked, and a full gonum Dgemm AᵀA (both triangles).
+// Dsyrk, SyrkBlocked (the AVX2+FMA kernel where the CPU has it) on all
+// threads and on one, the portable axpy path SyrkBlocked takes elsewhere, and
+// a full gonum Dgemm AᵀA (both triangles).
 func BenchmarkGramGo(b *testing.B) {
 	for _, s := range []struct{ n, k int }{{2048, 256}, {2048, 2048}, {512, 256}, {128, 512}} {
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -88,6 +90,19 @@ func BenchmarkGramGo(b *testing.B) {
 		b.Run(fmt.Sprintf("SyrkBlocked/n=%d/k=%d", s.n, s.k), func(b *testing.B) {
 			for range b.N {
 				SyrkBlocked(s.n, s.k, 1, a, s.n, 1, c, s.n)
+			}
+			gflops(b, flops)
+		})
+		b.Run(fmt.Sprintf("SyrkBlocked1/n=%d/k=%d", s.n, s.k), func(b *testing.B) {
+			defer SetThreads(SetThreads(1))
+			for range b.N {
+				SyrkBlocked(s.n, s.k, 1, a, s.n, 1, c, s.n)
+			}
+			gflops(b, flops)
+		})
+		b.Run(fmt.Sprintf("SyrkAxpy/n=%d/k=%d", s.n, s.k), func(b *testing.B) {
+			for range b.N {
+				syrkAxpy(true, true, s.n, s.k, 1, a, s.n, 1, c, s.n, pureThreads())
 			}
 			gflops(b, flops)
 		})
@@ -224,6 +239,54 @@ func BenchmarkGoAfterBLAS(b *testing.B) {
 				goTime += time.Since(t0)
 			}
 			b.ReportMetric(float64(goTime.Microseconds())/1e3/float64(b.N), "go-ms")
+		})
+	}
+}
+
+// BenchmarkGemmGo compares gonum's Dgemm with the packed AVX2+FMA Dgemm that
+// Blas.Dgemm uses in pure Go (square, NN, on all threads), to place
+// packedGemmMinWork.
+func BenchmarkGemmGo(b *testing.B) {
+	for _, n := range []int{32, 48, 64, 96, 128, 256, 512, 2048} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		x, y, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float64, n*n)
+		flops := 2 * float64(n) * float64(n) * float64(n)
+		b.Run(fmt.Sprintf("gonum/n=%d", n), func(b *testing.B) {
+			for range b.N {
+				goBlas.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, c, n)
+			}
+			gflops(b, flops)
+		})
+		b.Run(fmt.Sprintf("packed/n=%d", n), func(b *testing.B) {
+			if !useKernel {
+				b.Skip("no AVX2+FMA")
+			}
+			for range b.N {
+				gemmPacked(triFull, false, false, n, n, n, 1, x, n, y, n, 0, c, n, pureThreads())
+			}
+			gflops(b, flops)
+		})
+	}
+}
+
+// BenchmarkSyrkSmallGo compares gonum's Dsyrk with SyrkBlocked on small Gram
+// matrices (k = n), to place the pure-Go routing thresholds of Blas.Dsyrk.
+func BenchmarkSyrkSmallGo(b *testing.B) {
+	for _, n := range []int{16, 24, 32, 48, 64, 128} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		a, c := randSlice(rng, n*n), make([]float64, n*n)
+		flops := float64(n) * float64(n) * float64(n)
+		b.Run(fmt.Sprintf("gonumDsyrk/n=%d", n), func(b *testing.B) {
+			for range b.N {
+				goBlas.Dsyrk(blas.Upper, blas.Trans, n, n, 1, a, n, 1, c, n)
+			}
+			gflops(b, flops)
+		})
+		b.Run(fmt.Sprintf("SyrkBlocked/n=%d", n), func(b *testing.B) {
+			for range b.N {
+				SyrkBlocked(n, n, 1, a, n, 1, c, n)
+			}
+			gflops(b, flops)
 		})
 	}
 }

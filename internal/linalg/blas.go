@@ -8,7 +8,9 @@ import (
 // Blas is gonum's pure-Go BLAS whose level-3 routines go to the active
 // backend: OpenBLAS's CBLAS (row-major, like gonum) for problems large enough
 // to amortize a cgo call, gonum's code otherwise. In pure-Go mode Dsyrk uses
-// the blocked, parallel SyrkBlocked for large problems. The package's init
+// the blocked, parallel SyrkBlocked for large problems, and on CPUs with AVX2
+// and FMA3 Dsyrk and Dgemm run the packed assembly kernel (pack.go) from
+// about 32³ multiply-adds. The package's init
 // installs it with blas64.Use, so every gonum/mat product in the program uses
 // it; callers never need to name it.
 //
@@ -27,10 +29,18 @@ var goBlas gonum.Implementation
 // side in Go than queueing on the lock.
 const (
 	nativeMinWork = 24 * 24 * 24
-	// blockedSyrkMinN and blockedSyrkMinWork gate the pure-Go SyrkBlocked path;
-	// at n = 128 it only ties with gonum's Dsyrk (BenchmarkGramGo).
+	// blockedSyrkMinN and blockedSyrkMinWork gate the pure-Go SyrkBlocked path
+	// on CPUs without AVX2+FMA; at n = 128 its portable code only ties with
+	// gonum's Dsyrk (BenchmarkGramGo).
 	blockedSyrkMinN    = 256
 	blockedSyrkMinWork = 256 * 256 * 32
+	// packedGemmMinDim and packedGemmMinWork gate the pure-Go packed Dgemm
+	// (AVX2+FMA CPUs only), packedSyrkMinN and packedGemmMinWork/2 the
+	// packed SyrkBlocked path of Dsyrk; smaller products stay in gonum, which
+	// is as fast there (BenchmarkGemmGo, BenchmarkSyrkSmallGo).
+	packedGemmMinDim  = 8
+	packedGemmMinWork = 32 * 32 * 32
+	packedSyrkMinN    = 32
 )
 
 func isTrans(t blas.Transpose) bool { return t == blas.Trans || t == blas.ConjTrans }
@@ -70,6 +80,11 @@ func gemmOK(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float6
 // Dgemm computes C = alpha * op(A) * op(B) + beta * C (gonum's contract).
 func (Blas) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	lib := native()
+	if lib == nil && useKernel && alpha != 0 && m >= packedGemmMinDim && n >= packedGemmMinDim && k >= packedGemmMinDim &&
+		m*n*k >= packedGemmMinWork && gemmOK(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) {
+		gemmPacked(triFull, isTrans(tA), isTrans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, pureThreads())
+		return
+	}
 	if lib == nil || alpha == 0 || m*n*k < nativeMinWork || !gemmOK(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) {
 		goBlas.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
@@ -114,7 +129,8 @@ func (Blas) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []
 	case lib != nil && work >= nativeMinWork:
 		lib.syrk(ul == blas.Upper, isTrans(tA), n, k, alpha, a, lda, beta, c, ldc)
 		return
-	case lib == nil && n >= blockedSyrkMinN && work >= blockedSyrkMinWork:
+	case lib == nil && useKernel && n >= packedSyrkMinN && 2*work >= packedGemmMinWork,
+		lib == nil && n >= blockedSyrkMinN && work >= blockedSyrkMinWork:
 		syrkBlocked(ul == blas.Upper, isTrans(tA), n, k, alpha, a, lda, beta, c, ldc, pureThreads())
 		return
 	}

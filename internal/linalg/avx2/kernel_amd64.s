@@ -1,0 +1,131 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The 4×12 register-blocked micro-kernel of the packed Gemm/Syrk driver
+// (internal/linalg/pack.go). Accumulators: Y(3r+v) holds C[r][4v:4v+4] for
+// row r = 0..3 and vector v = 0..2 (Y0..Y11), loaded from C and stored back;
+// Y12..Y14 hold the 12 values of the B panel at one l, Y15 the broadcast A
+// value.
+
+// KSTEP does one rank-1 update at packed offsets ao (A, 4 values) and bo (B,
+// 12 values).
+#define KSTEP(ao, bo) \
+	VMOVUPD      bo(BX), Y12 \
+	VMOVUPD      bo+32(BX), Y13 \
+	VMOVUPD      bo+64(BX), Y14 \
+	VBROADCASTSD ao(AX), Y15 \
+	VFMADD231PD  Y12, Y15, Y0 \
+	VFMADD231PD  Y13, Y15, Y1 \
+	VFMADD231PD  Y14, Y15, Y2 \
+	VBROADCASTSD ao+8(AX), Y15 \
+	VFMADD231PD  Y12, Y15, Y3 \
+	VFMADD231PD  Y13, Y15, Y4 \
+	VFMADD231PD  Y14, Y15, Y5 \
+	VBROADCASTSD ao+16(AX), Y15 \
+	VFMADD231PD  Y12, Y15, Y6 \
+	VFMADD231PD  Y13, Y15, Y7 \
+	VFMADD231PD  Y14, Y15, Y8 \
+	VBROADCASTSD ao+24(AX), Y15 \
+	VFMADD231PD  Y12, Y15, Y9 \
+	VFMADD231PD  Y13, Y15, Y10 \
+	VFMADD231PD  Y14, Y15, Y11
+
+// LOADROW loads one row of the C tile at DI into three accumulators and
+// moves DI to the next row.
+#define LOADROW(a0, a1, a2) \
+	VMOVUPD (DI), a0 \
+	VMOVUPD 32(DI), a1 \
+	VMOVUPD 64(DI), a2 \
+	ADDQ    DX, DI
+
+// STOREROW stores three accumulators into one row of the C tile at DI and
+// moves DI to the next row.
+#define STOREROW(a0, a1, a2) \
+	VMOVUPD a0, (DI) \
+	VMOVUPD a1, 32(DI) \
+	VMOVUPD a2, 64(DI) \
+	ADDQ    DX, DI
+
+// func Kern4x12(kc int, a, b, c *float64, ldc int)
+TEXT ·Kern4x12(SB), NOSPLIT, $0-40
+	MOVQ kc+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ c+24(FP), DI
+	MOVQ ldc+32(FP), DX
+	SHLQ $3, DX
+
+	// Prefetch the tile 4 rows down, which the driver usually updates next.
+	LEAQ       (DI)(DX*4), SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       DX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       DX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	ADDQ       DX, SI
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+
+	MOVQ DI, R9
+	LOADROW(Y0, Y1, Y2)
+	LOADROW(Y3, Y4, Y5)
+	LOADROW(Y6, Y7, Y8)
+	LOADROW(Y9, Y10, Y11)
+
+	MOVQ CX, R8
+	SHRQ $2, R8
+	JZ   tail
+
+loop4:
+	PREFETCHT0 512(AX)
+	KSTEP(0, 0)
+	KSTEP(32, 96)
+	KSTEP(64, 192)
+	KSTEP(96, 288)
+	ADDQ $128, AX
+	ADDQ $384, BX
+	DECQ R8
+	JNZ  loop4
+
+tail:
+	ANDQ $3, CX
+	JZ   store
+
+loop1:
+	KSTEP(0, 0)
+	ADDQ $32, AX
+	ADDQ $96, BX
+	DECQ CX
+	JNZ  loop1
+
+store:
+	MOVQ R9, DI
+	STOREROW(Y0, Y1, Y2)
+	STOREROW(Y3, Y4, Y5)
+	STOREROW(Y6, Y7, Y8)
+	STOREROW(Y9, Y10, Y11)
+	VZEROUPPER
+	RET
+
+// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eaxArg+0(FP), AX
+	MOVL ecxArg+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET

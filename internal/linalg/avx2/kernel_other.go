@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package avx2
+
+// Available is always false without the amd64 assembly.
+var Available = false
+
+// Kern4x12 is not available on this architecture; it panics.
+func Kern4x12(kc int, a, b, c *float64, ldc int) {
+	panic("avx2: Kern4x12 without the amd64 assembly")
+}
