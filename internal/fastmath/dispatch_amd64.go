@@ -2,32 +2,10 @@
 
 package fastmath
 
+import "github.com/rffkit/rff/internal/cpu"
+
 // useAVX2 selects the AVX2 kernels; it is set once at start-up from CPUID (and flipped only by tests).
-var useAVX2 = hasAVX2()
-
-// hasAVX2 reports whether the CPU supports AVX2 and the OS saves the YMM registers.
-func hasAVX2() bool {
-	_, _, ecx1, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if ecx1&osxsave == 0 || ecx1&avx == 0 {
-		return false
-	}
-	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // XMM and YMM state enabled
-		return false
-	}
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0
-}
-
-//go:noescape
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-
-//go:noescape
-func xgetbv() (eax, edx uint32)
+var useAVX2 = cpu.AVX2
 
 // sincosAVX2 processes n elements (n a multiple of 4, n ≥ 0) with the kernel of sincos1; w may be nil. It
 // returns whether an element was out of range; for such an element it stores x[i] into both outputs, so the

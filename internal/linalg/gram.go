@@ -1,12 +1,10 @@
 package linalg
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/rffkit/rff/internal/linalg/avx2"
+	"github.com/rffkit/rff/internal/parallel"
 )
 
 // Tiling of the portable path of SyrkBlocked (syrkAxpy): tasks of gramRows
@@ -157,26 +155,5 @@ func syrkAxpy(upper, trans bool, n, k int, alpha float64, a []float64, lda int, 
 			}
 		}
 	}
-	if workers == 1 {
-		for t := 0; t < tasks; t++ {
-			task(t)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				t := int(next.Add(1)) - 1
-				if t >= tasks {
-					return
-				}
-				task(t)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(tasks, workers, task)
 }

@@ -2,9 +2,9 @@ package linalg
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"github.com/rffkit/rff/internal/linalg/avx2"
+	"github.com/rffkit/rff/internal/parallel"
 )
 
 // The packed driver: C = alpha·op(A)·op(B) + beta·C on the full matrix or on
@@ -73,34 +73,6 @@ func blockSizes(total, maxBlock, unit int) int {
 	return (size + unit - 1) / unit * unit
 }
 
-// parallelFor runs f(w, t) for t = 0..tasks-1 on up to workers goroutines
-// (w identifies the goroutine, 0 ≤ w < workers), tasks handed out in order.
-func parallelFor(workers, tasks int, f func(w, t int)) {
-	workers = max(1, min(workers, tasks))
-	if workers == 1 {
-		for t := 0; t < tasks; t++ {
-			f(0, t)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				t := int(next.Add(1)) - 1
-				if t >= tasks {
-					return
-				}
-				f(w, t)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 // gemmPacked computes C = alpha·op(A)·op(B) + beta·C, op(A) m×k (A is k×m,
 // row-major, when tA; m×k otherwise), op(B) k×n (B n×k when tB), C m×n, on the
 // elements tri selects (all, j ≥ i, or j ≤ i; a triangle needs m = n). With
@@ -164,12 +136,12 @@ func gemmPacked(tri triangle, tA, tB bool, m, n, k int, alpha float64, a []float
 		for pc := 0; pc < k; pc += kc {
 			kb := min(kc, k-pc)
 			bp := bufs.b[:kb*panels*packNR]
-			parallelFor(workers, panels, func(_, p int) {
+			parallel.ForWorker(panels, workers, func(_, p int) {
 				j0 := jc + p*packNR
 				packPanelB(bp[p*kb*packNR:(p+1)*kb*packNR], tB, b, ldb, pc, kb, j0, min(packNR, n-j0))
 			})
 			first := pc == 0
-			parallelFor(workers, nTasks, func(w, t int) {
+			parallel.ForWorker(nTasks, workers, func(w, t int) {
 				rt, ct := t/colSplit, t%colSplit
 				if tri == triLower {
 					rt = rHi - 1 - rt

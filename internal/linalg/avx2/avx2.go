@@ -1,5 +1,6 @@
 // Package avx2 holds the AVX2+FMA3 assembly micro-kernel of linalg's packed
-// matrix products (internal/linalg/pack.go), with its run-time CPU check. It
+// matrix products (internal/linalg/pack.go); internal/cpu says whether it may
+// run (Available). It
 // is a package of its own because linalg uses cgo, and a cgo package cannot
 // contain Go assembly.
 //
