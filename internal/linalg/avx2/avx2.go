@@ -1,8 +1,7 @@
 // Package avx2 holds the AVX2+FMA3 assembly micro-kernel of linalg's packed
 // matrix products (internal/linalg/pack.go); internal/cpu says whether it may
-// run (Available). It
-// is a package of its own because linalg uses cgo, and a cgo package cannot
-// contain Go assembly.
+// run (Available). It is a package of its own because linalg uses cgo, and a
+// cgo package cannot contain Go assembly.
 //
 // The kernel is a 4×12 register-blocked update C += A·B of one tile of C from
 // packed panels, the inner loop of the GotoBLAS/BLIS scheme (K. Goto
