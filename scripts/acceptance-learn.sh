@@ -2,7 +2,7 @@
 # The learning acceptance runs of issue [2] on the shared data: random-feature models (sr-butterfly, D = 4096 points
 # unless noted) next to exact kernel ridge regression with the same kernel, λ and preprocessing where the N×N Gram
 # fits in memory. Prints one JSON line per run (rff fit --json) and a Markdown table at the end.
-# Usage: scripts/acceptance-learn.sh [OUT.jsonl]   (needs ../shared/data; about 10–15 minutes with OpenBLAS on 2 cores)
+# Usage: scripts/acceptance-learn.sh [OUT.jsonl]   (needs ../shared/data; about 3 minutes with OpenBLAS on the idle 2-core machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/rff-acceptance.jsonl}

@@ -3,7 +3,7 @@
 # programs run in alternation (issue 6, "Targets"). Prints a table with the ratio per task and writes every number
 # as JSON (docs/perf.json); the README's performance table comes from it.
 #
-#   scripts/bench-vs-sklearn.sh                 all tasks (about 40 minutes on the 2-core test machine)
+#   scripts/bench-vs-sklearn.sh                 all tasks (about 15 minutes on the idle 2-core test machine)
 #   scripts/bench-vs-sklearn.sh --quick         small sizes, to check the script (a few minutes)
 #   scripts/bench-vs-sklearn.sh --only 1,3      some tasks
 #   options: --reps K (alternations for tasks 1 and 3, default 3), --reps4 K (task 4, default 1),
