@@ -93,7 +93,7 @@ func (Blas) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64
 }
 
 // syrkOK reports whether gonum's Dsyrk (and, with b, Dsyr2k) accepts the arguments.
-func syrkOK(ul blas.Uplo, tA blas.Transpose, n, k int, a []float64, lda int, b []float64, ldb int, checkB bool, c []float64, ldc int) bool {
+func syrkOK[T float32 | float64](ul blas.Uplo, tA blas.Transpose, n, k int, a []T, lda int, b []T, ldb int, checkB bool, c []T, ldc int) bool {
 	if !validUplo(ul) || !validTrans(tA) || n < 0 || k < 0 || ldc < max(1, n) {
 		return false
 	}

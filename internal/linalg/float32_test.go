@@ -1,0 +1,80 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSyrk32 checks the upper triangle of Syrk32 against the product computed
+// in float64 from the same float32 inputs, within the floating-point error
+// bound of a length-k dot product in single precision (Higham, Thm 3.5):
+// |ΔC| ≤ γ_{k+2}·(|α|·|A|ᵀ|A| + |β|·|C|) with γ_m = m·u/(1 − m·u), u = 2⁻²⁴.
+// The strictly lower triangle must be left alone, and β = 0 must overwrite a
+// NaN in C.
+func TestSyrk32(t *testing.T) {
+	withBackend(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(32, 32))
+		const u = 1.0 / (1 << 24)
+		for _, s := range [][2]int{{0, 0}, {0, 3}, {3, 0}, {1, 1}, {9, 1}, {33, 20}, {64, 64}, {130, 257}, {300, 64}} {
+			n, k := s[0], s[1]
+			for _, pad := range []int{0, 3} {
+				for _, ab := range [][2]float32{{1, 0}, {-0.7, 1}, {0.3, 0.5}, {0, 0}, {0, 2}} {
+					alpha, beta := ab[0], ab[1]
+					lda, ldc := max(1, n+pad), max(1, n+pad)
+					a := make([]float32, max(0, (k-1)*lda+n))
+					for i := range a {
+						a[i] = float32(rng.NormFloat64())
+					}
+					c := make([]float32, max(0, (n-1)*ldc+n))
+					for i := range c {
+						c[i] = float32(rng.NormFloat64())
+						if beta == 0 && i%ldc >= i/ldc {
+							c[i] = float32(math.NaN())
+						}
+					}
+					got := append([]float32(nil), c...)
+					Syrk32(n, k, alpha, a, lda, beta, got, ldc)
+					gamma := float64(k+2) * u / (1 - float64(k+2)*u)
+					for i := range n {
+						for j := range n {
+							g := float64(got[i*ldc+j])
+							if j < i {
+								if g != float64(c[i*ldc+j]) {
+									t.Fatalf("Syrk32(%d,%d,pad %d): lower (%d,%d) changed", n, k, pad, i, j)
+								}
+								continue
+							}
+							var want, abs float64
+							for p := range k {
+								x, y := float64(a[p*lda+i]), float64(a[p*lda+j])
+								want += x * y
+								abs += math.Abs(x * y)
+							}
+							want *= float64(alpha)
+							abs *= math.Abs(float64(alpha))
+							if beta != 0 {
+								want += float64(beta) * float64(c[i*ldc+j])
+								abs += math.Abs(float64(beta) * float64(c[i*ldc+j]))
+							}
+							if d := math.Abs(g - want); !(d <= gamma*abs) {
+								t.Fatalf("%s: C[%d,%d] = %v, want %v (bound %.3g)", fmt.Sprintf("Syrk32(%d,%d,α=%v,β=%v,pad %d)",
+									n, k, alpha, beta, pad), i, j, g, want, gamma*abs)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestSyrk32Panics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Syrk32 with a short A did not panic")
+		}
+	}()
+	Syrk32(4, 4, 1, make([]float32, 3), 4, 0, make([]float32, 16), 4)
+}
