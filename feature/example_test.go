@@ -39,3 +39,25 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// ExampleMap_ProjectBlock splits TransformBlock in two: the projections (Points() values per row, half the
+// columns of a cos/sin map) are a compact form of the features, from which ActivateBlock gives back their bits.
+func ExampleMap_ProjectBlock() {
+	m, err := feature.New(kernel.Gaussian{S: 1}, rule.G{}, 3, 8, 1)
+	if err != nil {
+		panic(err)
+	}
+	x := []float64{0.1, 0.2, 0.3, -0.4, 0.5, 0.6}
+	z := make([]float64, 2*m.Features())
+	m.TransformBlock(z, x, 2, nil)
+	proj := make([]float64, 2*m.Points())
+	m.ProjectBlock(proj, x, 2)
+	again := make([]float64, 2*m.Features())
+	m.ActivateBlock(again, proj, 2)
+	same := true
+	for i := range z {
+		same = same && z[i] == again[i]
+	}
+	fmt.Println(len(proj), "projections,", len(z), "features, same bits:", same)
+	// Output: 16 projections, 32 features, same bits: true
+}

@@ -161,24 +161,45 @@ func (m *Map) Estimate(zx, zy []float64) float64 {
 const blockRows = 256
 
 // TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine.
-// proj is scratch of length ≥ rows×Points() (nil to allocate). Inputs are not validated.
+// proj is scratch of length ≥ rows×Points() (nil to allocate). Inputs are not validated. It is ProjectBlock
+// followed by ActivateBlock.
 func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	n := m.points.Len()
 	if len(proj) < rows*n {
 		proj = make([]float64, rows*n)
 	}
 	proj = proj[:rows*n]
+	m.ProjectBlock(proj, x, rows)
+	m.ActivateBlock(dst, proj, rows)
+}
+
+// ProjectBlock sets proj (rows×Points(), row-major) to the projections ⟨w_j, x⟩ of the rows x (rows×d), scaled
+// by the rule's per-point scale when it has one: the arguments of the cos/sin (or φ) of the features. It holds
+// Points() values per row against Features() = 2·Points() for cos/sin maps, which makes it the compact form in
+// which the mixed-precision ridge solver keeps the features of a data set. Inputs are not validated.
+func (m *Map) ProjectBlock(proj, x []float64, rows int) {
+	n := m.points.Len()
+	proj = proj[:rows*n]
 	m.points.Project(proj, x, rows)
-	for r := 0; r < rows; r++ {
-		p := proj[r*n : (r+1)*n]
-		out := dst[r*m.cols : (r+1)*m.cols]
-		if m.scale != nil {
-			s := m.scale[:n]
+	if m.scale != nil {
+		s := m.scale[:n]
+		for r := range rows {
+			p := proj[r*n : (r+1)*n]
 			for j := range p {
 				p[j] *= s[j]
 			}
 		}
-		amp := m.amp[:n]
+	}
+}
+
+// ActivateBlock sets dst (rows×Features()) to the features of rows whose projections ProjectBlock computed in proj
+// (rows×Points()); proj is not modified. ProjectBlock then ActivateBlock gives the bits of TransformBlock.
+func (m *Map) ActivateBlock(dst, proj []float64, rows int) {
+	n := m.points.Len()
+	amp := m.amp[:n]
+	for r := range rows {
+		p := proj[r*n : (r+1)*n]
+		out := dst[r*m.cols : (r+1)*m.cols]
 		switch {
 		case m.phi != nil:
 			for j, t := range p {
