@@ -78,3 +78,26 @@ func TestSyrk32Panics(t *testing.T) {
 	}()
 	Syrk32(4, 4, 1, make([]float32, 3), 4, 0, make([]float32, 16), 4)
 }
+
+// TestGemmSerial checks GemmSerial against gonum's Dgemm within the bound of Gemm's test, on shapes below and above
+// the packed kernel's minimum dimension.
+func TestGemmSerial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, s := range [][3]int{{1, 1, 1}, {7, 10, 300}, {64, 10, 8192}, {300, 10, 64}, {33, 12, 40}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tA := range []bool{false, true} {
+			ar, ac := m, k
+			if tA {
+				ar, ac = k, m
+			}
+			a := randMat(rng, ar, ac, ac, 0)
+			b := randMat(rng, k, n, n, 0)
+			c := randMat(rng, m, n, n, 0)
+			want := clone(c)
+			goBlas.Dgemm(trans(tA), trans(false), m, n, k, 0.5, a, ac, b, n, 1, want, n)
+			got := clone(c)
+			GemmSerial(tA, false, m, n, k, 0.5, a, ac, b, n, 1, got, n)
+			maxDiff(t, got, want, 1e-13*float64(k+1), fmt.Sprintf("GemmSerial(%v, %d×%d×%d)", tA, m, n, k))
+		}
+	}
+}

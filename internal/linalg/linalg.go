@@ -102,3 +102,18 @@ func EigenSym(n int, a []float64) (values, vectors []float64, err error) {
 	}
 	return values, vectors, nil
 }
+
+// GemmSerial is Gemm on the calling goroutine in pure Go, whatever the
+// backend: the packed AVX2+FMA kernel when the CPU has it and every dimension
+// is at least 8, gonum's Dgemm otherwise. It is for many small products that
+// the caller already runs in parallel — on OpenBLAS, whose calls are
+// serialized, each would wait for the lock and start its threads anew.
+func GemmSerial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	ta, tb := trans(tA), trans(tB)
+	if useKernel && alpha != 0 && m >= packedGemmMinDim && n >= packedGemmMinDim && k >= packedGemmMinDim &&
+		gemmOK(ta, tb, m, n, k, a, lda, b, ldb, c, ldc) {
+		gemmPacked(triFull, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1)
+		return
+	}
+	goBlas.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
