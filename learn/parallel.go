@@ -59,11 +59,22 @@ func scalarBlocks(m *ovk.Map) blockMap {
 // rows×F features (a buffer reused after fn returns). Different shards run concurrently; fn must only touch state
 // owned by shard s.
 func mapChunks(bm blockMap, X []float64, n, S, chunk int, fn func(s int, z []float64, r0, rows int)) {
+	mapChunksTo(bm, X, n, S, chunk, nil, fn)
+}
+
+// mapChunksTo is mapChunks that, when projOut is not nil (n×bm.points), lets the transform use the chunk's rows of
+// projOut as its projection scratch: for feature.Map.TransformBlock they then keep the projections of every row,
+// from which ActivateBlock recomputes the features.
+func mapChunksTo(bm blockMap, X []float64, n, S, chunk int, projOut []float64, fn func(s int, z []float64, r0, rows int)) {
 	d, F := bm.d, bm.F
 	type scratch struct{ z, proj []float64 }
 	pool := sync.Pool{New: func() any {
 		c := min(chunk, n)
-		return &scratch{z: make([]float64, c*F), proj: make([]float64, c*bm.points)}
+		sc := &scratch{z: make([]float64, c*F)}
+		if projOut == nil {
+			sc.proj = make([]float64, c*bm.points)
+		}
+		return sc
 	}}
 	runShards(S, func(s int) {
 		r0, r1 := shardRange(n, S, s, chunk)
@@ -74,8 +85,11 @@ func mapChunks(bm blockMap, X []float64, n, S, chunk int, fn func(s int, z []flo
 		defer pool.Put(sc)
 		for b := r0; b < r1; b += chunk {
 			r := min(chunk, r1-b)
-			z := sc.z[:r*F]
-			bm.transform(z, X[b*d:(b+r)*d], r, sc.proj)
+			z, proj := sc.z[:r*F], sc.proj
+			if projOut != nil {
+				proj = projOut[b*bm.points : (b+r)*bm.points]
+			}
+			bm.transform(z, X[b*d:(b+r)*d], r, proj)
 			fn(s, z, b, r)
 		}
 	})

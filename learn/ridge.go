@@ -50,6 +50,9 @@ type Ridge struct {
 	Intercept bool
 	// Solver is Cholesky (the default) or CG.
 	Solver Solver
+	// Precision is the arithmetic of ZᵀZ in FitMap: Double (the default), Mixed or Auto. Solve and SolveInPlace,
+	// which start from statistics already accumulated in float64, ignore it.
+	Precision Precision
 	// Tol is the relative residual ‖AΘ − B‖/‖B‖ (per output) at which CG stops; 0 means 1e-10.
 	Tol float64
 	// MaxIter bounds the CG iterations; 0 means max(100, 2F).
@@ -58,9 +61,12 @@ type Ridge struct {
 
 // SolveStats reports how a system was solved.
 type SolveStats struct {
-	// Method is "cholesky", "cg" or "cg-matrix-free".
+	// Method is "cholesky", "cg", "cg-matrix-free" or "mixed" (a float32 Gram matrix refined in float64: see
+	// Precision).
 	Method string
-	// Iterations is the number of CG iterations (0 for Cholesky).
+	// Note says why FitMap fell back from Mixed to Double precision; empty otherwise.
+	Note string `json:",omitempty"`
+	// Iterations is the number of CG iterations or mixed-precision refinement steps (0 for Cholesky).
 	Iterations int
 	// Residual is the largest relative residual ‖(A θ − B)_j‖/‖B_j‖ over the outputs j, recomputed at the end.
 	Residual float64
@@ -170,14 +176,31 @@ func (r Ridge) validate(s *Stats) error {
 	if s.N == 0 {
 		return errors.New("no data (N = 0)")
 	}
-	if math.IsNaN(r.Lambda) || math.IsInf(r.Lambda, 0) || r.Lambda < 0 {
-		return fmt.Errorf("λ = %v: need a finite λ ≥ 0", r.Lambda)
+	if err := r.validParams(); err != nil {
+		return err
 	}
 	if !s.finite() {
 		return errors.New("statistics contain NaN or Inf")
 	}
+	return nil
+}
+
+// validParams checks λ, the solver and the precision.
+func (r Ridge) validParams() error {
+	if math.IsNaN(r.Lambda) || math.IsInf(r.Lambda, 0) || r.Lambda < 0 {
+		return fmt.Errorf("λ = %v: need a finite λ ≥ 0", r.Lambda)
+	}
 	if r.Solver != Cholesky && r.Solver != CG {
 		return fmt.Errorf("unknown solver %v", r.Solver)
+	}
+	switch r.Precision {
+	case Double, Auto:
+	case Mixed:
+		if r.Solver != Cholesky {
+			return errors.New("precision mixed needs the Cholesky solver")
+		}
+	default:
+		return fmt.Errorf("unknown precision %v", r.Precision)
 	}
 	return nil
 }
@@ -243,9 +266,28 @@ func (r Ridge) solve(s *Stats, inPlace bool) (*Fit, error) {
 	return fit, err
 }
 
-// FitMap accumulates the statistics of X (n×d) through m against Y (n×p) and solves.
+// FitMap fits the model on the features of X (n×d) through m against Y (n×p). In Double precision (and in Auto
+// when Mixed does not pay) it accumulates the statistics ([Accumulate]) and solves them in place; in Mixed precision
+// it forms ZᵀZ in float32 and refines the solution against the stored float64 features (see [Precision]), falling
+// back to Double when the system is too ill-conditioned for that — SolveStats.Method says which ran ("mixed" or
+// "cholesky") and SolveStats.Note why a fallback happened.
 func (r Ridge) FitMap(m *feature.Map, X []float64, n int, Y []float64, p int) (*Fit, error) {
-	s, err := Accumulate(m, X, n, Y, p)
+	return r.FitMapProgress(m, X, n, Y, p, nil)
+}
+
+// FitMapProgress is FitMap that also calls progress, when it is not nil, after every chunk of rows mapped with the
+// number of rows in it, from several goroutines at once.
+func (r Ridge) FitMapProgress(m *feature.Map, X []float64, n int, Y []float64, p int, progress func(rows int)) (*Fit, error) {
+	if m == nil {
+		return nil, errors.New("learn.Ridge.FitMap: nil feature map")
+	}
+	if err := r.validParams(); err != nil {
+		return nil, fmt.Errorf("learn.Ridge.FitMap: %w", err)
+	}
+	if r.mixed(n, m.Features(), m.Points()) {
+		return r.fitMixed(m, X, n, Y, p, progress)
+	}
+	s, err := AccumulateProgress(m, X, n, Y, p, progress)
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,13 @@ func (s *Stats) Add(Z []float64, Y []float64, rows int) {
 		r := min(chunk, rows-r0)
 		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: F, Stride: F, Data: Z[r0*F : (r0+r)*F]}, 1, c)
 	}
+	s.addLinear(Z, Y, rows)
+	s.sym = false
+}
+
+// addLinear accumulates everything of Add except ZᵀZ: ZᵀY, Σz, Σy, Σy² and N.
+func (s *Stats) addLinear(Z []float64, Y []float64, rows int) {
+	F, P := s.F, s.P
 	z := blas64.General{Rows: rows, Cols: F, Stride: F, Data: Z[:rows*F]}
 	y := blas64.General{Rows: rows, Cols: P, Stride: P, Data: Y[:rows*P]}
 	// YᵀZ (P×F) runs gonum's Gemm along rows of length F (ZᵀY directly would run along rows of length P).
@@ -81,7 +88,6 @@ func (s *Stats) Add(Z []float64, Y []float64, rows int) {
 		}
 	}
 	s.N += rows
-	s.sym = false
 }
 
 // Merge adds the statistics o (another shard of the same problem) into s. Dimensions must match.

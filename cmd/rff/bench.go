@@ -342,7 +342,7 @@ func benchFit(n int, stderr io.Writer) (fitResult, error) {
 	}
 	res.Phases["draw"] = time.Since(t0).Seconds()
 	res.Points, res.Features = m.Points(), m.Features()
-	fit, err := fitFeatures(m, X, n, Y, 1, nil, learn.Squared, benchFitLambda, learn.Cholesky, 1, res.Phases, stderr)
+	fit, err := fitFeatures(m, X, n, Y, 1, nil, learn.Squared, benchFitLambda, learn.Cholesky, learn.Auto, 1, res.Phases, stderr)
 	if err != nil {
 		return res, err
 	}

@@ -107,6 +107,7 @@ type fitReport struct {
 	Seconds   map[string]float64 `json:"seconds"`
 	FitPhases map[string]float64 `json:"fit_phases"`
 	Test      *metrics           `json:"test,omitempty"`
+	Solve     *learn.SolveStats  `json:"solve,omitempty"`
 }
 
 func runFit(args []string, stdout, stderr io.Writer) error {
@@ -136,6 +137,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	aSpec := fs.String("A", "", "--ovk decomposable: the p×p output matrix A: identity (default), covariance (of the training targets) or a CSV file")
 	targets := fs.String("targets", "", "--ovk: comma list of target columns (names or 1-based indices) of a CSV; the rest are inputs")
 	gradsPath := fs.String("gradients", "", "--task hermite: CSV with d columns ∂f/∂x_j(x_i) per row of --data (NaN = not observed)")
+	precName := fs.String("precision", "auto", "arithmetic of the Gram matrix ZᵀZ for the squared loss on random features: double, mixed (float32 Gram, solution refined against the float64 features to double-precision accuracy; keeps the N×D projections in memory) or auto (mixed when F ≥ 4096, λ > 0, OpenBLAS is loaded and the projections fit in half the free memory)")
 	stream := fs.Bool("stream", false, "read the CSV --data in chunks, twice (preprocessing, then features), instead of loading it: memory does not grow with the rows (squared-loss regression or classification on random features)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -208,6 +210,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		sol = learn.CG
 	default:
 		return usagef("--solver must be cholesky or cg")
+	}
+	prec, err := learn.ParsePrecision(*precName)
+	if err != nil {
+		return usageError{"--precision: " + err.Error()}
+	}
+	if prec == learn.Mixed && (*stream || *exact || *ovkKind != "" || *task == "hermite" || loss != learn.Squared || sol != learn.Cholesky) {
+		return usagef("--precision mixed is for the squared loss on random features held in memory with --solver cholesky (not --stream, --exact, --ovk or --task hermite)")
 	}
 	r, err := rule.Parse(*ruleName)
 	if err != nil {
@@ -358,10 +367,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			rep.FitPhases["features+gram+solve"] = time.Since(t1).Seconds()
 			m.Theta, m.Bias = fit.Theta, fit.Bias
 		} else {
-			fit, err := fitFeatures(fmap, X, data.N, Y, P, cls, loss, *lambda, sol, *seed, rep.FitPhases, stderr)
+			fit, err := fitFeatures(fmap, X, data.N, Y, P, cls, loss, *lambda, sol, prec, *seed, rep.FitPhases, stderr)
 			if err != nil {
 				return err
 			}
+			rep.Solve = &fit.Stats
 			m.Theta, m.Bias = fit.Theta, fit.Bias
 		}
 		if fmap != nil {
@@ -406,24 +416,23 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// fitFeatures fits the linear model on the features of X: ridge from streamed statistics for the squared loss, the
-// SVM or logistic classifier on the in-memory features otherwise. It records the phases in phases and draws a
-// progress bar on stderr when stderr is a terminal.
+// fitFeatures fits the linear model on the features of X: ridge (learn.Ridge.FitMap, in precision prec) for the
+// squared loss, the SVM or logistic classifier on the in-memory features otherwise. It records the phases in phases
+// and draws a progress bar on stderr when stderr is a terminal.
 func fitFeatures(fmap *feature.Map, X []float64, n int, Y []float64, P int, cls []int, loss learn.Loss, lambda float64,
-	sol learn.Solver, seed uint64, phases map[string]float64, stderr io.Writer) (*learn.Fit, error) {
+	sol learn.Solver, prec learn.Precision, seed uint64, phases map[string]float64, stderr io.Writer) (*learn.Fit, error) {
 	if loss == learn.Squared {
 		tg := time.Now()
 		bar := progress.New(stderr, "features+gram", n)
-		st, err := learn.AccumulateProgress(fmap, X, n, Y, P, bar.Add)
+		fit, err := learn.Ridge{Lambda: lambda, Intercept: true, Solver: sol, Precision: prec}.FitMapProgress(fmap, X, n, Y, P, bar.Add)
 		bar.Done()
 		if err != nil {
 			return nil, err
 		}
-		phases["features+gram"] = time.Since(tg).Seconds()
-		ts := time.Now()
-		fit, err := learn.Ridge{Lambda: lambda, Intercept: true, Solver: sol}.SolveInPlace(st)
-		phases["solve"] = time.Since(ts).Seconds()
-		return fit, err
+		// The solve is what follows the last chunk: the factorisation and, in mixed precision, the refinement.
+		phases["features+gram"] = time.Since(tg).Seconds() - fit.Stats.Seconds
+		phases["solve"] = fit.Stats.Seconds
+		return fit, nil
 	}
 	tf := time.Now()
 	Z, err := learn.Features(fmap, X, n, 0)

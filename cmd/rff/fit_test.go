@@ -148,6 +148,9 @@ func TestFitErrors(t *testing.T) {
 	if code, _, e := runCLI("fit", "--data", train, "--out", mpath, "-D", "20"); code != 0 {
 		t.Fatal(e)
 	}
+	if code, out, e := runCLI("fit", "--data", train, "--out", mpath, "-D", "20", "--precision", "mixed", "--json"); code != 0 || !strings.Contains(out, `"Method":"mixed"`) {
+		t.Fatalf("fit --precision mixed: exit %d, %s %s", code, out, e)
+	}
 	garbage := filepath.Join(t.TempDir(), "g.rff")
 	os.WriteFile(garbage, []byte("not a model"), 0o644)
 	cases := [][]string{
@@ -162,6 +165,10 @@ func TestFitErrors(t *testing.T) {
 		{"fit", "--data", train, "--out", mpath, "--loss", "hinge"}, // regression
 		{"fit", "--data", train, "--out", mpath, "--task", "classification", "--loss", "logistic", "--exact"},
 		{"fit", "--data", train, "--out", mpath, "--task", "classification", "--loss", "hinge", "--lambda", "0"},
+		{"fit", "--data", train, "--out", mpath, "--precision", "single"},
+		{"fit", "--data", train, "--out", mpath, "--precision", "mixed", "--stream"},
+		{"fit", "--data", train, "--out", mpath, "--precision", "mixed", "--exact"},
+		{"fit", "--data", train, "--out", mpath, "--precision", "mixed", "--solver", "cg"},
 		{"predict", "--data", test},
 		{"predict", "--model", mpath, "--data", test}, // 4 columns for a 3-column model: dimension mismatch
 		{"predict", "--model", garbage, "--data", test},
