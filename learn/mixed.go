@@ -142,9 +142,9 @@ func gramApply(dst []float64, m *feature.Map, proj []float64, n int, theta []flo
 	}
 }
 
-// mixedChunkRows is the number of rows fitMixed maps and adds to the float32 Gram at a time: 4·chunkRows(F) (the
-// chunk is written into the stored features, so only its float32 copy is scratch), at most 2048. OpenBLAS ssyrk at
-// F = 8192 on the 2-core test machine: 148 GFLOP/s with k = 256, 172 with k = 1024.
+// mixedChunkRows is the number of rows fitMixed maps and adds to the float32 Gram at a time: 4·chunkRows(F), at most
+// 2048, since a float32 rank-k update needs a larger k to reach its rate — OpenBLAS ssyrk at F = 8192 on the 2-core
+// test machine: 148 GFLOP/s with k = 256, 172 with k = 1024.
 func mixedChunkRows(F int) int { return min(4*chunkRows(F), 8*BlockRows) }
 
 // numShards32 is numShards for the float32 Gram matrices of the mixed path (4 bytes per entry).
@@ -166,8 +166,9 @@ func numShards32(F int) int {
 // The error of step 1 is ‖A − M‖ ≲ 2u‖A‖ (u = 2⁻²⁴, rounding Z) plus the float32 accumulation, so each step shrinks
 // the error by about ‖M⁻¹(A − M)‖ ≈ 2u·cond(A): on MNIST with F = 8192 and λ = 10⁻⁶ (cond ≈ 10⁵) by 3·10⁻³ per
 // step, three steps in all. When cond(A) ≳ 1/(2u) the iteration cannot converge; when the residual shrinks too
-// slowly to pass the test within mixedMaxSteps steps, or M is not positive definite, the fit falls back to the double-precision Gram of the
-// features recomputed from the projections — the statistics Accumulate computes — and solves as Double does.
+// slowly to pass the test within mixedMaxSteps steps, or M is not positive definite, the fit falls back to the
+// double-precision Gram of the features recomputed from the projections, accumulated in Accumulate's chunks and
+// shards, and solves as Double does.
 func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int, progress func(rows int)) (*Fit, error) {
 	const where = "learn.Ridge.FitMap"
 	bm := featureBlocks(m)
@@ -205,7 +206,8 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int, 
 		}
 	})
 	start := time.Now()
-	// Merge the shards in order: the Gram matrices summed in float64 into the full symmetric M.
+	// Merge the shards in order: the Gram matrices summed in float64 into the upper triangle of M, which is all that
+	// is read from here on (validate, symNorm1, the Cholesky factorisation).
 	var st *Stats
 	M := make([]float64, F*F)
 	parallel.For((F+mirrorTile-1)/mirrorTile, 0, func(b int) {
@@ -235,16 +237,16 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int, 
 		st.N += sh.lin.N
 	}
 	parts = nil
-	mirrorUpper(M, F)
-	st.ZtZ, st.sym = M, true
+	st.ZtZ = M
 	if err := r.validate(st); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	fit := &Fit{F: F, P: p, Lambda: r.Lambda, Intercept: r.Intercept, Bias: make([]float64, p)}
 	theta, steps, res, why := r.refine(st, m, proj)
 	if why != "" {
-		// Fall back: the double-precision statistics of the stored features (the same chunks and shards as
-		// Accumulate, hence the same bits), solved as Double does.
+		// Fall back: the double-precision statistics of the features recomputed from the projections, in the chunks
+		// and shards of Accumulate (the same bits when the projections do not depend on the chunk size), solved as
+		// Double does.
 		st.ZtZ, M = nil, nil
 		activate := blockMap{d: pts, F: F, transform: func(z, x []float64, rows int, _ []float64) { m.ActivateBlock(z, x, rows) }}
 		acc := newAccumulator(activate, p)
@@ -272,9 +274,9 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int, 
 	return fit, nil
 }
 
-// refine runs steps 2 and 3 of fitMixed on the statistics st, whose ZtZ (the float32 Gram in float64, full
-// symmetric) it overwrites with the Cholesky factor, and the projections proj of the features of m. It returns θ, the number of
-// refinement steps, the final max_j ‖r_j‖/‖B_j‖, and why it failed ("" on success).
+// refine runs steps 2 and 3 of fitMixed on the statistics st, whose ZtZ (the float32 Gram in float64, upper
+// triangle) it overwrites with the Cholesky factor, and the projections proj of the features of m. It returns θ, the
+// number of refinement steps, the final max_j ‖r_j‖/‖B_j‖, and why it failed ("" on success).
 func (r Ridge) refine(st *Stats, m *feature.Map, proj []float64) (theta []float64, steps int, res float64, why string) {
 	F, P, N := st.F, st.P, st.N
 	M := st.ZtZ
