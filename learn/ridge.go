@@ -269,9 +269,8 @@ func (r Ridge) solve(s *Stats, inPlace bool) (*Fit, error) {
 // FitMap fits the model on the features of X (n×d) through m against Y (n×p). In Double precision (and in Auto
 // when Mixed does not pay) it accumulates the statistics ([Accumulate]) and solves them in place; in Mixed precision
 // it forms ZᵀZ in float32 and refines the solution against the float64 features, recomputed from their stored
-// projections (see [Precision]), falling
-// back to Double when the system is too ill-conditioned for that — SolveStats.Method says which ran ("mixed" or
-// "cholesky") and SolveStats.Note why a fallback happened.
+// projections (see [Precision]), falling back to Double when the system is too ill-conditioned for that —
+// SolveStats.Method says which ran ("mixed" or "cholesky") and SolveStats.Note why a fallback happened.
 func (r Ridge) FitMap(m *feature.Map, X []float64, n int, Y []float64, p int) (*Fit, error) {
 	return r.FitMapProgress(m, X, n, Y, p, nil)
 }
