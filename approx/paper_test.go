@@ -14,7 +14,7 @@ import (
 	"github.com/rffkit/rff/rule"
 )
 
-// paperData loads a training split of ../shared/data with the quadrature paper's preprocessing (SPEC §10).
+// paperData loads a training split of ../shared/data with the quadrature paper's preprocessing (docs/conventions.md §10).
 func paperData(t *testing.T, file, target string, train int, steps []dataset.Step) *dataset.Data {
 	t.Helper()
 	path := filepath.Join("..", "..", "shared", "data", file)

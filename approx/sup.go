@@ -15,7 +15,7 @@ import (
 	"github.com/rffkit/rff/kernel"
 )
 
-// Empirical errors over a set S × S (Sriperumbudur & Szabó 2015, Theorems 1, 2, 4 and 5; SPEC §7): the uniform
+// Empirical errors over a set S × S (Sriperumbudur & Szabó 2015, Theorems 1, 2, 4 and 5; docs/conventions.md §7): the uniform
 // error ‖∂^{p,q}k − ∂^{p,q}k̂‖_{L∞(S×S)} = sup_{x,y∈S} |∂^{p,q}k̂(x,y) − ∂^{p,q}k(x,y)| and the L^r error
 // (∫_S∫_S |∂^{p,q}k̂ − ∂^{p,q}k|^r dx dy)^{1/r}, p = q = 0 being the kernel itself.
 //

@@ -357,7 +357,7 @@ func TestL2ErrorFallsAsOneOverM(t *testing.T) {
 
 // TestSupErrorSlope (long): the sup error of iid random features over a fixed S falls as m^{−1/2} (Theorem 1 gives
 // the upper rate, and the central limit theorem for the empirical process the matching lower rate): the least-squares
-// slope of log(mean sup error) against log m over m = 2⁴…2¹⁰ is −0.5 ± 0.1 (SPEC §7's acceptance band). Every run
+// slope of log(mean sup error) against log m over m = 2⁴…2¹⁰ is −0.5 ± 0.1 (docs/conventions.md §7's acceptance band). Every run
 // must also stay below Theorem 1's bound (h(d,|S|,σ) + √(2τ))/√m, σ² = E‖ω‖² = d/σ_k², at τ = log(100·runs), which
 // holds for all runs at once with probability ≥ 0.99.
 func TestSupErrorSlope(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 )
 
 // OVKConst holds the spectral constants of the Gaussian operator-valued kernels of Brault, Heinonen & d'Alché-Buc,
-// "Random Fourier features for operator-valued kernels" (ACML 2016), §4.3, and SPEC §4: K(x,z) = E_ω[cos(ωᵀ(x−z))
+// "Random Fourier features for operator-valued kernels" (ACML 2016), §4.3, and docs/conventions.md §4: K(x,z) = E_ω[cos(ωᵀ(x−z))
 // A(ω)], ω ~ N(0, I/σ²). Matrices that are multiples of the identity are given by that multiple.
 //
 //	               curl-free (A = ωωᵀ)        div-free (A = ‖ω‖²I − ωωᵀ)      decomposable (A constant)
@@ -16,7 +16,7 @@ import (
 //	V[A] exact     (d+1)I/σ⁴                  3(d−1)I/σ⁴                      0
 //	‖‖A‖₂‖_ψ₁⁻¹    (σ²/2)(1 − 4^{−1/d})        (σ²/2)(1 − 4^{−1/d})             ln 2/‖A‖₂
 //
-// V[X] = E[(X − E X)²]. The printed div-free variance d(4d−3)/σ⁴ (paper §4.3, repeated in SPEC §4) is not the
+// V[X] = E[(X − E X)²]. The printed div-free variance d(4d−3)/σ⁴ (paper §4.3, repeated in docs/conventions.md §4) is not the
 // variance: A = ‖ω‖²P with P the projector on ω^⊥, so A² = ‖ω‖²A, E[A²] = (d+2)(d−1)I/σ⁴ and V[A] = 3(d−1)I/σ⁴
 // (checked by Monte Carlo in the tests). The printed value is larger, so bounds that use it stay valid (looser).
 // ‖A(ω)‖₂ = ‖ω‖² ~ Gamma(d/2, 2/σ²) for both curl- and div-free, whose MGF (1 − 2t/σ²)^{−d/2} equals 2 at
@@ -25,7 +25,7 @@ type OVKConst struct {
 	Kind      string
 	Outputs   int     // p: d for curl/div-free, the given output count for decomposable
 	EA        float64 // E[A] = EA·I (‖A‖₂ for decomposable)
-	VarA      float64 // ‖V[A]‖₂ as printed in the paper and SPEC §4
+	VarA      float64 // ‖V[A]‖₂ as printed in the paper and docs/conventions.md §4
 	VarAExact float64 // ‖V[A]‖₂ computed exactly
 	InvPsi1   float64 // ‖‖A(ω)‖₂‖_ψ₁⁻¹
 	Psi1      float64 // ‖‖A(ω)‖₂‖_ψ₁
@@ -153,7 +153,7 @@ func (o ORFF) Constants() (OVKConst, error) {
 //
 //	D‖V_μ[K̃₀(δ)]‖₂ ≤ ( ‖(K₀(2δ) + K₀(0))E_μ[A] − 2K₀(δ)²‖₂ + 2‖V_μ[A]‖₂ ) / 2,
 //
-// evaluated exactly for the Gaussian kernels of SPEC §4: every matrix is αI + βδδᵀ/‖δ‖², so the norm is the
+// evaluated exactly for the Gaussian kernels of docs/conventions.md §4: every matrix is αI + βδδᵀ/‖δ‖², so the norm is the
 // largest of |eigenvalue| along δ and across it. Divide by D for the variance of a D-frequency map.
 // Note: the worked examples of paper §4.3 drop the K₀(0)E[A] term and, for decomposable kernels, print
 // (1 + k₀(2δ))‖A‖₂/2 + k₀(δ)²; the Proposition as stated gives ‖A‖₂²|1 + k₀(2δ) − 2k₀(δ)²|/2, used here.

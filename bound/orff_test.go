@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestOVKConstantsHand checks the constants of SPEC §4 at d = 3, σ = 2.
+// TestOVKConstantsHand checks the constants of docs/conventions.md §4 at d = 3, σ = 2.
 func TestOVKConstantsHand(t *testing.T) {
 	d, s := 3.0, 2.0
 	curl, err := OVKConstants("curl-free", 3, s, 0)

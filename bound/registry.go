@@ -563,7 +563,7 @@ func buildKRR(p Params, g *Guarantee) (Bound, string, string, error) {
 }
 
 func buildORFF(p Params, g *Guarantee) (Bound, string, string, error) {
-	s, err := gaussianOnly(p, g, "the ORFF constants of SPEC §4")
+	s, err := gaussianOnly(p, g, "the ORFF constants of docs/conventions.md §4")
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // Spectrum is the spectral law Λ of a shift-invariant kernel k(x,y) = E_{ω~Λ}[cos(ωᵀ(x−y))] with bandwidth σ in
-// dimension d (the conventions of package kernel and SPEC §2), seen through the moments the theorems need.
+// dimension d (the conventions of package kernel and docs/conventions.md §2), seen through the moments the theorems need.
 //
 // Kernels (σ = Sigma, c = 1/σ):
 //   - "gaussian" (alias "rbf"): exp(−‖δ‖²/(2σ²)); Λ = N(0, c²I).

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// SSLinf is Theorem 1 of Sriperumbudur & Szabó (NeurIPS 2015), the uniform error on S×S (SPEC §7):
+// SSLinf is Theorem 1 of Sriperumbudur & Szabó (NeurIPS 2015), the uniform error on S×S (docs/conventions.md §7):
 //
 //	Λ^m( ‖k̂ − k‖_{L∞(S×S)} ≥ (h(d,|S|,σ) + √(2τ))/√m ) ≤ e^{−τ},
 //	h(d,|S|,σ) = 32√(2d·log(2|S|+1)) + 32√(2d·log(σ+1)) + 16√(2d/log(2|S|+1)),

@@ -22,7 +22,7 @@ type Generated struct {
 	Names, TargetNames []string
 }
 
-// Parameters of the synthetic datasets (SPEC §9).
+// Parameters of the synthetic datasets (docs/conventions.md §9).
 const (
 	// CurlFieldDim is the dimension of the curl-free field's inputs and outputs.
 	CurlFieldDim = 5
@@ -150,7 +150,7 @@ func (f *curlField) gradient(dst, x []float64) {
 	}
 }
 
-// GenerateCurlField returns n rows of the 5-D curl-free vector field of the ORFF paper (§5.2; SPEC §9): a random
+// GenerateCurlField returns n rows of the 5-D curl-free vector field of the ORFF paper (§5.2; docs/conventions.md §9): a random
 // scalar potential f(x) = z(x)ᵀθ, with z a Gaussian cos/sin random Fourier feature map of bandwidth σ = 0.4 and
 // D = 100 frequencies and θ ~ N(0, I), inputs x ~ U[−1,1]⁵, and targets y = ∇f(x) (analytic) plus iid N(0, noise²)
 // noise. Without noise the field is a gradient, so its Jacobian (the Hessian of f) is symmetric. Columns: x1…x5,
@@ -198,7 +198,7 @@ func multitaskPhi(dst, x []float64) {
 }
 
 // GenerateMultitask returns n rows of the R²⁰ → R⁴ multi-task data (Evgeniou et al. 2005, as used by Audiffren &
-// Kadri 2013 and the ORFF paper's supplement; SPEC §9): x ~ U[0,1]²⁰, φ(x) = (x₁², x₄², x₁x₂, x₃x₅, x₂, x₄, 1),
+// Kadri 2013 and the ORFF paper's supplement; docs/conventions.md §9): x ~ U[0,1]²⁰, φ(x) = (x₁², x₄², x₁x₂, x₃x₅, x₂, x₄, 1),
 // y = Wφ(x) plus iid N(0, noise²) noise, with the 4 rows of W drawn once per seed from N(0, diag(.5, .25, .1, .05,
 // .15, .1, .15)). Only x₁…x₅ matter; the other 15 inputs are distractors. Columns: x1…x20, y1…y4.
 func GenerateMultitask(n int, seed uint64, noise float64) (*Generated, error) {

@@ -50,7 +50,7 @@ func ExampleLoadLeukemia() {
 }
 
 // The original split of the shared copy: Golub's 38 training samples (27 ALL, 11 AML) and 34 independent ones.
-// The quadrature paper divides the data by the global maximum of the training part (SPEC §10).
+// The quadrature paper divides the data by the global maximum of the training part (docs/conventions.md §10).
 func ExampleLoadLeukemiaSplit() {
 	train, test, err := dataset.LoadLeukemiaSplit("../../shared/data/leukemia")
 	if err != nil {

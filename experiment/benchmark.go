@@ -21,7 +21,7 @@ type Benchmark struct {
 	// split); 0 for datasets shipped as separate train and test files.
 	Train int
 	// Standardize is set for Powerplant, whose columns the quadrature paper standardizes before dividing by the
-	// global maximum (SPEC §10).
+	// global maximum (docs/conventions.md §10).
 	Standardize bool
 
 	files   []string // train (and test) files, relative to the data directory
@@ -31,7 +31,7 @@ type Benchmark struct {
 }
 
 // Benchmarks lists the datasets of the quadrature paper's experiments that are available under ../shared/data,
-// with the training splits of SPEC §10 (Powerplant: first 8500 rows; LETTER: first 10000; USPS and MNIST: their
+// with the training splits of docs/conventions.md §10 (Powerplant: first 8500 rows; LETTER: first 10000; USPS and MNIST: their
 // given splits).
 func Benchmarks() []Benchmark {
 	return []Benchmark{

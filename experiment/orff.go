@@ -19,7 +19,7 @@ import (
 )
 
 // ORFFFig1A reproduces Figure 1A of Brault, Heinonen & d'Alché-Buc, "Random Fourier features for operator-valued
-// kernels" (ACML 2016; 000_* in ../shared/papers; SPEC §4): the empirical uniform error ‖K̃ − K‖_∞ =
+// kernels" (ACML 2016; 000_* in ../shared/papers; docs/conventions.md §4): the empirical uniform error ‖K̃ − K‖_∞ =
 // sup ‖K̃(x,z) − K(x,z)‖₂ (spectral norm, the paper's Eq. (8)) of ORFF maps with D points, for the Gaussian
 // decomposable (A = I_p), curl-free and divergence-free kernels, on Points points drawn uniformly from [−1,1]^d
 // (1000 points in d = p = 4, as in the paper). The paper observes on a log–log plot that "all three kernels have

@@ -24,7 +24,7 @@ import (
 )
 
 // The learning experiments of Brault, Heinonen & d'Alché-Buc, "Random Fourier features for operator-valued kernels"
-// (ACML 2016; 000_* in ../shared/papers, §5.2; SPEC §4, §5, §8.1, §9): Figure 2 (MNIST, decomposable kernel with
+// (ACML 2016; 000_* in ../shared/papers, §5.2; docs/conventions.md §4, §5, §8.1, §9): Figure 2 (MNIST, decomposable kernel with
 // simplex coding: fit time vs N and test error vs D, ORFF against the exact OVK), Figure 3 (the 5-D curl-free field:
 // test R² vs D of curl-free ORFF, curl-free OVK, independent RFF and independent KRR, and fit time vs N), and the
 // R²⁰ → R⁴ multi-task experiment of the supplement (decomposable ORFF with A = the output covariance against
@@ -301,7 +301,7 @@ func intsText(v []int) string {
 // orff-fig2
 
 // ORFFFig2 reproduces Figure 2 of the ORFF paper (§5.2): MNIST with a decomposable Gaussian kernel and simplex coding
-// (SPEC §8.1; the paper prints k₀ = exp(−‖δ‖/σ²), SPEC §8.2 erratum: it is the Gaussian exp(−‖δ‖²/(2σ²))). The
+// (docs/conventions.md §8.1; the paper prints k₀ = exp(−‖δ‖/σ²), docs/conventions.md §8.2 erratum: it is the Gaussian exp(−‖δ‖²/(2σ²))). The
 // kernel is learn.SimplexKernel (A = CCᵀ = (k/(k−1))·I_{k−1}, k = 10 classes, targets the simplex code of the
 // labels) for both ORFF (learn.OVKRidge.FitSimplex on an ovk map with D points) and the exact OVK
 // (learn.OVKKRR.FitSimplex), with an intercept and the same λ, so the ORFF model converges to the exact one as D
@@ -858,7 +858,7 @@ const (
 	indepKRRName  = "independent KRR"
 )
 
-// ORFFFig3 reproduces Figure 3 of the ORFF paper (§5.2) on the 5-D curl-free field of SPEC §9
+// ORFFFig3 reproduces Figure 3 of the ORFF paper (§5.2) on the 5-D curl-free field of docs/conventions.md §9
 // (dataset.GenerateCurlField: the gradient of a random Gaussian-RFF potential of bandwidth 0.4 on [−1,1]⁵): the
 // test R² (overall, [MultiR2], against the noise-free field) against D of
 //
@@ -1392,7 +1392,7 @@ const (
 
 // ORFFMultitask is the R²⁰ → R⁴ multi-task experiment of the ORFF paper's supplement (§D.2, cited in §5.2; the
 // supplement is not among the provided texts) on the data of Evgeniou et al. (2005) as used by Audiffren & Kadri
-// (2013), dataset.GenerateMultitask (SPEC §9: x ~ U[0,1]²⁰, y = Wφ(x) + noise, 4 related tasks sharing the quadratic
+// (2013), dataset.GenerateMultitask (docs/conventions.md §9: x ~ U[0,1]²⁰, y = Wφ(x) + noise, 4 related tasks sharing the quadratic
 // features φ of x₁…x₅). It compares decomposable Gaussian ORFF models with D points: A = the empirical output
 // covariance of each training set (ovk.OutputCovariance, the paper's choice "when no prior knowledge is available")
 // against A = I (4 independent ridge regressions on the same features), by test RMSE and overall test R² against the
@@ -1668,7 +1668,7 @@ func (s ORFFMultitask) Summarize(rows []LearnRow) (Summary, error) {
 	for _, f := range out.Fits {
 		slopes = append(slopes, fmt.Sprintf("%s (%s)", signed(f.Slope, f.SlopeSE), f.Series))
 	}
-	out.Finding = fmt.Sprintf("Multi-task R²⁰→R⁴ (ORFF supplement §D.2, not in the provided texts; SPEC §9 data, noise "+
+	out.Finding = fmt.Sprintf("Multi-task R²⁰→R⁴ (ORFF supplement §D.2, not in the provided texts; docs/conventions.md §9 data, noise "+
 		"%g, decomposable Gaussian ORFF σ=%g, D=%d, λ selected per model on %d validation rows, %d runs): the paper's "+
 		"claim is that a decomposable kernel with A = output covariance exploits the relations between tasks that "+
 		"independent models (A = I) ignore. Measured test RMSE of A = covariance against A = I and the "+

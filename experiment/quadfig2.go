@@ -17,7 +17,7 @@ import (
 )
 
 // QuadFig2 is the downstream study of Munkhoeva et al. (2018), §4.3 and Figure 2: for each dataset, kernel, rule
-// and n, map the whole training split with D = 2n(d+1) points (the protocol of Figure 1, SPEC §10: Gaussian
+// and n, map the whole training split with D = 2n(d+1) points (the protocol of Figure 1, docs/conventions.md §10: Gaussian
 // kernel with γ = 1/d after the paper's scaling), train a linear model on the features and score it on the test
 // split — accuracy for classification, R² for regression — over Runs independent draws of the rule.
 //

@@ -29,7 +29,7 @@ import (
 // on LETTER (d = 16), USPS (256), MNIST (784), CIFAR100 (3072, not available here) and LEUKEMIA (7129). The paper
 // gives neither n nor the number of rows; here they are fields: by default n = 1 and Rows = 1000 rows of the
 // training split, taken cyclically when the split has fewer (LEUKEMIA's 38 training rows; the cost of a map does
-// not depend on the values). Data are scaled as in the paper's other experiments (SPEC §10: divided by the global
+// not depend on the values). Data are scaled as in the paper's other experiments (docs/conventions.md §10: divided by the global
 // maximum of the training split; MNIST by 255), with the Gaussian kernel of γ = 1/d, cos/sin form (2D columns).
 //
 // What is timed is the map alone (feature.Map.TransformRows on all cores, the output allocated once and one

@@ -18,7 +18,7 @@ import (
 )
 
 // The rates studies (`rff repro rates-*`) reproduce the claims of Sriperumbudur & Szabó, "Optimal rates for random
-// Fourier features" (NeurIPS 2015; poster 002_* and slides 004_* in ../shared/papers; SPEC §7): for the Gaussian
+// Fourier features" (NeurIPS 2015; poster 002_* and slides 004_* in ../shared/papers; docs/conventions.md §7): for the Gaussian
 // kernel, the uniform error of m random Fourier features on a compact set S falls as m^{−1/2} (Theorem 1), grows
 // only like √(log|S|) with the diameter of S (Theorem 1, against the |S|·√(log m/m) of Rahimi & Recht), the L^r
 // errors fall as m^{−1/2} too (Theorem 2), and so do the errors of the derivative estimates (Theorems 4–5).

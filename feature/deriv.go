@@ -10,7 +10,7 @@ import (
 	"github.com/rffkit/rff/rule"
 )
 
-// Derivative features (Sriperumbudur & Szabó 2015, "Kernel derivative approximation"; SPEC §6).
+// Derivative features (Sriperumbudur & Szabó 2015, "Kernel derivative approximation"; docs/conventions.md §6).
 //
 // For a shift-invariant kernel, ∂^{p,q}k(x,y) = ∫ ω^p(−ω)^q h_{|p+q|}(ωᵀ(x−y)) dΛ(ω) with h_n = cos⁽ⁿ⁾, and the
 // estimator is ⟨∂^p ψ(x), ∂^q ψ(y)⟩: differentiate the feature map. Each column differentiates by the cycle
@@ -31,7 +31,7 @@ import (
 // columns are laid out as ψ's: for the cos/sin form, D columns √w_j ω_j^p h_{|p|}(ω_jᵀx) then D columns
 // √w_j ω_j^p sin^{(|p|)}(ω_jᵀx), that is 2D columns for D points. It uses all cores.
 //
-// This is ∂^pψ of Sriperumbudur & Szabó (2015), the features whose inner products estimate ∂^{p,q}k (SPEC §6). The
+// This is ∂^pψ of Sriperumbudur & Szabó (2015), the features whose inner products estimate ∂^{p,q}k (docs/conventions.md §6). The
 // features of every rule and shift-invariant kernel are differentiable, but the estimate has a mean only when
 // E|ω^{p+q}| < ∞, that is for |p|+|q| ≤ MaxOrder() of the kernel (kernel.Differentiable): any order for the Gaussian
 // and Cauchy kernels, ≤ 2ν − 1 for Matérn, none for the Laplacian.

@@ -2,7 +2,7 @@
 // nonlinearity. Any kernel works with any rule.
 //
 // For a shift-invariant kernel with spectral law ω = T(z), z ~ N(0, I) (kernel.Law), and a rule with points z_j,
-// weights w_j and zero-node weight w₀, the cos/sin map (SPEC §2; Munkhoeva et al. 2018, §2.3 "Explicit mapping") is
+// weights w_j and zero-node weight w₀, the cos/sin map (docs/conventions.md §2; Munkhoeva et al. 2018, §2.3 "Explicit mapping") is
 //
 //	ψ(x) = [√w_1 cos(ω_1ᵀx) … √w_D cos(ω_Dᵀx), √w_1 sin(ω_1ᵀx) … √w_D sin(ω_Dᵀx)],   ω_j = T(z_j),
 //
@@ -19,7 +19,7 @@
 // A Map is immutable after New, deterministic for its seed (same seed → identical features on every run, whatever
 // the number of cores) and safe for concurrent use; Transform splits the rows into blocks and uses all cores.
 //
-// Derivative features (Sriperumbudur & Szabó 2015; SPEC §6): [Map.Derivative] gives ∂^p ψ(x) for any multi-index p
+// Derivative features (Sriperumbudur & Szabó 2015; docs/conventions.md §6): [Map.Derivative] gives ∂^p ψ(x) for any multi-index p
 // and every rule — each column is differentiated by the cycle cos → −sin → −cos → sin times ω_j^p — so that
 // ⟨∂^pψ(x), ∂^qψ(y)⟩ ([Map.EstimateDeriv]) estimates ∂^{p,q}k(x, y); [Map.Gradient] gives all first partials, which
 // gradient-enhanced (Hermite) learning stacks as extra rows.

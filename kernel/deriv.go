@@ -9,7 +9,7 @@ import (
 // Differentiable is a shift-invariant kernel k(x,y) = κ(x−y) whose partial derivatives are known in closed form.
 //
 // For multi-indices p, q ∈ ℕ^d, ∂^{p,q}k(x,y) = ∂^{|p|}/∂x^p ∂^{|q|}/∂y^q k(x,y) (Sriperumbudur & Szabó 2015,
-// "Kernel derivative approximation"; SPEC §6). Because k depends on x−y only,
+// "Kernel derivative approximation"; docs/conventions.md §6). Because k depends on x−y only,
 //
 //	∂^{p,q}k(x,y) = (−1)^{|q|} (∂^{p+q}κ)(x−y) = ∫ ω^p (−ω)^q h_{|p+q|}(ωᵀ(x−y)) dΛ(ω),   h_n = cos⁽ⁿ⁾,
 //

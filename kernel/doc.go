@@ -1,7 +1,7 @@
 // Package kernel holds the exact scalar kernels that every approximation in rff is measured against,
 // their spectral laws, and parallel exact Gram matrices.
 //
-// Two families are covered (SPEC §2; Munkhoeva et al. 2018, eq. (3)):
+// Two families are covered (docs/conventions.md §2; Munkhoeva et al. 2018, eq. (3)):
 //
 //   - Shift-invariant kernels k(x,y) = κ(x−y) = E_ω[cos(ωᵀ(x−y))] (Bochner): Gaussian, Laplacian (ℓ1),
 //     Matérn ν ∈ {1/2, 3/2, 5/2} (ℓ2) and Cauchy. They implement [Spectral]: their [Law] says how a
@@ -16,9 +16,9 @@
 //
 // Bandwidth: every shift-invariant kernel takes σ. The Gaussian is exp(−‖δ‖²/(2σ²)) = exp(−γ‖δ‖²) with
 // γ = 1/(2σ²); [SigmaFromGamma] converts. The default used by the command-line tool is γ = 1/d
-// (σ = sqrt(d/2)), the quadrature paper's protocol (SPEC §10), applied to every shift-invariant kernel.
+// (σ = sqrt(d/2)), the quadrature paper's protocol (docs/conventions.md §10), applied to every shift-invariant kernel.
 //
-// Derivatives ([Differentiable], [Deriv]; SPEC §6): exact ∂^{p,q}k(x, y) for any multi-indices p, q — every order for
+// Derivatives ([Differentiable], [Deriv]; docs/conventions.md §6): exact ∂^{p,q}k(x, y) for any multi-indices p, q — every order for
 // the Gaussian (Hermite polynomials per coordinate) and Cauchy kernels, |p|+|q| ≤ 2 and 4 for Matérn 3/2 and 5/2
 // ([Differentiable.MaxOrder]); they are what the derivative features of package feature estimate.
 //

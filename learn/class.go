@@ -78,7 +78,7 @@ func argmax(x []float64) int {
 
 // SimplexCode returns the simplex code C for k ≥ 2 classes, a (k−1)×k row-major matrix whose columns c_1 … c_k are
 // unit vectors with pairwise inner products −1/(k−1) (Mroueh et al. 2012), built by the corrected recursion of
-// SPEC §8.1:
+// docs/conventions.md §8.1:
 //
 //	C₂ = [1, −1],   C_{j+1} = [[1, −(1/j)·1ᵀ_j], [0_{j−1}, √(1 − 1/j²)·C_j]].
 //

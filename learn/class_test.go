@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestSimplexCode checks the defining properties of SPEC §8.1 for k = 2…20: k unit columns in R^{k−1} with pairwise
+// TestSimplexCode checks the defining properties of docs/conventions.md §8.1 for k = 2…20: k unit columns in R^{k−1} with pairwise
 // inner products −1/(k−1) (to 1e-12: each entry is a product of at most k square roots and divisions).
 func TestSimplexCode(t *testing.T) {
 	for k := 2; k <= 20; k++ {

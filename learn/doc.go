@@ -1,5 +1,5 @@
 // Package learn fits linear models on random and quadrature features, and exact kernel ridge regression as the
-// baseline they are measured against (SPEC §5).
+// baseline they are measured against (docs/conventions.md §5).
 //
 // # Sufficient statistics
 //
@@ -18,7 +18,7 @@
 //
 // # Ridge regression on features
 //
-// [Ridge] minimises (SPEC §5, first item)
+// [Ridge] minimises (docs/conventions.md §5, first item)
 //
 //	(1/N) Σ_i ‖θᵀz_i + b − y_i‖² + λ‖θ‖²
 //
@@ -31,7 +31,7 @@
 // Cholesky factorisation (dpotrf; [Ridge.SolveInPlace] factorises in the statistics' own storage), or by
 // conjugate gradients with a Jacobi (diagonal) preconditioner applied to the accumulated ZᵀZ, or — for F so large that ZᵀZ does not fit — by [SolveCG] / [Ridge.SolveMatrixFree],
 // which never forms ZᵀZ: every iteration maps X again block by block and applies Zᵀ(ZV).
-// Learners on SR features should fit an intercept: it absorbs the map's zero-node offset c (SPEC §3.6).
+// Learners on SR features should fit an intercept: it absorbs the map's zero-node offset c (docs/conventions.md §3.6).
 //
 // # Choosing λ by cross-validation from statistics
 //
@@ -50,7 +50,7 @@
 // # Classification
 //
 // Class labels become regression targets by one-hot coding ([OneHot], decoded by [Argmax]) or by simplex coding
-// (Mroueh et al. 2012; [SimplexCode], [SimplexEncode], [SimplexDecode]) with the corrected recursion of SPEC §8.1:
+// (Mroueh et al. 2012; [SimplexCode], [SimplexEncode], [SimplexDecode]) with the corrected recursion of docs/conventions.md §8.1:
 //
 //	C₂ = [1, −1],   C_{j+1} = [[1, −(1/j)·1ᵀ_j], [0_{j−1}, √(1 − 1/j²)·C_j]],
 //
@@ -68,7 +68,7 @@
 // # Gradient-enhanced (Hermite) learning
 //
 // [Hermite] fits f̃(x) = θᵀz(x) + b from observed values and observed partial derivatives: since ∂_j f̃(x) = θᵀ∂_j z(x)
-// with the derivative features of Sriperumbudur & Szabó (2015) (feature.Map.Gradient, SPEC §6), every observed
+// with the derivative features of Sriperumbudur & Szabó (2015) (feature.Map.Gradient, docs/conventions.md §6), every observed
 // ∂_j f(x_i) is one more row of the same ridge problem; the unpenalised bias enters the value rows only.
 // [Fit.PredictGradients] returns the model's gradients.
 //

@@ -14,7 +14,7 @@ import (
 
 // Hermite is gradient-enhanced ridge regression on features (Hermite learning): it fits f̃(x) = θᵀz(x) + b from
 // any mix of observed values f(x_i) and observed partial derivatives ∂_j f(x_i), using the derivative features of
-// Sriperumbudur & Szabó (2015) (feature.Map.Gradient; SPEC §6): the derivative of the model is ∂_j f̃(x) = θᵀ∂_j z(x),
+// Sriperumbudur & Szabó (2015) (feature.Map.Gradient; docs/conventions.md §6): the derivative of the model is ∂_j f̃(x) = θᵀ∂_j z(x),
 // so every observed partial derivative is one more row ∂_j z(x_i) of a linear least-squares problem in θ,
 //
 //	minimise (1/N) [ Σ_{observed f(x_i)} (θᵀz(x_i) + b − f(x_i))² + w Σ_{observed ∂_j f(x_i)} (θᵀ∂_j z(x_i) − ∂_j f(x_i))² ] + λ‖θ‖²,

@@ -77,7 +77,7 @@ const DefaultOVKMaxBytes = 4 << 30
 
 // OVKRidge is ridge regression with an operator-valued random Fourier feature (ORFF) map — Brault, Heinonen &
 // d'Alché-Buc, "Random Fourier Features for Operator-Valued Kernels" (ACML 2016), §5, Eq. (11) with the squared loss;
-// SPEC §5. All solvers reach the same optimum, and the λ convention is that of [Ridge] and [KRR], so fits are directly
+// docs/conventions.md §5. All solvers reach the same optimum, and the λ convention is that of [Ridge] and [KRR], so fits are directly
 // comparable with scalar ridge regression and with the exact [OVKKRR].
 //
 // The model is f̃(x) = Φ̃(x)ᵀθ + b with the ORFF map Φ̃ of package ovk (F × p, F = 2·D·p' for D points; Eq. (6) in
@@ -115,7 +115,7 @@ const DefaultOVKMaxBytes = 4 << 30
 // (μ_j ZᵀZ + NλI)Θ̃_j = (ZᵀYBV)_j, one Cholesky factorisation per distinct μ_j (a single one when A ∝ I, which is then
 // exactly p independent ridge regressions). For a λ path ZᵀZ = UΛUᵀ is eigendecomposed once as well, and
 //
-//	Θ(λ) = U [(Uᵀ ZᵀY B V) ⊘ (λ_i μ_j + Nλ)] Vᵀ                       (SPEC §5)
+//	Θ(λ) = U [(Uᵀ ZᵀY B V) ⊘ (λ_i μ_j + Nλ)] Vᵀ                       (docs/conventions.md §5)
 //
 // costs O((2D)²p') per λ. Nothing of Kronecker size is formed.
 //
@@ -333,7 +333,7 @@ func (r OVKRidge) Solve(m *ovk.Map, s *Stats) (*OVKFit, error) {
 
 // FitPath fits the model for every λ in lambdas (r.Lambda is ignored) from one pass over the data. For a
 // decomposable kernel with the closed form and more than one λ, ZᵀZ (centred) and BᵀB are eigendecomposed once
-// (mat.EigenSym) and each λ costs O((2D)²p'): Θ(λ) = U[(UᵀZᵀYBV) ⊘ (λ_iμ_j + Nλ)]Vᵀ (SPEC §5); such fits report
+// (mat.EigenSym) and each λ costs O((2D)²p'): Θ(λ) = U[(UᵀZᵀYBV) ⊘ (λ_iμ_j + Nλ)]Vᵀ (docs/conventions.md §5); such fits report
 // Method "eigen" (a single λ is solved by the shifted systems, "closed-form"). With OVKCholesky the F×F system is
 // assembled once and factorised per λ. CG and L-BFGS are refused. Stats.Seconds is the time of the whole path.
 func (r OVKRidge) FitPath(m *ovk.Map, X []float64, n int, Y []float64, lambdas []float64) ([]*OVKFit, error) {

@@ -16,7 +16,7 @@ import (
 )
 
 // OVKKRR is exact operator-valued kernel ridge regression, the baseline that [OVKRidge] converges to as D grows
-// (SPEC §5, "Exact baselines"; Micchelli & Pontil 2005, cited in the ORFF paper §1). It minimises
+// (docs/conventions.md §5, "Exact baselines"; Micchelli & Pontil 2005, cited in the ORFF paper §1). It minimises
 //
 //	(1/N) Σ_i ‖f(x_i) + b − y_i‖² + λ‖f‖²_{H_K}
 //
@@ -34,7 +34,7 @@ import (
 //
 //	α = U[(UᵀYV) ⊘ (λ_iμ_j + Nλ)]Vᵀ,   f(x) = Σ_i k₀(x, x_i)·Aα_i,
 //
-// the same trick as the ORFF closed form (SPEC §5). For a single λ and at most 8 distinct eigenvalues μ_j of A
+// the same trick as the ORFF closed form (docs/conventions.md §5). For a single λ and at most 8 distinct eigenvalues μ_j of A
 // (A = I, A ∝ I as with simplex coding, a small covariance) the columns of αV are solved instead as the shifted
 // systems (μ_jK₀ + NλI)(αV)_j = (YV)_j, one in-place Cholesky factorisation of K₀ per distinct μ_j, which is much
 // cheaper than an eigendecomposition of K₀; columns with μ_j = 0 are (YV)_j/(Nλ), which A then annihilates.

@@ -11,7 +11,7 @@ import (
 	"github.com/rffkit/rff/rule"
 )
 
-// curlData returns the first n rows of the 5-D curl-free field of SPEC §9 for training and the next m for testing.
+// curlData returns the first n rows of the 5-D curl-free field of docs/conventions.md §9 for training and the next m for testing.
 func curlData(n, m int) (X, Y, T, YT []float64) {
 	g, err := dataset.GenerateCurlField(n+m, 1, 0)
 	if err != nil {

@@ -11,10 +11,10 @@ import (
 
 // SimplexKernel returns the decomposable kernel k₀·A with A = CCᵀ = k/(k−1)·I_{k−1} for k = classes ≥ 2 and C the
 // simplex code: the kernel K₀(δ) = BBᵀk₀(δ), B = C, of the ORFF paper's MNIST experiment (§5). Use a Gaussian k₀
-// (the paper prints exp(−‖δ‖/σ²); SPEC §8, erratum 2: it is the Gaussian exp(−‖δ‖²/(2σ²)), σ = 20 on inputs in
+// (the paper prints exp(−‖δ‖/σ²); docs/conventions.md §8, erratum 2: it is the Gaussian exp(−‖δ‖²/(2σ²)), σ = 20 on inputs in
 // [−1,1]^784).
 //
-// Multiclass learning with simplex coding in a decomposable kernel (SPEC §5 last item, §8.1; ORFF paper §5, MNIST): let C be the (k−1)×k simplex code ([SimplexCode]: unit columns c_j with pairwise inner products −1/(k−1)), so
+// Multiclass learning with simplex coding in a decomposable kernel (docs/conventions.md §5 last item, §8.1; ORFF paper §5, MNIST): let C be the (k−1)×k simplex code ([SimplexCode]: unit columns c_j with pairwise inner products −1/(k−1)), so
 // CCᵀ = γI_{k−1} and CᵀC = γ(I_k − 11ᵀ/k) with γ = k/(k−1). Three formulations appear in the literature; for the
 // ridge objective they give the same classifier:
 //
@@ -23,7 +23,7 @@ import (
 //     predictions.
 //  2. The paper's exact OVK: coded targets and A = I_{k−1}. Since K₀⊗γI = (γK₀)⊗I, form 1 at λ equals form 2 at
 //     λ/γ (γβ₁ solves form 2's system), i.e. f₂(λ) = f₁(γλ).
-//  3. SPEC §5: one-hot targets e_{label i} ∈ R^k and A = CᵀC. Multiplying the Stein equation K₀αCᵀC + Nλα = Y on
+//  3. docs/conventions.md §5: one-hot targets e_{label i} ∈ R^k and A = CᵀC. Multiplying the Stein equation K₀αCᵀC + Nλα = Y on
 //     the right by Cᵀ shows β = γαCᵀ solves form 2 at λ/γ, so f₃ = f₁·C/γ (k scores), and argmax_j f₃(x)_j =
 //     argmax_j ⟨f₁(x), c_j⟩, which is exactly [SimplexDecode] of form 1. With an intercept f₃ = f₁·C/γ + 1/k: the
 //     one-hot bias also fits the mean 1/k of the targets along 1, which CᵀC annihilates; the shift is the same for

@@ -616,7 +616,7 @@ func TestOVKFieldStructure(t *testing.T) {
 	}
 }
 
-// On the curl-free field (SPEC §9), curl-free ORFF's test R² rises with D and approaches exact curl-free OVK ridge
+// On the curl-free field (docs/conventions.md §9), curl-free ORFF's test R² rises with D and approaches exact curl-free OVK ridge
 // with the same λ: every fourfold increase of D must raise R² and shrink the gap by at least 0.05 (measured gaps at
 // N = 200: about 0.45, 0.37, 0.18 for D = 50, 200, 800, averaged over seeds). ORFF converges slowly here: the
 // curl-free A(ω) = ωωᵀ has relative variance (d+1) per feature (paper §4.3), so D must exceed N by far.
@@ -663,7 +663,7 @@ func TestOVKCurlFieldApproachesExact(t *testing.T) {
 }
 
 // Simplex coding in a decomposable kernel: the paper's ORFF form (coded targets, A = CCᵀ = γI), its exact OVK form
-// (A = I at λ/γ) and SPEC §5's form (one-hot targets, A = CᵀC) give the same scores up to the map f₃ = f₁·C/γ
+// (A = I at λ/γ) and docs/conventions.md §5's form (one-hot targets, A = CᵀC) give the same scores up to the map f₃ = f₁·C/γ
 // (+ 1/k with an intercept), for the exact solver and for ORFF; FitSimplex/Classify decode with SimplexDecode.
 func TestSimplexDecomposableEquivalence(t *testing.T) {
 	const classes, d, n, nt, lambda = 4, 2, 60, 20, 1e-2

@@ -1,7 +1,7 @@
 // Package ovk holds operator-valued kernels K: R^d × R^d → R^{p×p} for vector-valued learning, evaluated exactly,
 // and their operator-valued random Fourier feature (ORFF) maps built from the points of any rule of package rule.
 // It implements Brault, Heinonen & d'Alché-Buc, "Random Fourier Features for Operator-Valued Kernels" (ACML 2016),
-// with the conventions of SPEC §4.
+// with the conventions of docs/conventions.md §4.
 //
 // # Exact kernels
 //
@@ -17,7 +17,7 @@
 //   - divergence-free (Definition 8, Example 3): K = (∇∇ᵀ − ΔI)k₀(δ) = (k₀/σ²)(δδᵀ/σ² + (d − 1 − ‖δ‖²/σ²)I);
 //     A(ω) = ‖ω‖²I − ωωᵀ. Instead of the paper's B = ‖ω‖I − ωωᵀ/‖ω‖ (p' = d) this package uses B = ‖ω‖·Hᵀ with
 //     H a (d−1)×d orthonormal basis of ω^⊥ read off one Householder reflection (p' = d − 1, no per-frequency SVD;
-//     SPEC §4).
+//     docs/conventions.md §4).
 //   - Helmholtz: w·K^curl + (1−w)·K^div, a convex combination that is again a kernel (paper, after Definition 8);
 //     B = ‖ω‖·P·diag(√w, √(1−w), …), P the same Householder reflection, p' = d.
 //
@@ -54,7 +54,7 @@
 // (like Theorem 10's) lives in package bound. For the Gaussian curl-free kernel E[A] = I/σ² and
 // V[A] = E[(A − E A)²] = (d+1)I/σ⁴ (paper §4.3); for the divergence-free one E[A] = (d−1)I/σ² and
 // V[A] = 3(d−1)I/σ⁴, since A² = ‖ω‖⁴I − ‖ω‖²ωωᵀ, E‖ω‖⁴ = d(d+2)/σ⁴ and E[‖ω‖²ωωᵀ] = (d+2)I/σ⁴. The paper §4.3 and
-// SPEC §4 print d(4d−3)I/σ⁴, which TestMomentsOfA and TestVarianceAtZero refute by Monte Carlo (it overstates the
+// docs/conventions.md §4 print d(4d−3)I/σ⁴, which TestMomentsOfA and TestVarianceAtZero refute by Monte Carlo (it overstates the
 // variance, so bounds using it remain valid but are looser).
 //
 // Kernels and maps are immutable and safe for concurrent use; maps are deterministic for their seed and draw their

@@ -165,7 +165,7 @@ func checkSigma(sigma float64) error {
 	return nil
 }
 
-// NewCurlFree returns the Gaussian curl-free kernel of bandwidth σ (SPEC §4):
+// NewCurlFree returns the Gaussian curl-free kernel of bandwidth σ (docs/conventions.md §4):
 //
 //	K(x,z) = −∇∇ᵀk₀(δ) = (k₀(δ)/σ²)·(I − δδᵀ/σ²),   δ = x − z,  k₀(δ) = exp(−‖δ‖²/(2σ²)),
 //
@@ -177,7 +177,7 @@ func NewCurlFree(sigma float64) (*Kernel, error) {
 	return &Kernel{kind: CurlFree, k0: kernel.Gaussian{S: sigma}, sigma: sigma, wc: 1}, nil
 }
 
-// NewDivFree returns the Gaussian divergence-free kernel of bandwidth σ (SPEC §4):
+// NewDivFree returns the Gaussian divergence-free kernel of bandwidth σ (docs/conventions.md §4):
 //
 //	K(x,z) = (∇∇ᵀ − ΔI)k₀(δ) = (k₀(δ)/σ²)·(δδᵀ/σ² + (d − 1 − ‖δ‖²/σ²)·I),
 //

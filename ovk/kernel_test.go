@@ -70,7 +70,7 @@ func hessianFD(delta []float64, sigma, h float64) []float64 {
 	return H
 }
 
-// TestHessianFormulas: the closed forms of SPEC §4 equal the ORFF paper's definitions (Def. 8) evaluated by finite
+// TestHessianFormulas: the closed forms of docs/conventions.md §4 equal the ORFF paper's definitions (Def. 8) evaluated by finite
 // differences of k₀: K^curl = −∇∇ᵀk₀, K^div = (∇∇ᵀ − ΔI)k₀, Helmholtz = w·curl + (1−w)·div, to 1e-6.
 func TestHessianFormulas(t *testing.T) {
 	rng := newRng(1)
@@ -135,7 +135,7 @@ func TestHessianFormulas(t *testing.T) {
 	}
 }
 
-// TestAtZero: K^curl(x,x) = I/σ² = E[ωωᵀ] and K^div(x,x) = (d−1)I/σ² = E[‖ω‖²I − ωωᵀ] (SPEC §4 checks).
+// TestAtZero: K^curl(x,x) = I/σ² = E[ωωᵀ] and K^div(x,x) = (d−1)I/σ² = E[‖ω‖²I − ωωᵀ] (docs/conventions.md §4 checks).
 func TestAtZero(t *testing.T) {
 	rng := newRng(2)
 	for _, sigma := range []float64{0.4, 1, 2.5} {

@@ -16,7 +16,7 @@ import (
 )
 
 // Map is an operator-valued random Fourier feature (ORFF) map Φ̃: R^d → R^{F×p}, F = 2·D·p', built from the D
-// points of any rule (ORFF paper, Eq. (6) in its real form; SPEC §4). With the rule's weights w_j in place of 1/D,
+// points of any rule (ORFF paper, Eq. (6) in its real form; docs/conventions.md §4). With the rule's weights w_j in place of 1/D,
 //
 //	Φ̃(x)ᵀ = [ √w_j cos(ω_jᵀx)·B(ω_j) | √w_j sin(ω_jᵀx)·B(ω_j) ]  (p × F),
 //	K̃(x,z) = Φ̃(x)ᵀΦ̃(z) + Offset()·A = Σ_j w_j cos(ω_jᵀ(x−z))·A(ω_j) + w₀·A(0),

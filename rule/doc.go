@@ -2,8 +2,8 @@
 //
 //	E_{ω~N(0,I_d)}[f(ω)] ≈ Σ_j w_j f(ω_j) + w₀ f(0),   Σ_j w_j + w₀ = 1,
 //
-// which is the one idea under every random-feature map (SPEC §1; Munkhoeva et al. 2018, eq. (3)). Rules differ only
-// in how the points and weights are drawn (SPEC §3):
+// which is the one idea under every random-feature map (docs/conventions.md §1; Munkhoeva et al. 2018, eq. (3)). Rules differ only
+// in how the points and weights are drawn (docs/conventions.md §3):
 //
 //   - [G]: iid Gaussian points, w_j = 1/D (Rahimi & Recht 2007; the SR(1,1) rule, Munkhoeva et al. Prop. 2.1).
 //   - [ORF]: blocks S·Q, Q Haar orthogonal (sign-fixed QR), S diagonal with iid χ_d entries (Yu et al. 2016; the
@@ -26,7 +26,7 @@
 //     code's single butterfly applied three times is biased by tens of standard errors. It is exact for every polynomial of degree ≤ 3 and unbiased for every integrable f. For even
 //     integrands (cos/sin features) the ± pair of a vertex collapses into one point of weight d/((d+1)ρ_j²); otherwise
 //     both points are kept with half that weight each. The zero-node weight w₀ has mean 0 and is negative about half
-//     the time: it is returned by [Points.Zero] for the feature map to expose as a scalar offset (SPEC §3.6, §8.3);
+//     the time: it is returned by [Points.Zero] for the feature map to expose as a scalar offset (docs/conventions.md §3.6, §8.3);
 //     ρ is never resampled, which would bias the rule.
 //
 // A realization is a [Points]: it projects a batch of inputs, dst = X·Wᵀ, through a dense GEMM or a structured

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the kernel-approximation study of Munkhoeva et al. (2018), Figure 1, on Powerplant and LETTER:
 # relative Frobenius error vs n (D = 2n(d+1) points) for every rule and the Gaussian, arc-cosine 0 and arc-cosine 1
-# kernels, 500 runs each (SPEC §10). Writes docs/figures/<dataset>-<kernel>.{png,csv,json}.
+# kernels, 500 runs each (docs/conventions.md §10). Writes docs/figures/<dataset>-<kernel>.{png,csv,json}.
 # Usage: scripts/repro-quad-fig1.sh [RUNS [KERNELS]]   (needs ../shared/data; about 10 minutes per kernel at 500
 # runs on 2 cores). KERNELS is a space-separated list, default "gaussian arccos0 arccos1".
 set -euo pipefail

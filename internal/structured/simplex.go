@@ -2,7 +2,7 @@ package structured
 
 import "math"
 
-// The simplex V = C_{d+1} (d×(d+1)) is built by the recursion (SPEC §8.1)
+// The simplex V = C_{d+1} (d×(d+1)) is built by the recursion (docs/conventions.md §8.1)
 //
 //	C_2 = [1, -1],
 //	C_{k+1} = [[1, -(1/k)·1ᵀ_k], [0_{k-1}, sqrt(1-1/k²)·C_k]].

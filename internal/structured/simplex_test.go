@@ -62,7 +62,7 @@ func TestSimplexGeometry(t *testing.T) {
 	}
 }
 
-// TestSimplexRecursion checks Simplex against the recursion of SPEC §8.1,
+// TestSimplexRecursion checks Simplex against the recursion of docs/conventions.md §8.1,
 // C_2 = [1, -1], C_{k+1} = [[1, -(1/k)1ᵀ], [0, sqrt(1-1/k²) C_k]].
 func TestSimplexRecursion(t *testing.T) {
 	C := []float64{1, -1} // C_2, 1×2
