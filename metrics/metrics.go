@@ -1,0 +1,186 @@
+// Package metrics scores predictions: RMSE, MAE and R² for regression (one output or several), accuracy and per-class
+// counts for classification, and the mean of repeated measurements with its normal 95% interval.
+//
+// Every function takes predictions before truths, row-major n×p matrices for several outputs, and returns NaN
+// (never ±Inf) where a score is undefined: R² of a constant target, any score of no rows. Callers print NaN as "n/a"
+// or null.
+package metrics
+
+import "math"
+
+// RMSE is the root mean squared error over every entry of pred and truth (equal lengths).
+func RMSE(pred, truth []float64) float64 {
+	if len(truth) == 0 {
+		return math.NaN()
+	}
+	var se float64
+	for i, y := range truth {
+		e := y - pred[i]
+		se += e * e
+	}
+	return math.Sqrt(se / float64(len(truth)))
+}
+
+// MAE is the mean absolute error over every entry of pred and truth (equal lengths).
+func MAE(pred, truth []float64) float64 {
+	if len(truth) == 0 {
+		return math.NaN()
+	}
+	var ae float64
+	for i, y := range truth {
+		ae += math.Abs(y - pred[i])
+	}
+	return ae / float64(len(truth))
+}
+
+// R2 is the coefficient of determination 1 − Σ(y − ŷ)²/Σ(y − ȳ)² of one output; NaN when the target is constant.
+func R2(pred, truth []float64) float64 {
+	return MultiR2(pred, truth, len(truth), 1)
+}
+
+// MultiR2 is the overall coefficient of determination of n predictions of p outputs (row-major n×p):
+// 1 − Σ_all (y − ŷ)² / Σ_all (y − ȳ_a)², ȳ_a the mean of output a. NaN when every output is constant.
+func MultiR2(pred, truth []float64, n, p int) float64 {
+	if n == 0 || p == 0 {
+		return math.NaN()
+	}
+	mean := make([]float64, p)
+	for i := 0; i < n; i++ {
+		for a := 0; a < p; a++ {
+			mean[a] += truth[i*p+a]
+		}
+	}
+	for a := range mean {
+		mean[a] /= float64(n)
+	}
+	var se, ss float64
+	for i := 0; i < n*p; i++ {
+		e, c := truth[i]-pred[i], truth[i]-mean[i%p]
+		se += e * e
+		ss += c * c
+	}
+	if !(ss > 0) {
+		return math.NaN()
+	}
+	return 1 - se/ss
+}
+
+// Output holds the scores of one output of a regression.
+type Output struct {
+	Name string  `json:"name"`
+	RMSE float64 `json:"rmse"`
+	MAE  float64 `json:"mae"`
+	R2   float64 `json:"r2"`
+}
+
+// Regression holds the scores of a (possibly multi-output) regression: overall over every entry, and per output.
+type Regression struct {
+	N         int      `json:"n"`
+	RMSE      float64  `json:"rmse"`
+	MAE       float64  `json:"mae"`
+	R2        float64  `json:"r2"`
+	PerOutput []Output `json:"per_output,omitempty"`
+}
+
+// ScoreRegression scores n predictions of p outputs (row-major n×p) against the truths; names (length p, or nil)
+// name the outputs.
+func ScoreRegression(pred, truth []float64, n, p int, names []string) Regression {
+	r := Regression{N: n, RMSE: RMSE(pred, truth), MAE: MAE(pred, truth), R2: MultiR2(pred, truth, n, p)}
+	if p == 1 {
+		return r
+	}
+	pc, tc := make([]float64, n), make([]float64, n)
+	for a := 0; a < p; a++ {
+		for i := 0; i < n; i++ {
+			pc[i], tc[i] = pred[i*p+a], truth[i*p+a]
+		}
+		o := Output{RMSE: RMSE(pc, tc), MAE: MAE(pc, tc), R2: R2(pc, tc)}
+		if a < len(names) {
+			o.Name = names[a]
+		}
+		r.PerOutput = append(r.PerOutput, o)
+	}
+	return r
+}
+
+// Accuracy is the fraction of pred equal to truth (equal lengths); NaN for no rows.
+func Accuracy(pred, truth []int) float64 {
+	if len(truth) == 0 {
+		return math.NaN()
+	}
+	c := 0
+	for i, t := range truth {
+		if pred[i] == t {
+			c++
+		}
+	}
+	return float64(c) / float64(len(truth))
+}
+
+// Class holds the counts of one class.
+type Class struct {
+	Label   string `json:"label"`
+	Total   int    `json:"total"`
+	Correct int    `json:"correct"`
+}
+
+// Classification holds the scores of a classifier.
+type Classification struct {
+	N        int     `json:"n"`
+	Accuracy float64 `json:"accuracy"`
+	PerClass []Class `json:"per_class"`
+	// Confusion[t][p] counts the rows of true class t predicted as class p.
+	Confusion [][]int `json:"confusion"`
+}
+
+// ScoreClassification scores predicted class indices against true ones, for the classes named by labels (indices
+// must lie in [0, len(labels))).
+func ScoreClassification(pred, truth []int, labels []string) Classification {
+	K := len(labels)
+	c := Classification{N: len(truth), Accuracy: Accuracy(pred, truth), PerClass: make([]Class, K), Confusion: make([][]int, K)}
+	for k := range c.Confusion {
+		c.Confusion[k] = make([]int, K)
+		c.PerClass[k].Label = labels[k]
+	}
+	for i, t := range truth {
+		c.Confusion[t][pred[i]]++
+		c.PerClass[t].Total++
+		if pred[i] == t {
+			c.PerClass[t].Correct++
+		}
+	}
+	return c
+}
+
+// Summary is the mean of repeated measurements with their sample standard deviation and the normal 95% interval of
+// the mean, mean ± 1.96·std/√n.
+type Summary struct {
+	N    int        `json:"n"`
+	Mean float64    `json:"mean"`
+	Std  float64    `json:"std"`
+	CI95 [2]float64 `json:"ci95"`
+}
+
+// Summarize returns the mean, sample standard deviation (0 for one value) and 95% interval of v; NaN for no values.
+func Summarize(v []float64) Summary {
+	k := float64(len(v))
+	if len(v) == 0 {
+		nan := math.NaN()
+		return Summary{Mean: nan, Std: nan, CI95: [2]float64{nan, nan}}
+	}
+	var mean float64
+	for _, x := range v {
+		mean += x
+	}
+	mean /= k
+	var std float64
+	if len(v) > 1 {
+		var ss float64
+		for _, x := range v {
+			ss += (x - mean) * (x - mean)
+		}
+		std = math.Sqrt(ss / (k - 1))
+	}
+	h := 1.96 * std / math.Sqrt(k)
+	return Summary{N: len(v), Mean: mean, Std: std, CI95: [2]float64{mean - h, mean + h}}
+}

@@ -1,0 +1,60 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+)
+
+func TestRegressionScores(t *testing.T) {
+	truth := []float64{1, 2, 3, 4}
+	pred := []float64{1, 2, 3, 6}
+	tests := []struct {
+		name      string
+		got, want float64
+	}{
+		{"RMSE", RMSE(pred, truth), 1},      // √(4/4)
+		{"MAE", MAE(pred, truth), 0.5},      // 2/4
+		{"R2", R2(pred, truth), 1 - 4.0/5},  // Σ(y−ȳ)² = 5
+		{"R2 perfect", R2(truth, truth), 1}, // no error
+		{"RMSE empty", RMSE(nil, nil), math.NaN()},
+		{"R2 constant", R2([]float64{1, 2}, []float64{3, 3}), math.NaN()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !(tc.got == tc.want || math.IsNaN(tc.got) && math.IsNaN(tc.want)) && math.Abs(tc.got-tc.want) > 1e-15 {
+				t.Errorf("got %v, want %v", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMultiR2: two outputs pool their residuals and their spreads about each output's own mean.
+func TestMultiR2(t *testing.T) {
+	truth := []float64{0, 10, 2, 10, 4, 13} // output a: 0,2,4 (ȳ=2, SS=8); output b: 10,10,13 (ȳ=11, SS=6)
+	pred := []float64{1, 10, 2, 11, 4, 13}  // squared errors 1 (a) + 1 (b)
+	if got, want := MultiR2(pred, truth, 3, 2), 1-2.0/14; math.Abs(got-want) > 1e-15 {
+		t.Errorf("MultiR2 = %v, want %v", got, want)
+	}
+	r := ScoreRegression(pred, truth, 3, 2, []string{"a", "b"})
+	if len(r.PerOutput) != 2 || r.PerOutput[1].Name != "b" || math.Abs(r.PerOutput[0].R2-(1-1.0/8)) > 1e-15 {
+		t.Errorf("per output: %+v", r.PerOutput)
+	}
+}
+
+func TestClassification(t *testing.T) {
+	c := ScoreClassification([]int{0, 1, 1, 2}, []int{0, 1, 2, 2}, []string{"a", "b", "c"})
+	if c.Accuracy != 0.75 || c.Confusion[2][1] != 1 || c.PerClass[2].Correct != 1 || c.PerClass[2].Total != 2 {
+		t.Errorf("%+v", c)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	s := Summarize([]float64{1, 2, 3})
+	h := 1.96 * 1 / math.Sqrt(3) // sample std of 1,2,3 is 1
+	if s.Mean != 2 || s.Std != 1 || math.Abs(s.CI95[0]-(2-h)) > 1e-15 || math.Abs(s.CI95[1]-(2+h)) > 1e-15 {
+		t.Errorf("%+v", s)
+	}
+	if one := Summarize([]float64{5}); one.Std != 0 || one.CI95 != [2]float64{5, 5} {
+		t.Errorf("one value: %+v", one)
+	}
+}
