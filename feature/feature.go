@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -58,34 +57,14 @@ func New(k kernel.Kernel, r rule.Rule, d, D int, seed uint64, opts ...Option) (*
 	for _, o := range opts {
 		o(m)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	rng := NewSource(seed)
 	switch kk := k.(type) {
 	case kernel.Spectral:
-		p, err := r.Draw(d, D, true, rng)
+		p, s, err := DrawSpectral(kk.Law(), r, d, D, rng)
 		if err != nil {
 			return nil, fmt.Errorf("feature map %s/%s: %w", k.Name(), r.Name(), err)
 		}
-		law := kk.Law()
 		n := p.Len()
-		s := make([]float64, n)
-		for j := range s {
-			s[j] = law.Scale
-			if law.Mixing != nil {
-				s[j] *= law.Mixing(rng)
-			}
-		}
-		if law.Coord != nil {
-			// The coordinatewise transform needs the points themselves: materialize, transform, fold in the scale.
-			W := rule.Dense(p)
-			for j := 0; j < n; j++ {
-				row := W[j*d : (j+1)*d]
-				for i, z := range row {
-					row[i] = s[j] * law.Coord(z)
-				}
-			}
-			p = rule.NewDense(W, n, d, p.Weights(), p.Zero())
-			s = nil
-		}
 		m.points, m.scale = p, s
 		w := p.Weights()
 		m.amp = make([]float64, n)

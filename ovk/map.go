@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/fastmath"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/kernel"
@@ -55,14 +55,12 @@ type Map struct {
 	omega     []float64 // D×d frequencies ω_j (eager for curl/div/Helmholtz, lazy for decomposable)
 }
 
-// seedStream is the PCG stream feature.New uses, so that an ORFF map and a scalar feature map with the same rule and
-// seed draw the same points.
-const seedStream = 0x9e3779b97f4a7c15
-
 // New draws an ORFF map for kernel k with D points of rule r on inputs of dimension d, from seed. Any rule works;
 // SR rules round D up to whole rules ([Map.Points] reports the number drawn). A decomposable kernel needs a
-// shift-invariant k₀ (kernel.Spectral); its frequencies follow k₀'s spectral law exactly as in package feature.
-// The curl-free, divergence-free and Helmholtz kernels use ω = z/σ for the rule's points z.
+// shift-invariant k₀ (kernel.Spectral), whose spectral law the frequencies follow; the curl-free, divergence-free
+// and Helmholtz kernels use the law of the Gaussian of their σ, ω = z/σ for the rule's points z. The frequencies are
+// drawn by feature.DrawSpectral from feature.NewSource(seed), as package feature draws them: an ORFF map and a
+// scalar feature map of that law with the same rule and seed have the same frequencies, bit for bit.
 func New(k *Kernel, r rule.Rule, d, D int, seed uint64) (*Map, error) {
 	if k == nil || r == nil {
 		return nil, errors.New("ovk.New: kernel and rule are required")
@@ -93,31 +91,12 @@ func New(k *Kernel, r rule.Rule, d, D int, seed uint64) (*Map, error) {
 	if D >= 1 && int64(D)*int64(d)*int64(pr) > 1<<31 {
 		return nil, fmt.Errorf("ovk.New: %d points × %d × %d would need too much memory", D, d, pr)
 	}
-	rng := rand.New(rand.NewPCG(seed, seedStream))
-	pts, err := r.Draw(d, D, true, rng)
+	pts, s, err := feature.DrawSpectral(law, r, d, D, feature.NewSource(seed))
 	if err != nil {
 		return nil, fmt.Errorf("ORFF map %s/%s: %w", k.Name(), r.Name(), err)
 	}
 	n := pts.Len()
 	m := &Map{k: k, r: r, d: d, p: p, pr: pr, n: n, seed: seed}
-	s := make([]float64, n)
-	for j := range s {
-		s[j] = law.Scale
-		if law.Mixing != nil {
-			s[j] *= law.Mixing(rng)
-		}
-	}
-	if law.Coord != nil {
-		W := rule.Dense(pts)
-		for j := 0; j < n; j++ {
-			row := W[j*d : (j+1)*d]
-			for i, z := range row {
-				row[i] = s[j] * law.Coord(z)
-			}
-		}
-		pts = rule.NewDense(W, n, d, pts.Weights(), pts.Zero())
-		s = nil
-	}
 	m.points, m.scale = pts, s
 	m.w = pts.Weights()
 	m.amp = make([]float64, n)
