@@ -4,22 +4,22 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rffkit/rff/approx"
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/datadir"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
 
-// paperData loads a training split of ../shared/data with the quadrature paper's preprocessing (docs/conventions.md §10).
+// paperData loads a training split of a real dataset (from the data directory of internal/datadir, $RFF_DATA) with
+// the quadrature paper's preprocessing (docs/conventions.md §10), and skips the test when the file is absent.
 func paperData(t *testing.T, file, target string, train int, steps []dataset.Step) *dataset.Data {
 	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", file)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not available: %v", path, err)
+	path, ok := datadir.Path(file)
+	if !ok {
+		t.Skipf("%s not available (set %s to the data directory)", path, datadir.Env)
 	}
 	data, err := dataset.Load(path, dataset.Options{Target: target})
 	if err != nil {
@@ -38,7 +38,7 @@ func paperData(t *testing.T, file, target string, train int, steps []dataset.Ste
 
 // TestPaperFigure1 reproduces the published means of the quadrature paper's Figure 1 (Gaussian kernel, γ = 1/d,
 // relative Frobenius error, n = 1…5) for G and SR-butterfly on Powerplant and LETTER: each of our means over 100
-// runs must be within 15% of the published one (the acceptance criterion; the paper used 500 runs, and
+// runs must be within 15% of the published one (the paper used 500 runs, and
 // 100 runs put the standard error of our means at about 3% of their value).
 func TestPaperFigure1(t *testing.T) {
 	if testing.Short() {

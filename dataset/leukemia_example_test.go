@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/datadir"
 )
 
 // LoadLeukemia reads the Golub ALL/AML data from a directory in the Broad layout. Here a miniature with two genes
-// and four patients; the shared copy (../shared/data/leukemia) gives 72 rows × 7129 genes.
+// and four patients; the full data set (leukemia/ in the data directory) gives 72 rows × 7129 genes.
 func ExampleLoadLeukemia() {
 	dir, err := os.MkdirTemp("", "leukemia")
 	if err != nil {
@@ -49,10 +50,15 @@ func ExampleLoadLeukemia() {
 	// patient 4: [-135 -114] ALL
 }
 
-// The original split of the shared copy: Golub's 38 training samples (27 ALL, 11 AML) and 34 independent ones.
+// The original split of the full data set: Golub's 38 training samples (27 ALL, 11 AML) and 34 independent ones.
 // The quadrature paper divides the data by the global maximum of the training part (docs/conventions.md §10).
 func ExampleLoadLeukemiaSplit() {
-	train, test, err := dataset.LoadLeukemiaSplit("../../shared/data/leukemia")
+	dir, ok := datadir.Path("leukemia")
+	if !ok {
+		fmt.Println("LEUKEMIA not available")
+		return
+	}
+	train, test, err := dataset.LoadLeukemiaSplit(dir)
 	if err != nil {
 		log.Fatal(err)
 	}

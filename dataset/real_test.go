@@ -2,25 +2,23 @@ package dataset
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/rffkit/rff/internal/datadir"
 )
 
-// The shapes, ranges and class counts below are those stated in
-// ../../shared/data/README.md and each folder's README.txt (verified there
-// independently of this package). Every test skips when its folder is absent,
-// so that a fresh clone without ../shared passes.
+// The shapes, ranges and class counts below are those the datasets' sources
+// state (verified independently of this package). The files are found in the
+// data directory of internal/datadir ($RFF_DATA); every test skips when its
+// file is absent, so that a fresh clone without the data passes.
 
-const sharedData = "../../shared/data"
-
-// dataFile returns the path of a shared data file, skipping the test when it is absent.
-func dataFile(t *testing.T, dir, name string) string {
-	t.Helper()
-	p := filepath.Join(sharedData, dir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data not available: %v", err)
+// dataFile returns the path of a real data file, skipping the test when it is absent.
+func dataFile(tb testing.TB, dir, name string) string {
+	tb.Helper()
+	p, ok := datadir.Path(dir, name)
+	if !ok {
+		tb.Skipf("%s not available (set %s to the data directory)", p, datadir.Env)
 	}
 	return p
 }
@@ -205,10 +203,7 @@ func TestRealDigits(t *testing.T) {
 }
 
 func BenchmarkLoadMNISTTrain(b *testing.B) {
-	img := filepath.Join(sharedData, "mnist", "train-images-idx3-ubyte.gz")
-	if _, err := os.Stat(img); err != nil {
-		b.Skip("shared data not available")
-	}
+	img := dataFile(b, "mnist", "train-images-idx3-ubyte.gz")
 	for b.Loop() {
 		if _, err := Load(img, Options{}); err != nil {
 			b.Fatal(err)
@@ -217,10 +212,7 @@ func BenchmarkLoadMNISTTrain(b *testing.B) {
 }
 
 func BenchmarkLoadUSPS(b *testing.B) {
-	p := filepath.Join(sharedData, "usps", "usps_train_derived.csv.gz")
-	if _, err := os.Stat(p); err != nil {
-		b.Skip("shared data not available")
-	}
+	p := dataFile(b, "usps", "usps_train_derived.csv.gz")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Load(p, Options{Target: "first"}); err != nil {
