@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The learning acceptance runs of issue [2] on the shared data: random-feature models (sr-butterfly, D = 4096 points
-# unless noted) next to exact kernel ridge regression with the same kernel, λ and preprocessing where the N×N Gram
-# fits in memory. Prints one JSON line per run (rff fit --json) and a Markdown table at the end.
-# Usage: scripts/acceptance-learn.sh [OUT.jsonl]   (needs ../shared/data; about 3 minutes with OpenBLAS on the idle 2-core machine)
+# Learning on the papers' datasets (docs/results.md, "Learning on the papers' datasets"): random-feature models
+# (sr-butterfly, D = 4096 points unless noted) next to exact kernel ridge regression with the same kernel, λ and
+# preprocessing where the N×N Gram fits in memory. Prints one JSON line per run (rff fit --json) and a Markdown table
+# at the end.
+# Usage: scripts/acceptance-learn.sh [OUT.jsonl]
+# Reads LETTER, USPS, Powerplant and MNIST from $RFF_DATA (default: ../shared/data relative to the module root).
+# About 3 minutes with OpenBLAS on 2 cores (AMD EPYC, Zen 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/rff-acceptance.jsonl}
-data=../shared/data
+data=${RFF_DATA:-../shared/data}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/rff" ./cmd/rff

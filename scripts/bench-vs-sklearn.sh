@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # rff against scikit-learn on this machine: same OpenBLAS, same thread count, same OpenBLAS core type, the two
-# programs run in alternation (issue 6, "Targets"). Prints a table with the ratio per task and writes every number
-# as JSON (docs/perf.json); the README's performance table comes from it.
+# programs run in alternation, on the five benchmarks of docs/performance.md. Prints a table with the ratio per task
+# and writes every number as JSON (docs/perf.json); the table in docs/performance.md comes from it.
 #
-#   scripts/bench-vs-sklearn.sh                 all tasks (about 15 minutes on the idle 2-core test machine)
+#   scripts/bench-vs-sklearn.sh                 all tasks (about 15 minutes on 2 idle AMD EPYC Zen 3 cores)
 #   scripts/bench-vs-sklearn.sh --quick         small sizes, to check the script (a few minutes)
 #   scripts/bench-vs-sklearn.sh --only 1,3      some tasks
 #   options: --reps K (alternations for tasks 1 and 3, default 3), --reps4 K (task 4, default 1),
-#            --threads T (default: nproc), --data-dir DIR (default ../shared/data), --work DIR
+#            --threads T (default: nproc), --data-dir DIR (default $RFF_DATA, else ../shared/data
+#            relative to the module root), --work DIR
 #            (default /tmp/rff-vs-sklearn; generated data is kept there and reused), --out FILE (default
 #            docs/perf.json), --no-install (never call apt-get)
 #
-# Tasks (issue 6):
+# Tasks (task 2, the Gram rate against GEMM, is measured by `rff bench`):
 #   1  fit 100000×64 Gaussian-input regression, Gaussian kernel γ = 1/d, D = 1024 iid points (rule g: 2048 cos/sin
 #      columns) and λ = 1e-6 (rff's (1/N)Σ(…)² + λ‖θ‖², i.e. scikit-learn's alpha = Nλ), against
 #      RBFSampler(n_components=2048) + Ridge(solver="cholesky"); rff on the fast backend and with RFF_BLAS=go (the
@@ -35,7 +36,7 @@ set -euo pipefail
 quick=0 reps=3 reps4=1 only="1,3,4,5" install=1
 threads=$(nproc)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-data_dir="$root/../shared/data"
+data_dir=${RFF_DATA:-"$root/../shared/data"}
 work=/tmp/rff-vs-sklearn
 out="$root/docs/perf.json"
 while [ $# -gt 0 ]; do

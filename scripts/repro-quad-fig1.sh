@@ -2,13 +2,14 @@
 # Reproduces the kernel-approximation study of Munkhoeva et al. (2018), Figure 1, on Powerplant and LETTER:
 # relative Frobenius error vs n (D = 2n(d+1) points) for every rule and the Gaussian, arc-cosine 0 and arc-cosine 1
 # kernels, 500 runs each (docs/conventions.md §10). Writes docs/figures/<dataset>-<kernel>.{png,csv,json}.
-# Usage: scripts/repro-quad-fig1.sh [RUNS [KERNELS]]   (needs ../shared/data; about 10 minutes per kernel at 500
-# runs on 2 cores). KERNELS is a space-separated list, default "gaussian arccos0 arccos1".
+# Usage: scripts/repro-quad-fig1.sh [RUNS [KERNELS]]   KERNELS is a space-separated list, default
+# "gaussian arccos0 arccos1". Reads Powerplant and LETTER from $RFF_DATA (default: ../shared/data relative to the
+# module root). About 10 minutes per kernel at 500 runs on 2 cores (AMD EPYC, Zen 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-500}
 kernels=${2:-gaussian arccos0 arccos1}
-data=../shared/data
+data=${RFF_DATA:-../shared/data}
 out=docs/figures
 mkdir -p "$out"
 go build -o /tmp/rff-repro ./cmd/rff
