@@ -1,21 +1,31 @@
-// Package model saves and loads fitted rff models in a documented, versioned binary format.
+// Package model reads and writes rff model files: a documented, versioned binary format that later releases keep
+// reading. It is the storage layer; the root package rff turns a file into a model that predicts.
 //
 // File layout (all integers little-endian):
 //
 //	offset  size  content
 //	0       8     magic "RFFMODEL"
-//	8       4     format version (uint32), currently 1
+//	8       4     format version (uint32): 2 is written, 1 and 2 are read
 //	12      4     length L of the header (uint32)
-//	16      L     header: JSON object with the full configuration (Header): task, kernel and bandwidth, rule,
-//	              seed, number of points D, input dimension, feature form, preprocessing, label names, λ, …
-//	16+L    …     arrays, each as a uint64 count followed by count float64 values:
-//	              Theta (F×P, row-major), Bias (P), Probe (the features of a fixed probe input), and for exact
-//	              kernel models TrainX (N×d) and Alpha (N×P)
+//	16      L     header: JSON object with the full configuration ([Header]): task, kernel and bandwidth, rule,
+//	              number of points D, input dimension, feature form, preprocessing, input/target/label names, λ, …
+//	16+L    …     arrays
 //	end−32  32    SHA-256 of every byte before it
 //
-// A feature map is stored by its parameters, not as a dense W: kernel, bandwidth, rule, seed, D and d determine every
-// point (structured rules never materialize one). The features of a fixed probe input are stored too, and [Load]
-// rebuilds the map and checks that it reproduces them bit for bit, so a model cannot silently be read by code that
-// draws different points. Loading rejects a wrong magic, an unknown version, a truncated file and a checksum
-// mismatch, each with one clear error.
+// Version 2 stores named arrays: a uint32 count, then per array a uint16 name length, the name, a uint64 value count
+// and that many float64 values. The names are those of the [Model] fields' comments ("theta", "bias", "probe", "w",
+// "scale", "weights", "phase", "b", "train_x", "alpha"). A feature map is stored by its explicit parameters — its
+// points W, per-point scales, weights, zero-node weight, phases and the ORFF matrices B(ω) — so that reading never
+// depends on how a release draws random points. The features of a fixed probe input ([ProbeInput]) are stored as a
+// self-check that the rebuilt map computes what the writer computed.
+//
+// Version 1 stored five unnamed arrays (theta, bias, probe, train_x, alpha) and the map only by its seed: a reader
+// redraws the points and requires the probe features bit for bit.
+//
+// [Decode] rejects a wrong magic, an unknown version, a truncated file and a checksum mismatch with the sentinel
+// errors below, and validates every field against every other ([Model.Check]): a file whose checksum is valid but
+// whose configuration contradicts its arrays (an exact model with feature weights, an operator-valued kernel on a
+// scalar model, NaN weights, an unknown form, task, loss or encoding) is an error, never a panic or a silent default.
+// [Save] writes atomically: a temporary file in the same directory, synced, then renamed over the destination, so an
+// existing model survives any failure.
 package model

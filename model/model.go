@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/rffkit/rff/dataset"
 )
@@ -17,57 +19,90 @@ import (
 // Magic opens every model file.
 const Magic = "RFFMODEL"
 
-// Version is the format version this package writes and reads.
-const Version = 1
+// Version is the format version this package writes; [Decode] reads every version from 1 to Version.
+const Version = 2
 
-// maxHeader and maxArray bound what a (possibly corrupt) file can make the decoder allocate.
+// maxHeader and maxArray bound what a (possibly corrupt) file can make the decoder allocate before the checksum is
+// verified; the arrays are read only after it.
 const (
 	maxHeader = 1 << 24
 	maxArray  = 1 << 31
+	maxArrays = 64
 )
 
 // Header is the configuration of a model, stored as JSON.
 type Header struct {
-	Task       string          `json:"task"`             // "regression", "classification" or "hermite" (regression learned from values and derivatives)
-	Exact      bool            `json:"exact,omitempty"`  // exact kernel ridge regression instead of features
-	Kernel     string          `json:"kernel"`           // kernel name (kernel.New)
-	Sigma      float64         `json:"sigma,omitempty"`  // bandwidth σ (shift-invariant kernels)
-	Rule       string          `json:"rule,omitempty"`   // rule name (rule.Parse)
-	Seed       uint64          `json:"seed"`             // seed of the feature map
-	Points     int             `json:"points,omitempty"` // number of points D requested
-	Dim        int             `json:"dim"`              // input dimension d
-	Form       string          `json:"form,omitempty"`   // "cossin" or "cosphase"
-	Features   int             `json:"features"`         // F, rows of Theta
-	Outputs    int             `json:"outputs"`          // P, columns of Theta
-	Intercept  bool            `json:"intercept"`
-	Lambda     float64         `json:"lambda"`
-	Loss       string          `json:"loss,omitempty"`     // "squared", "hinge", "logistic"
-	Encoding   string          `json:"encoding,omitempty"` // classification: "onehot", "pm1", "simplex"
-	Labels     []string        `json:"labels,omitempty"`   // class names, in class-index order
-	Targets    []string        `json:"targets,omitempty"`  // names of the target columns
-	Names      []string        `json:"names,omitempty"`    // names of the input columns
+	Task      string   `json:"task"`             // "regression", "classification" or "hermite" (regression learned from values and derivatives)
+	Exact     bool     `json:"exact,omitempty"`  // exact kernel ridge regression instead of features
+	Kernel    string   `json:"kernel"`           // kernel name (kernel.New)
+	Sigma     float64  `json:"sigma,omitempty"`  // bandwidth σ (shift-invariant kernels)
+	Rule      string   `json:"rule,omitempty"`   // rule name (rule.Parse)
+	Seed      uint64   `json:"seed"`             // seed the map was drawn from
+	Points    int      `json:"points,omitempty"` // number of points D drawn
+	Dim       int      `json:"dim"`              // input dimension d
+	Form      string   `json:"form,omitempty"`   // "cossin" or "cosphase"
+	Features  int      `json:"features"`         // F, rows of Theta
+	Outputs   int      `json:"outputs"`          // P, columns of Theta
+	Intercept bool     `json:"intercept"`
+	Lambda    float64  `json:"lambda"`
+	Loss      string   `json:"loss,omitempty"`     // "squared", "hinge", "squared-hinge", "logistic"
+	Encoding  string   `json:"encoding,omitempty"` // classification: "onehot" or "simplex"
+	Labels    []string `json:"labels,omitempty"`   // class names, in class-index order
+	Targets   []string `json:"targets,omitempty"`  // names of the target columns
+	Names     []string `json:"names,omitempty"`    // names of the input columns
+	// Preprocess is the preprocessing of the inputs, applied before the map.
 	Preprocess *dataset.Scaler `json:"preprocess,omitempty"`
-	// OVK names the operator-valued kernel of a vector-valued model (ovk.Parse: "decomposable", "curl-free",
-	// "div-free", "helmholtz:w"); such a model has Outputs = p, Theta of length Features (θ of the ORFF map, Features
-	// = 2·D·p') and Probe of length Outputs·Features (the map's Φ̃(probe)ᵀ). A is the p×p matrix of a decomposable
-	// kernel, row-major.
+	// OutputScale (version 2) divides the raw targets of a vector field before fitting; predictions are multiplied
+	// back. It is set when the inputs were scaled by one common factor, so that the fitted field is the exact
+	// curl-/divergence-free field in the raw coordinates.
+	OutputScale float64 `json:"output_scale,omitempty"`
+	// OVK names the operator-valued kernel of a vector-valued model ("decomposable", "curl-free", "div-free",
+	// "helmholtz:w"); such a model has Outputs = p, Theta of length Features (θ of the ORFF map, Features = 2·D·p')
+	// and Probe of length Outputs·Features (the map's Φ̃(probe)ᵀ). A is the p×p matrix of a decomposable kernel,
+	// row-major; Rank (version 2) is p', the columns of B(ω).
 	OVK   string         `json:"ovk,omitempty"`
 	A     []float64      `json:"A,omitempty"`
+	Rank  int            `json:"rank,omitempty"`
+	Zero  float64        `json:"zero,omitempty"`  // version 2: the zero-node weight w₀ of the rule
 	Extra map[string]any `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
 }
 
-// Model is a fitted model: its header and its arrays.
+// Model is a model file's content: its header and its arrays. Version is the format version it was read from (0 for
+// a model built in memory).
 type Model struct {
 	Header
-	Theta  []float64 // F×P
-	Bias   []float64 // P
-	Probe  []float64 // features of ProbeInput(d)
-	TrainX []float64 // exact models: N×d training inputs
-	Alpha  []float64 // exact models: N×P dual coefficients
+	Version int
+	Theta   []float64 // "theta": F×P weights (ORFF: F)
+	Bias    []float64 // "bias": P intercepts
+	Probe   []float64 // "probe": features of ProbeInput(d)
+	TrainX  []float64 // "train_x": exact models: N×d training inputs (preprocessed)
+	Alpha   []float64 // "alpha": exact models: N×P dual coefficients
+	W       []float64 // "w": version 2: the map's points (D×d, before Scale)
+	Scale   []float64 // "scale": version 2: per-point frequency multipliers, or none
+	Weights []float64 // "weights": version 2: the rule's weights w_j
+	Phase   []float64 // "phase": version 2: phases of a cos+phase map
+	B       []float64 // "b": version 2: ORFF B(ω_j), per point or shared (decomposable)
+}
+
+// arrays lists the named arrays of version 2 in file order.
+func (m *Model) arrays() []struct {
+	name string
+	a    *[]float64
+} {
+	return []struct {
+		name string
+		a    *[]float64
+	}{
+		{"theta", &m.Theta}, {"bias", &m.Bias}, {"probe", &m.Probe}, {"train_x", &m.TrainX}, {"alpha", &m.Alpha},
+		{"w", &m.W}, {"scale", &m.Scale}, {"weights", &m.Weights}, {"phase", &m.Phase}, {"b", &m.B},
+	}
 }
 
 // ProbeInput returns the fixed input whose features are stored in a model file to check the rebuilt map.
 func ProbeInput(d int) []float64 {
+	if d < 0 {
+		d = 0
+	}
 	x := make([]float64, d)
 	for i := range x {
 		x[i] = math.Sin(float64(i+1)) * 0.75
@@ -75,37 +110,110 @@ func ProbeInput(d int) []float64 {
 	return x
 }
 
-// Write encodes m to w.
+// Write encodes m to w in the current version, after [Model.Check].
 func Write(w io.Writer, m *Model) error {
-	if err := m.check(); err != nil {
+	if m == nil {
+		return errors.New("model: nothing to write (nil model)")
+	}
+	b, err := Encode(m)
+	if err != nil {
 		return err
 	}
-	hdr, err := json.Marshal(m.Header)
-	if err != nil {
-		return fmt.Errorf("model: encoding the header: %w", err)
-	}
-	var buf bytes.Buffer
-	buf.WriteString(Magic)
-	binary.Write(&buf, binary.LittleEndian, uint32(Version))
-	binary.Write(&buf, binary.LittleEndian, uint32(len(hdr)))
-	buf.Write(hdr)
-	for _, a := range [][]float64{m.Theta, m.Bias, m.Probe, m.TrainX, m.Alpha} {
-		binary.Write(&buf, binary.LittleEndian, uint64(len(a)))
-		binary.Write(&buf, binary.LittleEndian, a)
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
-	_, err = w.Write(buf.Bytes())
+	_, err = w.Write(b)
 	return err
 }
 
-// Save writes m to the file path.
-func Save(path string, m *Model) error {
+// Encode returns the bytes of m in the current version, after [Model.Check].
+func Encode(m *Model) ([]byte, error) {
+	if m == nil {
+		return nil, errors.New("model: nothing to encode (nil model)")
+	}
+	c := *m
+	c.Version = Version
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	hdr, err := json.Marshal(m.Header)
+	if err != nil {
+		return nil, fmt.Errorf("model: encoding the header: %w", err)
+	}
 	var buf bytes.Buffer
-	if err := Write(&buf, m); err != nil { // validate and encode before touching the file
+	buf.WriteString(Magic)
+	put32 := func(v uint32) { buf.Write(binary.LittleEndian.AppendUint32(nil, v)) }
+	put32(Version)
+	put32(uint32(len(hdr)))
+	buf.Write(hdr)
+	var named int
+	for _, a := range c.arrays() {
+		if *a.a != nil {
+			named++
+		}
+	}
+	put32(uint32(named))
+	for _, a := range c.arrays() {
+		if *a.a == nil {
+			continue
+		}
+		buf.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(a.name))))
+		buf.WriteString(a.name)
+		buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(*a.a))))
+		vals := make([]byte, 8*len(*a.a))
+		for i, v := range *a.a {
+			binary.LittleEndian.PutUint64(vals[8*i:], math.Float64bits(v))
+		}
+		buf.Write(vals)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	buf.Write(sum[:])
+	return buf.Bytes(), nil
+}
+
+// Save writes m to the file path atomically: the model is encoded and checked first, then written to a temporary
+// file in the same directory, synced and renamed over path. On any error path is left as it was.
+func Save(path string, m *Model) error {
+	b, err := Encode(m)
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return WriteFileAtomic(path, b)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same directory that is synced and then renamed
+// over path, so that path holds either its old content or all of data, whatever fails (a full disk, a crash).
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(fmt.Errorf("writing %s: %w", path, err))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(fmt.Errorf("writing %s: %w", path, err))
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename durable; best effort
+		d.Sync()
+		d.Close()
+	}
+	return nil
 }
 
 // Load reads the model file at path.
@@ -126,9 +234,10 @@ var (
 	ErrMagic     = errors.New("not an rff model file (bad magic)")
 	ErrTruncated = errors.New("model file is truncated")
 	ErrChecksum  = errors.New("model file checksum mismatch (the file is corrupted)")
+	ErrVersion   = errors.New("unsupported model format version")
 )
 
-// Decode parses a model file held in memory.
+// Decode parses a model file held in memory (any version from 1 to [Version]) and validates it ([Model.Check]).
 func Decode(b []byte) (*Model, error) {
 	if len(b) < len(Magic) || string(b[:len(Magic)]) != Magic {
 		return nil, ErrMagic
@@ -136,8 +245,9 @@ func Decode(b []byte) (*Model, error) {
 	if len(b) < 16 {
 		return nil, ErrTruncated
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != Version {
-		return nil, fmt.Errorf("model format version %d is not supported (this rff reads version %d)", v, Version)
+	v := binary.LittleEndian.Uint32(b[8:])
+	if v < 1 || v > Version {
+		return nil, fmt.Errorf("%w: the file is version %d; this rff reads versions 1 to %d (a newer rff wrote it)", ErrVersion, v, Version)
 	}
 	if len(b) < 16+sha256.Size {
 		return nil, ErrTruncated
@@ -150,64 +260,167 @@ func Decode(b []byte) (*Model, error) {
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
 		return nil, ErrChecksum
 	}
-	m := &Model{}
-	if err := json.Unmarshal(body[16:16+hl], &m.Header); err != nil {
+	m := &Model{Version: int(v)}
+	dec := json.NewDecoder(bytes.NewReader(body[16 : 16+hl]))
+	if v >= 2 {
+		dec.DisallowUnknownFields() // a field this reader does not know could change the meaning of the model
+	}
+	if err := dec.Decode(&m.Header); err != nil {
 		return nil, fmt.Errorf("model header: %w", err)
 	}
 	rest := body[16+hl:]
-	for _, dst := range []*[]float64{&m.Theta, &m.Bias, &m.Probe, &m.TrainX, &m.Alpha} {
-		if len(rest) < 8 {
-			return nil, ErrTruncated
-		}
-		n := binary.LittleEndian.Uint64(rest)
-		rest = rest[8:]
-		if n > maxArray || uint64(len(rest)) < 8*n {
-			return nil, ErrTruncated
-		}
-		a := make([]float64, n)
-		for i := range a {
-			a[i] = math.Float64frombits(binary.LittleEndian.Uint64(rest[8*i:]))
-		}
-		*dst = a
-		rest = rest[8*n:]
+	var err error
+	if v == 1 {
+		err = m.readV1(rest)
+	} else {
+		err = m.readV2(rest)
 	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("model file has %d unexpected trailing bytes", len(rest))
+	if err != nil {
+		return nil, err
 	}
-	if err := m.check(); err != nil {
+	if err := m.Check(); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-// check validates the shapes the header promises.
-func (m *Model) check() error {
-	h := m.Header
-	if h.Task != "regression" && h.Task != "classification" && h.Task != "hermite" {
+// readFloats reads a uint64 count and that many float64 values from the front of *rest.
+func readFloats(rest *[]byte) ([]float64, error) {
+	r := *rest
+	if len(r) < 8 {
+		return nil, ErrTruncated
+	}
+	n := binary.LittleEndian.Uint64(r)
+	r = r[8:]
+	if n > maxArray || uint64(len(r)) < 8*n {
+		return nil, ErrTruncated
+	}
+	a := make([]float64, n)
+	for i := range a {
+		a[i] = math.Float64frombits(binary.LittleEndian.Uint64(r[8*i:]))
+	}
+	*rest = r[8*n:]
+	return a, nil
+}
+
+func (m *Model) readV1(rest []byte) error {
+	for _, dst := range []*[]float64{&m.Theta, &m.Bias, &m.Probe, &m.TrainX, &m.Alpha} {
+		a, err := readFloats(&rest)
+		if err != nil {
+			return err
+		}
+		if len(a) > 0 {
+			*dst = a
+		}
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("model file has %d unexpected trailing bytes", len(rest))
+	}
+	return nil
+}
+
+func (m *Model) readV2(rest []byte) error {
+	if len(rest) < 4 {
+		return ErrTruncated
+	}
+	count := binary.LittleEndian.Uint32(rest)
+	rest = rest[4:]
+	if count > maxArrays {
+		return fmt.Errorf("model file lists %d arrays", count)
+	}
+	byName := map[string]*[]float64{}
+	for _, a := range m.arrays() {
+		byName[a.name] = a.a
+	}
+	seen := map[string]bool{}
+	for range count {
+		if len(rest) < 2 {
+			return ErrTruncated
+		}
+		nl := int(binary.LittleEndian.Uint16(rest))
+		rest = rest[2:]
+		if len(rest) < nl {
+			return ErrTruncated
+		}
+		name := string(rest[:nl])
+		rest = rest[nl:]
+		dst, ok := byName[name]
+		if !ok {
+			return fmt.Errorf("model file has an unknown array %q", name)
+		}
+		if seen[name] {
+			return fmt.Errorf("model file has the array %q twice", name)
+		}
+		seen[name] = true
+		a, err := readFloats(&rest)
+		if err != nil {
+			return err
+		}
+		*dst = a
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("model file has %d unexpected trailing bytes", len(rest))
+	}
+	return nil
+}
+
+// Known values of the header's enumerations.
+var (
+	tasks     = []string{"regression", "classification", "hermite"}
+	losses    = []string{"", "squared", "hinge", "squared-hinge", "logistic"}
+	encodings = []string{"", "onehot", "simplex"}
+	forms     = []string{"", "cossin", "cosphase"}
+)
+
+// Check validates every field of m against every other: known enumerations, shapes of the arrays against the
+// header's dimensions, finite numbers, names and labels. It does not rebuild the map (the root package does, and
+// compares the probe features).
+func (m *Model) Check() error {
+	if m == nil {
+		return errors.New("model: nil")
+	}
+	h := &m.Header
+	switch {
+	case !slices.Contains(tasks, h.Task):
 		return fmt.Errorf("model: unknown task %q", h.Task)
-	}
-	if h.Dim < 1 || h.Outputs < 1 {
+	case !slices.Contains(losses, h.Loss):
+		return fmt.Errorf("model: unknown loss %q", h.Loss)
+	case !slices.Contains(encodings, h.Encoding):
+		return fmt.Errorf("model: unknown encoding %q", h.Encoding)
+	case !slices.Contains(forms, h.Form):
+		return fmt.Errorf("model: unknown form %q", h.Form)
+	case h.Dim < 1 || h.Outputs < 1 || h.Dim > 1<<24 || h.Outputs > 1<<24:
 		return fmt.Errorf("model: bad dimensions (d=%d, outputs=%d)", h.Dim, h.Outputs)
-	}
-	if len(m.Bias) != h.Outputs {
+	case !(h.Lambda >= 0) || math.IsInf(h.Lambda, 0):
+		return fmt.Errorf("model: λ = %v", h.Lambda)
+	case !(h.Sigma >= 0) || math.IsInf(h.Sigma, 0):
+		return fmt.Errorf("model: σ = %v", h.Sigma)
+	case h.OutputScale < 0 || math.IsNaN(h.OutputScale) || math.IsInf(h.OutputScale, 0):
+		return fmt.Errorf("model: output scale %v", h.OutputScale)
+	case h.Kernel == "":
+		return errors.New("model: no kernel")
+	case len(m.Bias) != h.Outputs:
 		return fmt.Errorf("model: %d biases for %d outputs", len(m.Bias), h.Outputs)
+	case h.Names != nil && len(h.Names) != h.Dim:
+		return fmt.Errorf("model: %d input names for %d inputs", len(h.Names), h.Dim)
 	}
-	if h.Exact {
-		if len(m.TrainX)%h.Dim != 0 || len(m.Alpha) != len(m.TrainX)/h.Dim*h.Outputs {
-			return fmt.Errorf("model: exact model arrays do not match (X %d values, α %d, d=%d, outputs=%d)", len(m.TrainX), len(m.Alpha), h.Dim, h.Outputs)
+	if err := m.checkKind(); err != nil {
+		return err
+	}
+	if err := m.checkClasses(); err != nil {
+		return err
+	}
+	for _, a := range m.arrays() {
+		for i, v := range *a.a {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("model: %s[%d] is %v", a.name, i, v)
+			}
 		}
-	} else if h.OVK != "" {
-		if h.Features < 1 || len(m.Theta) != h.Features || len(m.Probe) != h.Features*h.Outputs {
-			return fmt.Errorf("model: ORFF weights do not match (θ %d values, probe %d, F=%d, outputs=%d)", len(m.Theta), len(m.Probe), h.Features, h.Outputs)
+	}
+	for _, v := range append(append([]float64(nil), h.A...), h.Zero) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("model: a header number is %v", v)
 		}
-	} else if h.Features < 1 || len(m.Theta) != h.Features*h.Outputs || len(m.Probe) != h.Features {
-		return fmt.Errorf("model: weights do not match (θ %d values, probe %d, F=%d, outputs=%d)", len(m.Theta), len(m.Probe), h.Features, h.Outputs)
-	}
-	if h.A != nil && len(h.A) != h.Outputs*h.Outputs {
-		return fmt.Errorf("model: A has %d values for %d outputs", len(h.A), h.Outputs)
-	}
-	if h.Task == "classification" && len(h.Labels) < 2 {
-		return fmt.Errorf("model: a classifier needs at least 2 labels, has %d", len(h.Labels))
 	}
 	if h.Preprocess != nil {
 		if err := h.Preprocess.Validate(); err != nil {
@@ -216,6 +429,129 @@ func (m *Model) check() error {
 		if h.Preprocess.D != h.Dim {
 			return fmt.Errorf("model preprocessing is for %d columns, model for %d", h.Preprocess.D, h.Dim)
 		}
+	}
+	return nil
+}
+
+// checkKind checks the arrays that the kind of model (exact, ORFF, scalar features) needs and forbids the others.
+func (m *Model) checkKind() error {
+	h := &m.Header
+	v2 := m.Version != 1
+	mapArrays := m.W != nil || m.Scale != nil || m.Weights != nil || m.Phase != nil || m.B != nil
+	if h.OVK != "" {
+		if h.Task != "regression" {
+			return fmt.Errorf("model: an operator-valued kernel (%s) on a %s model", h.OVK, h.Task)
+		}
+		if h.Kernel != "gaussian" {
+			return fmt.Errorf("model: an operator-valued kernel needs the Gaussian scalar kernel, not %q", h.Kernel)
+		}
+		if h.A != nil && len(h.A) != h.Outputs*h.Outputs {
+			return fmt.Errorf("model: A has %d values for %d outputs", len(h.A), h.Outputs)
+		}
+	} else if h.A != nil || h.Rank != 0 || m.B != nil {
+		return errors.New("model: a scalar model with operator-valued parameters (A, rank or B)")
+	}
+	if h.OutputScale != 0 && h.OVK == "" {
+		return errors.New("model: an output scale on a scalar model")
+	}
+	if h.Exact {
+		switch {
+		case m.Theta != nil || m.Probe != nil || mapArrays:
+			return errors.New("model: an exact model with feature-map arrays (theta, probe or map parameters)")
+		case h.Rule != "" || h.Points != 0 || h.Features != 0 || h.Form != "":
+			return errors.New("model: an exact model with a feature-map configuration (rule, points, features or form)")
+		case len(m.TrainX) == 0 || len(m.TrainX)%h.Dim != 0 || len(m.Alpha) != len(m.TrainX)/h.Dim*h.Outputs:
+			return fmt.Errorf("model: exact model arrays do not match (X %d values, α %d, d=%d, outputs=%d)", len(m.TrainX), len(m.Alpha), h.Dim, h.Outputs)
+		case h.Task == "hermite":
+			return errors.New("model: a hermite model is not exact")
+		}
+		return nil
+	}
+	if m.TrainX != nil || m.Alpha != nil {
+		return errors.New("model: a feature model with exact-model arrays (train_x, alpha)")
+	}
+	if h.Rule == "" || h.Points < 1 || h.Features < 1 {
+		return fmt.Errorf("model: a feature model needs a rule, points and features (rule %q, %d points, %d features)", h.Rule, h.Points, h.Features)
+	}
+	probe, theta := h.Features, h.Features*h.Outputs
+	if h.OVK != "" {
+		probe, theta = h.Features*h.Outputs, h.Features
+	}
+	if len(m.Theta) != theta || len(m.Probe) != probe {
+		return fmt.Errorf("model: weights do not match (θ %d values, probe %d, F=%d, outputs=%d)", len(m.Theta), len(m.Probe), h.Features, h.Outputs)
+	}
+	if !v2 {
+		if mapArrays {
+			return errors.New("model: a version-1 file with map parameters")
+		}
+		return nil
+	}
+	n, d := h.Points, h.Dim
+	switch {
+	case int64(n)*int64(d) > maxArray:
+		return fmt.Errorf("model: %d points in dimension %d", n, d)
+	case len(m.W) != n*d:
+		return fmt.Errorf("model: %d point coordinates for %d points in dimension %d", len(m.W), n, d)
+	case len(m.Weights) != n:
+		return fmt.Errorf("model: %d weights for %d points", len(m.Weights), n)
+	case m.Scale != nil && len(m.Scale) != n:
+		return fmt.Errorf("model: %d scales for %d points", len(m.Scale), n)
+	case (h.Form == "cosphase") != (m.Phase != nil):
+		return fmt.Errorf("model: form %q with %d phases", h.Form, len(m.Phase))
+	case m.Phase != nil && len(m.Phase) != n:
+		return fmt.Errorf("model: %d phases for %d points", len(m.Phase), n)
+	}
+	if h.OVK != "" {
+		if h.Rank < 1 || h.Features != 2*n*h.Rank || h.Form == "cosphase" {
+			return fmt.Errorf("model: ORFF with %d features, %d points, rank %d, form %q", h.Features, n, h.Rank, h.Form)
+		}
+		want := n * h.Outputs * h.Rank
+		if h.A != nil {
+			want = h.Outputs * h.Rank
+		}
+		if len(m.B) != want {
+			return fmt.Errorf("model: B has %d values, want %d", len(m.B), want)
+		}
+		return nil
+	}
+	if m.B != nil {
+		return errors.New("model: B on a scalar map")
+	}
+	return nil
+}
+
+// checkClasses checks labels, encoding and loss against the task and the outputs.
+func (m *Model) checkClasses() error {
+	h := &m.Header
+	if h.Task != "classification" {
+		if h.Labels != nil || h.Encoding != "" || (h.Loss != "" && h.Loss != "squared") {
+			return fmt.Errorf("model: a %s model with class labels, an encoding or the %q loss", h.Task, h.Loss)
+		}
+		if h.Targets != nil && len(h.Targets) != h.Outputs {
+			return fmt.Errorf("model: %d target names for %d outputs", len(h.Targets), h.Outputs)
+		}
+		return nil
+	}
+	K := len(h.Labels)
+	if K < 2 {
+		return fmt.Errorf("model: a classifier needs at least 2 labels, has %d", K)
+	}
+	seen := map[string]bool{}
+	for _, l := range h.Labels {
+		if seen[l] {
+			return fmt.Errorf("model: label %q appears twice", l)
+		}
+		seen[l] = true
+	}
+	want := K
+	if h.Encoding == "simplex" {
+		want = K - 1
+		if h.Loss != "" && h.Loss != "squared" {
+			return fmt.Errorf("model: simplex coding with the %s loss", h.Loss)
+		}
+	}
+	if h.Outputs != want {
+		return fmt.Errorf("model: %d outputs for %d classes (%s coding)", h.Outputs, K, h.Encoding)
 	}
 	return nil
 }
