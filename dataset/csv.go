@@ -448,3 +448,19 @@ func (s *splitter) splitQuoted(line []byte) ([][]byte, error) {
 		i += j + 1
 	}
 }
+
+// CSVHeader reads the first two lines of the CSV file at path (gzip-compressed or not) and returns the column names
+// of its header, or nil when the file has none (by the rule ReadCSV uses), and the number of columns. It lets a
+// caller choose the target column by name before loading the file.
+func CSVHeader(path string) (names []string, cols int, err error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer r.Close()
+	h, err := readCSVHead(newLineReader(r, path), path, "none")
+	if err != nil {
+		return nil, 0, err
+	}
+	return h.names, h.ncols, nil
+}

@@ -344,3 +344,27 @@ func TestCSVTruncatedGzip(t *testing.T) {
 	_, err := Load(p, Options{})
 	checkErr(t, err, p+":", "read error", "unexpected EOF")
 }
+
+func TestCSVHeader(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		text  string
+		names []string
+		cols  int
+	}{
+		{"a,b,label\n1,2,x\n", []string{"a", "b", "label"}, 3},
+		{"1,2,3\n4,5,6\n", nil, 3},
+	} {
+		p := filepath.Join(dir, "f.csv")
+		if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names, cols, err := CSVHeader(p)
+		if err != nil || cols != tc.cols || !slices.Equal(names, tc.names) {
+			t.Errorf("%q: %v %d %v", tc.text, names, cols, err)
+		}
+	}
+	if _, _, err := CSVHeader(filepath.Join(dir, "missing.csv")); err == nil {
+		t.Error("missing file: no error")
+	}
+}

@@ -24,6 +24,13 @@ const (
 	// that maximum is 0 or negative the maximum absolute value is used; data
 	// that are all zeros are left as they are.
 	StepMaxScale Step = "maxscale"
+	// StepIsotropic centres every column (mean 0) and divides all columns by
+	// one common factor, the root mean square of their (population) standard
+	// deviations, so that the data have unit average variance while their
+	// geometry is only translated and uniformly scaled: a vector field that is
+	// curl-free or divergence-free in the scaled coordinates is so in the raw
+	// ones. Data whose columns are all constant are only centred.
+	StepIsotropic Step = "isotropic"
 	// StepNone does nothing.
 	StepNone Step = "none"
 )
@@ -49,10 +56,10 @@ func ParseSteps(s string) ([]Step, error) {
 
 func (st Step) check() error {
 	switch st {
-	case StepStandardize, StepMinMax, StepMaxScale, StepNone:
+	case StepStandardize, StepMinMax, StepMaxScale, StepIsotropic, StepNone:
 		return nil
 	}
-	return fmt.Errorf("unknown preprocessing step %q (want standardize, minmax, maxscale or none)", string(st))
+	return fmt.Errorf("unknown preprocessing step %q (want standardize, minmax, maxscale, isotropic or none)", string(st))
 }
 
 // StepParams are the fitted parameters of one step: column j is mapped by
@@ -176,6 +183,18 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 					scale[j] = 1
 				}
 			}
+		case StepIsotropic:
+			var ms float64
+			for j := range d {
+				ms += std[j] * std[j]
+			}
+			c := math.Sqrt(ms / float64(d))
+			if !(c > 0) || math.IsInf(c, 0) {
+				c = 1
+			}
+			for j := range d {
+				shift[j], scale[j] = mean[j], c
+			}
 		case StepMaxScale:
 			m := math.Inf(-1)
 			for j := range d {
@@ -203,6 +222,32 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 		}
 	}
 	return s, nil
+}
+
+// Isotropic reports whether every step maps all columns by one common positive factor (and a shift): maxscale,
+// isotropic and none. Such preprocessing changes the geometry of the inputs only by a translation and a uniform
+// scaling, which curl-free and divergence-free vector fields survive; [Scaler.Factor] gives the factor.
+func (s *Scaler) Isotropic() bool {
+	for _, p := range s.Params {
+		for _, c := range p.Scale {
+			if c != p.Scale[0] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Factor returns the product of the steps' common scales: x' = (x − shift)/Factor() for an isotropic scaler, so
+// that ∂/∂x = (1/Factor())·∂/∂x'. It is meaningful only when [Scaler.Isotropic] is true.
+func (s *Scaler) Factor() float64 {
+	f := 1.0
+	for _, p := range s.Params {
+		if len(p.Scale) > 0 {
+			f *= p.Scale[0]
+		}
+	}
+	return f
 }
 
 // Validate checks that the scaler is consistent (known steps, parameter

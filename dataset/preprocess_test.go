@@ -257,3 +257,32 @@ func TestScalerErrors(t *testing.T) {
 	}()
 	s.Apply(x, 1, 4)
 }
+
+// TestIsotropic: the isotropic step centres every column and divides all by the root mean square of the column
+// standard deviations, so the scaled data have mean 0 and average variance 1 while ratios of distances are kept.
+func TestIsotropic(t *testing.T) {
+	x := []float64{1, 10, 2, 30, 3, 20, 6, 40} // 4×2: columns with std √(3.5) and √(125)
+	sc, err := FitScaler(x, 4, 2, []Step{StepIsotropic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Isotropic() {
+		t.Fatal("not isotropic")
+	}
+	y := append([]float64(nil), x...)
+	sc.Apply(y, 4, 2)
+	var m0, m1, v float64
+	for i := 0; i < 4; i++ {
+		m0 += y[2*i] / 4
+		m1 += y[2*i+1] / 4
+		v += (y[2*i]*y[2*i] + y[2*i+1]*y[2*i+1]) / 8
+	}
+	c := math.Sqrt((3.5 + 125) / 2)
+	if math.Abs(m0) > 1e-15 || math.Abs(m1) > 1e-15 || math.Abs(v-1) > 1e-14 || math.Abs(sc.Factor()-c) > 1e-13 {
+		t.Errorf("means %g %g, average variance %g, factor %g (want %g)", m0, m1, v, sc.Factor(), c)
+	}
+	st, _ := FitScaler(x, 4, 2, []Step{StepStandardize})
+	if st.Isotropic() {
+		t.Error("per-column standardization reported isotropic")
+	}
+}
