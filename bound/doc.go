@@ -11,8 +11,7 @@
 //
 // # Papers and statements
 //
-// Sriperumbudur & Szabó, "Optimal rates for random Fourier features", NeurIPS 2015 (poster and slides in
-// ../shared/papers, 002_* and 004_*; docs/conventions.md §7):
+// Sriperumbudur & Szabó, "Optimal rates for random Fourier features", NeurIPS 2015 (docs/conventions.md §7):
 //   - [SSLinf]: Theorem 1, ‖k̂ − k‖_{L∞(S×S)} < (h(d,|S|,σ) + √(2τ))/√m with probability ≥ 1 − e^{−τ}.
 //   - [SSLr]: Theorem 2, the L^r(S×S) version, with the factor (π^{d/2}|S|^d/(2^dΓ(d/2+1)))^{2/r}.
 //   - [SSDerivBounded]: Theorem 4, kernel derivatives ∂^{p,q}k with bounded spectral support (T_{p,q}, C_{p,q}).
@@ -25,16 +24,16 @@
 //
 // Sutherland & Schneider, "On the error of random Fourier features", UAI 2015:
 //   - [SutherlandSchneider], [SutherlandBeta]: Proposition 1 for the cos/sin map,
-//     P(‖f̃‖_∞ ≥ ε) ≤ β_d(σ_pℓ/ε)^{2d/(d+2)} exp(−Dε²/(8(d+2)α_ε)) with D = 2m columns.
+//     P(‖f̃‖_∞ ≥ ε) ≤ β_d(σ_pℓ/ε)^{2d/(d+2)} exp(−Dε²/(8(d+2)α_ε)) with D = 2m columns; the constants are
+//     reconstructed from the paper's derivation (docs/conventions.md §8.10).
 //
-// Munkhoeva, Kapushev, Burnaev & Oseledets, "Quadrature-based features for kernel approximation", NeurIPS 2018
-// (001_*):
+// Munkhoeva, Kapushev, Burnaev & Oseledets, "Quadrature-based features for kernel approximation", NeurIPS 2018:
 //   - [Quadrature], [QuadratureBeta]: Proposition 3.1 (SR(3,3) rules), D ≥ 8M²(d+1)/ε²[(2/(1+1/d))log(σ_p lκμ/ε) +
 //     log(β_d/δ)].
 //   - [QuadratureRFF]: the RFF counterpart printed after Proposition 3.1.
 //   - [KRR]: Proposition 3.2, the points needed for a kernel ridge prediction error ε, over any uniform kernel bound.
 //
-// Brault, Heinonen & d'Alché-Buc, "Random Fourier features for operator-valued kernels", ACML 2016 (000_*; docs/conventions.md §4):
+// Brault, Heinonen & d'Alché-Buc, "Random Fourier features for operator-valued kernels", ACML 2016 (docs/conventions.md §4):
 //   - [ORFF]: Theorem 10, the uniform spectral-norm error of ORFF maps; [ORFF.Variance]: Proposition 12;
 //     [OVKConstants]: E[A], V[A], ‖‖A(ω)‖₂‖_ψ₁⁻¹ and the other constants for the Gaussian curl-free, div-free and
 //     decomposable kernels.
@@ -58,7 +57,7 @@
 //     the RBF kernel" holds only when l ≤ σ_k: M = sup_ρ |1 − cos(ρ zᵀδ/σ_k)|/ρ² = l²/(2σ_k²); the default is
 //     max(½, l²/(2σ_k²)).
 //   - Proposition 3.2's (λ₀+1) assumes |k| ≤ 1 (κ = 1 in its ‖k_x‖_∞ ≤ κ); the paper reuses κ for sup|φ|.
-//   - ORFF: the div-free V[A] is printed as d(4d−3)I/σ⁴ (and in docs/conventions.md §4); the exact value is 3(d−1)I/σ⁴. The
+//   - ORFF: the div-free V[A] is printed as d(4d−3)I/σ⁴; the exact value is 3(d−1)I/σ⁴ (docs/conventions.md §8.9). The
 //     printed (larger, so still valid) value is the default; ORFF.ExactVariance selects the exact one. The worked
 //     examples after Proposition 12 omit its K₀(0)E[A] term; the Proposition as stated is implemented. Theorem 10's
 //     printed ū = 2m log(2^{3/2}(m/b)²) is not scale-invariant (m ~ 1/σ², b ~ 1/σ⁴) and turns negative for small σ;

@@ -16,7 +16,7 @@ import (
 //	V[A] exact     (d+1)I/σ⁴                  3(d−1)I/σ⁴                      0
 //	‖‖A‖₂‖_ψ₁⁻¹    (σ²/2)(1 − 4^{−1/d})        (σ²/2)(1 − 4^{−1/d})             ln 2/‖A‖₂
 //
-// V[X] = E[(X − E X)²]. The printed div-free variance d(4d−3)/σ⁴ (paper §4.3, repeated in docs/conventions.md §4) is not the
+// V[X] = E[(X − E X)²]. The printed div-free variance d(4d−3)/σ⁴ (paper §4.3; docs/conventions.md §8.9) is not the
 // variance: A = ‖ω‖²P with P the projector on ω^⊥, so A² = ‖ω‖²A, E[A²] = (d+2)(d−1)I/σ⁴ and V[A] = 3(d−1)I/σ⁴
 // (checked by Monte Carlo in the tests). The printed value is larger, so bounds that use it stay valid (looser).
 // ‖A(ω)‖₂ = ‖ω‖² ~ Gamma(d/2, 2/σ²) for both curl- and div-free, whose MGF (1 − 2t/σ²)^{−d/2} equals 2 at
@@ -25,7 +25,7 @@ type OVKConst struct {
 	Kind      string
 	Outputs   int     // p: d for curl/div-free, the given output count for decomposable
 	EA        float64 // E[A] = EA·I (‖A‖₂ for decomposable)
-	VarA      float64 // ‖V[A]‖₂ as printed in the paper and docs/conventions.md §4
+	VarA      float64 // ‖V[A]‖₂ as printed in the paper (docs/conventions.md §8.9)
 	VarAExact float64 // ‖V[A]‖₂ computed exactly
 	InvPsi1   float64 // ‖‖A(ω)‖₂‖_ψ₁⁻¹
 	Psi1      float64 // ‖‖A(ω)‖₂‖_ψ₁

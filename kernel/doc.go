@@ -24,6 +24,6 @@
 //
 // Exact Gram matrices ([Gram], [GramDense]) of the Gaussian and Matérn kernels take their squared distances from one
 // matrix product, ‖x‖² + ‖y‖² − 2XYᵀ, on the BLAS backend of internal/linalg (OpenBLAS when present), and recompute
-// directly the pairs where cancellation could cost more than a relative 1e-12; at d = 784 this is about 10× faster
-// than the pairwise loop (BenchmarkGram), which the other kernels use.
+// directly the pairs where cancellation could cost more than a relative 1e-12. At large d this is much faster than
+// the pairwise loop the other kernels use (BenchmarkGram; docs/performance.md).
 package kernel

@@ -54,8 +54,8 @@
 // (like Theorem 10's) lives in package bound. For the Gaussian curl-free kernel E[A] = I/σ² and
 // V[A] = E[(A − E A)²] = (d+1)I/σ⁴ (paper §4.3); for the divergence-free one E[A] = (d−1)I/σ² and
 // V[A] = 3(d−1)I/σ⁴, since A² = ‖ω‖⁴I − ‖ω‖²ωωᵀ, E‖ω‖⁴ = d(d+2)/σ⁴ and E[‖ω‖²ωωᵀ] = (d+2)I/σ⁴. The paper §4.3 and
-// docs/conventions.md §4 print d(4d−3)I/σ⁴, which TestMomentsOfA and TestVarianceAtZero refute by Monte Carlo (it overstates the
-// variance, so bounds using it remain valid but are looser).
+// The paper §4.3 prints d(4d−3)I/σ⁴, which TestMomentsOfA and TestVarianceAtZero refute by Monte Carlo (it overstates
+// the variance, so bounds using it remain valid but are looser; docs/conventions.md §8.9).
 //
 // Kernels and maps are immutable and safe for concurrent use; maps are deterministic for their seed and draw their
 // points exactly as package feature does, so a decomposable map with A = I is p copies of feature's scalar map.

@@ -98,7 +98,7 @@ func TestFactorB(t *testing.T) {
 // TestMomentsOfA checks docs/conventions.md §4's E[A] and V[A] = E[(A − E A)²] for ω ~ N(0, σ⁻²I) by Monte Carlo over the points
 // of a large G map, within 5 standard errors: E[A^curl] = I/σ², V[A^curl] = (d+1)I/σ⁴, E[A^div] = (d−1)I/σ². For the
 // divergence-free kernel V[A] = 3(d−1)I/σ⁴ (A² = ‖ω‖⁴I − ‖ω‖²ωωᵀ, E‖ω‖⁴ = d(d+2)/σ⁴, E[‖ω‖²ωωᵀ] = (d+2)I/σ⁴), not
-// the d(4d−3)I/σ⁴ printed in the ORFF paper §4.3 and docs/conventions.md §4; the test pins the former.
+// the d(4d−3)I/σ⁴ printed in the ORFF paper §4.3 (docs/conventions.md §8.9); the test pins the former.
 func TestMomentsOfA(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Monte Carlo over 2·10⁵ points")

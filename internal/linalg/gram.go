@@ -38,12 +38,9 @@ const (
 // a Gram matrix over blocks of rows (beta = 1) gives the bits of one call on
 // all the rows, as on the portable path. It can differ from gonum's Dsyrk in
 // the last bits (FMA rounding), within the usual bound
-// γ_{k+2}·(|alpha|·Σ_l |a_li·a_lj| + |beta·C_ij|). Measured on the 2-core
-// AMD EPYC (Zen 3) test machine, best of several runs on a machine shared with
-// other jobs (n²k flops): n = 2048 with k = 256 at 84 GFLOP/s on 2 goroutines
-// (43 on one), k = 2048 at 84, n = 8192, k = 256 at 87; the portable path
-// reached 16, 15 and 16 in the same conditions, gonum's Dsyrk 7.5 and 3.5
-// (BenchmarkGramGo; details in doc.go).
+// γ_{k+2}·(|alpha|·Σ_l |a_li·a_lj| + |beta·C_ij|). It runs at about the
+// rate of OpenBLAS's dsyrk, five times the portable path and ten or more times
+// gonum's Dsyrk (BenchmarkGramGo; figures in docs/performance.md).
 //
 // Elsewhere it is gonum's Dsyrk loop (one axpy of a row of A into a row of C
 // per row of A, on gonum's assembly axpy) tiled for the cache and run in

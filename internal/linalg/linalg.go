@@ -71,9 +71,9 @@ func SolveCholesky(n, nrhs int, u []float64, ldu int, b []float64, ldb int) erro
 // symmetric n×n matrix whose upper triangle is in a (row-major, stride n); a is
 // not modified. vectors is n×n row-major with the eigenvector of values[j] in
 // column j, orthonormal. On OpenBLAS it runs LAPACK's divide-and-conquer
-// dsyevd; in pure Go gonum's Dsyev algorithm with faster rotations, about 16×
-// slower than dsyevd at n = 2048 (28 s against 1.7 s in one run on the 2-core
-// machine, see the package documentation). It returns an error for bad
+// dsyevd; in pure Go gonum's Dsyev algorithm with faster rotations, which is
+// an order of magnitude slower than dsyevd at n in the thousands
+// (docs/performance.md). It returns an error for bad
 // dimensions, NaN or Inf in the upper triangle, or if the iteration fails to
 // converge.
 func EigenSym(n int, a []float64) (values, vectors []float64, err error) {
