@@ -52,10 +52,6 @@ type Header struct {
 	Names     []string `json:"names,omitempty"`    // names of the input columns
 	// Preprocess is the preprocessing of the inputs, applied before the map.
 	Preprocess *dataset.Scaler `json:"preprocess,omitempty"`
-	// OutputScale (version 2) divides the raw targets of a vector field before fitting; predictions are multiplied
-	// back. It is set when the inputs were scaled by one common factor, so that the fitted field is the exact
-	// curl-/divergence-free field in the raw coordinates.
-	OutputScale float64 `json:"output_scale,omitempty"`
 	// OVK names the operator-valued kernel of a vector-valued model ("decomposable", "curl-free", "div-free",
 	// "helmholtz:w"); such a model has Outputs = p, Theta of length Features (θ of the ORFF map, Features = 2·D·p')
 	// and Probe of length Outputs·Features (the map's Φ̃(probe)ᵀ). A is the p×p matrix of a decomposable kernel,
@@ -395,8 +391,6 @@ func (m *Model) Check() error {
 		return fmt.Errorf("model: λ = %v", h.Lambda)
 	case !(h.Sigma >= 0) || math.IsInf(h.Sigma, 0):
 		return fmt.Errorf("model: σ = %v", h.Sigma)
-	case h.OutputScale < 0 || math.IsNaN(h.OutputScale) || math.IsInf(h.OutputScale, 0):
-		return fmt.Errorf("model: output scale %v", h.OutputScale)
 	case h.Kernel == "":
 		return errors.New("model: no kernel")
 	case len(m.Bias) != h.Outputs:
@@ -450,9 +444,6 @@ func (m *Model) checkKind() error {
 		}
 	} else if h.A != nil || h.Rank != 0 || m.B != nil {
 		return errors.New("model: a scalar model with operator-valued parameters (A, rank or B)")
-	}
-	if h.OutputScale != 0 && h.OVK == "" {
-		return errors.New("model: an output scale on a scalar model")
 	}
 	if h.Exact {
 		switch {

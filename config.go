@@ -1,0 +1,236 @@
+package rff
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/ovk"
+	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
+)
+
+// Config is what to fit. The zero value of a string or count field means its documented default; numbers that
+// have a meaningful zero (Lambda, Seed) are taken as given.
+type Config struct {
+	// Task is "regression" (the default), "classification" (one-hot or simplex-coded targets, or a hinge or
+	// logistic loss) or "hermite" (regression from observed values and partial derivatives: FitHermite).
+	Task string
+	// Kernel is a kernel name of package kernel (default "gaussian"); vector-valued models (OVK) use a Gaussian.
+	Kernel string
+	// Sigma is the bandwidth σ of a shift-invariant kernel in the preprocessed coordinates; 0 means σ = √(d/2)
+	// (γ = 1/(2σ²) = 1/d). Arc-cosine kernels have none.
+	Sigma float64
+	// Rule draws the points (package rule names; default "sr-butterfly").
+	Rule string
+	// Points is the number of points D (default 1024). Cos/sin maps have 2D features; SR rules round D up to whole
+	// rules of d+1 points (docs/conventions.md §3.6).
+	Points int
+	// Form is "cossin" (the default: [√w cos ωᵀx, √w sin ωᵀx], 2D columns) or "cosphase" (√(2w) cos(ωᵀx + b), D
+	// columns).
+	Form string
+	// Lambda is the ridge penalty λ ≥ 0 of (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖², taken as given (0 is no penalty).
+	Lambda float64
+	// CV, when ≥ 2, chooses λ among Lambdas by CV-fold cross-validation (squared loss on scalar features).
+	CV      int
+	Lambdas []float64
+	// Loss is the classification loss: "squared" (the default: ridge on coded targets), "hinge", "squared-hinge"
+	// (linear SVM) or "logistic".
+	Loss string
+	// Encoding codes classes for the squared loss: "onehot" (the default) or "simplex" (k−1 outputs).
+	Encoding string
+	// Solver is "cholesky" (the default) or "cg" for scalar ridge; for vector-valued models "auto" (the default),
+	// "closed-form", "cholesky", "cg" or "lbfgs".
+	Solver string
+	// Precision is the arithmetic of ZᵀZ for the squared loss on features held in memory: "double" (the default),
+	// "mixed" or "auto" (learn.Precision).
+	Precision string
+	// Exact fits exact kernel ridge regression on the N×N Gram matrix instead of features.
+	Exact bool
+	// Preprocess is a comma list of dataset steps fitted on the training inputs and stored in the model
+	// ("standardize", "minmax", "maxscale", "isotropic", "none"). The default is "standardize", and "isotropic" for
+	// curl-free, divergence-free and Helmholtz kernels, which accept only steps that scale every input by one common
+	// factor: then the fitted field is curl-/divergence-free in the raw coordinates too.
+	Preprocess string
+	// OVK selects vector-valued regression with an operator-valued kernel: "decomposable", "curl-free", "div-free"
+	// or "helmholtz:w" (docs/conventions.md §4). Targets names the output columns of the data, which must be
+	// loaded with no target column.
+	OVK     string
+	Targets []string
+	// A is the output matrix of a decomposable kernel: "identity" (the default), "covariance" (of the training
+	// targets) or given as AMatrix (p×p, row-major, symmetric positive semi-definite).
+	A       string
+	AMatrix []float64
+	// Seed seeds the points (and the SVM's visiting order): the same seed gives the same model bytes.
+	Seed uint64
+	// Progress, when not nil, receives progress bars while it is a terminal.
+	Progress io.Writer
+}
+
+// settings is a validated Config with its defaults filled in.
+type settings struct {
+	Config
+	rule      rule.Rule
+	form      feature.Form
+	loss      learn.Loss
+	solver    learn.Solver
+	ovkSolver vector.Solver
+	precision learn.Precision
+	steps     []dataset.Step
+	field     bool // curl-free, divergence-free or Helmholtz
+}
+
+// resolve validates c and fills in the defaults.
+func (c Config) resolve() (*settings, error) {
+	s := &settings{Config: c}
+	def := func(p *string, v string) {
+		if strings.TrimSpace(*p) == "" {
+			*p = v
+		}
+	}
+	def(&s.Task, "regression")
+	def(&s.Kernel, "gaussian")
+	def(&s.Rule, "sr-butterfly")
+	def(&s.Form, "cossin")
+	def(&s.Loss, "squared")
+	def(&s.Encoding, "onehot")
+	if s.Points == 0 {
+		s.Points = 1024
+	}
+	var err error
+	switch {
+	case s.Task != "regression" && s.Task != "classification" && s.Task != "hermite":
+		return nil, fmt.Errorf("task %q: want regression, classification or hermite", s.Task)
+	case s.Points < 1:
+		return nil, fmt.Errorf("points D = %d: want at least 1", s.Points)
+	case !(s.Lambda >= 0) || math.IsInf(s.Lambda, 0):
+		return nil, fmt.Errorf("λ = %v: want a finite λ ≥ 0", s.Lambda)
+	case s.Sigma < 0 || math.IsNaN(s.Sigma) || math.IsInf(s.Sigma, 0):
+		return nil, fmt.Errorf("σ = %v: want a positive bandwidth (or 0 for the default)", s.Sigma)
+	case s.Encoding != "onehot" && s.Encoding != "simplex":
+		return nil, fmt.Errorf("encoding %q: want onehot or simplex", s.Encoding)
+	}
+	if _, err := kernel.New(s.Kernel, 1); err != nil {
+		return nil, err
+	}
+	if s.rule, err = rule.Parse(s.Rule); err != nil {
+		return nil, err
+	}
+	s.Rule = s.rule.Name()
+	switch s.Form {
+	case "cossin":
+	case "cosphase":
+		s.form = feature.CosPhase
+	default:
+		return nil, fmt.Errorf("form %q: want cossin or cosphase", s.Form)
+	}
+	if s.loss, err = learn.ParseLoss(s.Loss); err != nil {
+		return nil, err
+	}
+	s.Loss = s.loss.String()
+	if s.loss != learn.Squared {
+		switch {
+		case s.Task != "classification":
+			return nil, fmt.Errorf("the %s loss needs the classification task", s.loss)
+		case s.Exact:
+			return nil, fmt.Errorf("the %s loss is not available for exact models (they use the squared loss)", s.loss)
+		case s.CV != 0:
+			return nil, fmt.Errorf("cross-validation selects λ for the squared loss only; give λ with the %s loss", s.loss)
+		case s.Encoding != "onehot":
+			return nil, fmt.Errorf("the %s encoding is for the squared loss; the %s loss trains one-vs-rest", s.Encoding, s.loss)
+		case !(s.Lambda > 0):
+			return nil, fmt.Errorf("the %s loss needs λ > 0", s.loss)
+		}
+	}
+	if s.precision, err = learn.ParsePrecision(orDefault(s.Precision, "double")); err != nil {
+		return nil, err
+	}
+	if s.CV != 0 {
+		switch {
+		case s.CV < 2:
+			return nil, fmt.Errorf("cross-validation needs at least 2 folds, got %d", s.CV)
+		case s.Exact || s.OVK != "" || s.Task == "hermite":
+			return nil, fmt.Errorf("cross-validation is available for scalar models on features (not exact, vector-valued or hermite)")
+		case len(s.Lambdas) == 0:
+			return nil, fmt.Errorf("cross-validation needs a λ grid (Lambdas)")
+		}
+	}
+	if s.Task == "hermite" && (s.Exact || !(s.Lambda > 0)) {
+		return nil, fmt.Errorf("hermite models fit random features with λ > 0 (not exact)")
+	}
+	if s.OVK != "" {
+		if err := s.resolveOVK(); err != nil {
+			return nil, err
+		}
+	} else {
+		if len(s.Targets) > 0 || s.A != "" || s.AMatrix != nil {
+			return nil, fmt.Errorf("targets and the output matrix A belong to vector-valued (OVK) models")
+		}
+		switch orDefault(s.Solver, "cholesky") {
+		case "cholesky":
+			s.solver = learn.Cholesky
+		case "cg":
+			s.solver = learn.CG
+		default:
+			return nil, fmt.Errorf("solver %q: want cholesky or cg", s.Solver)
+		}
+	}
+	if s.precision == learn.Mixed && (s.Exact || s.OVK != "" || s.Task == "hermite" || s.loss != learn.Squared || s.solver != learn.Cholesky) {
+		return nil, fmt.Errorf("mixed precision is for the squared loss on random features with the Cholesky solver (not exact, vector-valued or hermite models)")
+	}
+	pre := s.Preprocess
+	if strings.TrimSpace(pre) == "" {
+		pre = "standardize"
+		if s.field {
+			pre = "isotropic"
+		}
+	}
+	if s.steps, err = dataset.ParseSteps(strings.ReplaceAll(pre, "paper", string(dataset.StepMaxScale))); err != nil {
+		return nil, err
+	}
+	if s.field {
+		for _, st := range s.steps {
+			if st == dataset.StepStandardize || st == dataset.StepMinMax {
+				return nil, fmt.Errorf("preprocessing %q scales each input column by its own factor, which breaks the curl-free/divergence-free structure of the %s kernel in the raw coordinates; use isotropic (the default), maxscale or none", st, s.OVK)
+			}
+		}
+	}
+	return s, nil
+}
+
+func (s *settings) resolveOVK() error {
+	k, err := ovk.Parse(s.OVK, 1, nil)
+	if err != nil && !strings.HasPrefix(strings.ToLower(s.OVK), "dec") {
+		return err
+	}
+	switch {
+	case len(s.Targets) == 0:
+		return fmt.Errorf("the %s kernel needs the target columns (Targets)", s.OVK)
+	case s.Task != "regression" || s.loss != learn.Squared || s.CV != 0:
+		return fmt.Errorf("vector-valued models fit regression with the squared loss and a fixed λ")
+	case s.Kernel != "gaussian":
+		return fmt.Errorf("vector-valued models use the Gaussian kernel, not %s", s.Kernel)
+	}
+	if k != nil && k.Kind() != ovk.Decomposable {
+		s.field = true
+		if s.A != "" || s.AMatrix != nil {
+			return fmt.Errorf("the output matrix A applies to the decomposable kernel only")
+		}
+	}
+	if s.ovkSolver, err = vector.ParseSolver(orDefault(s.Solver, "auto")); err != nil {
+		return err
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

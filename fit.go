@@ -1,0 +1,370 @@
+package rff
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/model"
+	"github.com/rffkit/rff/ovk"
+	"github.com/rffkit/rff/vector"
+)
+
+// Report says how a model was fitted.
+type Report struct {
+	N      int                `json:"n"`
+	Sigma  float64            `json:"sigma,omitempty"` // the bandwidth used
+	Lambda float64            `json:"lambda"`          // the λ used (chosen by CV when asked)
+	CV     *learn.CVResult    `json:"cv,omitempty"`
+	Solve  *learn.SolveStats  `json:"solve,omitempty"`
+	Phases map[string]float64 `json:"phases"` // seconds per phase
+}
+
+// Report returns how m was fitted, or nil for a loaded model.
+func (m *Model) Report() *Report { return m.report }
+
+// Fit fits a model on data. For scalar models data.Y holds the targets (numbers for regression; class labels or
+// numbers for classification); for vector-valued models (Config.OVK) the data are loaded without a target column
+// and Config.Targets names the output columns. The preprocessing is fitted on data and stored in the model; data
+// are not modified.
+func Fit(cfg Config, data *dataset.Data) (*Model, error) {
+	s, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if s.Task == "hermite" {
+		return nil, errors.New("hermite models are fitted by FitHermite")
+	}
+	return s.fit(data, nil, nil)
+}
+
+// FitHermite fits a regression model from observed values (length n, NaN where not observed) and partial derivatives
+// (n×d in the raw coordinates, NaN where not observed) at the rows of data, either of which may be nil: gradient-
+// enhanced ridge regression on derivative features (learn.Hermite). cfg.Task is set to "hermite".
+func FitHermite(cfg Config, data *dataset.Data, values, grads []float64) (*Model, error) {
+	cfg.Task = "hermite"
+	s, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if values == nil && grads == nil {
+		return nil, errors.New("hermite: give observed values, partial derivatives or both")
+	}
+	return s.fit(data, values, grads)
+}
+
+func checkData(data *dataset.Data) error {
+	switch {
+	case data == nil:
+		return errors.New("no data")
+	case data.N < 1 || data.D < 1:
+		return fmt.Errorf("no data rows or no input columns (%d×%d)", data.N, data.D)
+	case len(data.X) != data.N*data.D:
+		return fmt.Errorf("data hold %d values for %d rows × %d columns", len(data.X), data.N, data.D)
+	case data.Names != nil && len(data.Names) != data.D:
+		return fmt.Errorf("data have %d column names for %d columns", len(data.Names), data.D)
+	case data.Y != nil && len(data.Y) != data.N:
+		return fmt.Errorf("data have %d targets for %d rows", len(data.Y), data.N)
+	}
+	return nil
+}
+
+func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, error) {
+	if err := checkData(data); err != nil {
+		return nil, err
+	}
+	rep := &Report{N: data.N, Phases: map[string]float64{}}
+	t0 := time.Now()
+	raw := *data
+	var Yovk []float64
+	if s.OVK != "" {
+		if data.Y != nil {
+			return nil, errors.New("vector-valued models take their targets from the columns named in Targets; load the data without a target column")
+		}
+		var err error
+		targets := append([]string(nil), s.Targets...)
+		if Yovk, err = splitColumns(&raw, targets); err != nil {
+			return nil, err
+		}
+		s.Targets = targets
+	} else if s.Task != "hermite" && data.Y == nil {
+		return nil, errors.New("the data have no target column")
+	}
+	sc, err := dataset.FitScaler(raw.X, raw.N, raw.D, s.steps)
+	if err != nil {
+		return nil, err
+	}
+	X := append([]float64(nil), raw.X...)
+	sc.Apply(X, raw.N, raw.D)
+	n, d := raw.N, raw.D
+	names := raw.Names
+	if names == nil {
+		names = make([]string, d)
+		for j := range names {
+			names[j] = fmt.Sprintf("x%d", j+1)
+		}
+	}
+	sigma := s.Sigma
+	if sigma == 0 {
+		sigma = kernel.SigmaFromGamma(1 / float64(d))
+	}
+	k, err := kernel.New(s.Kernel, sigma)
+	if err != nil {
+		return nil, err
+	}
+	h := model.Header{Task: s.Task, Exact: s.Exact, Kernel: k.Name(), Seed: s.Seed, Dim: d, Intercept: true,
+		Lambda: s.Lambda, Names: names, Preprocess: sc}
+	if _, ok := k.(kernel.Spectral); ok {
+		h.Sigma, rep.Sigma = sigma, sigma
+	}
+	f := &model.Model{Version: model.Version}
+
+	// Targets.
+	var Y []float64
+	var cls []int
+	P := 1
+	switch {
+	case s.OVK != "":
+		P = len(s.Targets)
+		h.Targets = s.Targets
+	case s.Task == "classification":
+		coder := coderOf(data)
+		h.Labels = coder.labels
+		K := len(h.Labels)
+		if K < 2 {
+			return nil, fmt.Errorf("classification needs at least 2 classes, found %d", K)
+		}
+		if cls, err = classesOf(data, h.Labels); err != nil {
+			return nil, err
+		}
+		h.Loss = s.loss.String()
+		h.Targets = []string{orDefault(data.TargetName, "y")}
+		switch {
+		case s.loss != learn.Squared:
+			P, h.Encoding = K, "onehot"
+		case s.Encoding == "simplex":
+			Y, P, h.Encoding = learn.SimplexEncode(cls, K), K-1, "simplex"
+		default:
+			Y, P, h.Encoding = learn.OneHot(cls, K, false), K, "onehot"
+		}
+	case s.Task == "hermite":
+		h.Targets = []string{"f"}
+		if hgrads != nil {
+			if hgrads, err = gradsToScaled(hgrads, n, d, sc); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		if data.Labels != nil {
+			return nil, fmt.Errorf("regression needs a numeric target; %q holds labels such as %q (use the classification task)", data.TargetName, data.Labels[0])
+		}
+		Y = data.Y
+		h.Targets = []string{orDefault(data.TargetName, "y")}
+	}
+	h.Outputs = P
+	rep.Phases["load"] = time.Since(t0).Seconds()
+
+	t1 := time.Now()
+	if s.OVK != "" {
+		if err := s.fitOVK(&h, f, rep, X, n, d, Yovk); err != nil {
+			return nil, err
+		}
+	} else if s.Exact {
+		fit, err := learn.KRR{Kernel: k, Lambda: s.Lambda, Intercept: true}.Fit(X, n, d, Y, P)
+		if err != nil {
+			return nil, err
+		}
+		f.TrainX, f.Alpha, f.Bias = fit.X, fit.Alpha, fit.Bias
+		rep.Phases["gram+solve"] = time.Since(t1).Seconds()
+	} else {
+		fmap, err := feature.New(k, s.rule, d, s.Points, s.Seed, feature.WithForm(s.form))
+		if err != nil {
+			return nil, err
+		}
+		if s.CV != 0 {
+			tc := time.Now()
+			res, err := learn.CrossValidate(fmap, X, n, Y, P, s.CV, s.Lambdas, true)
+			if err != nil {
+				return nil, err
+			}
+			rep.CV, s.Lambda, h.Lambda = res, res.Best, res.Best
+			rep.Phases["cv"] = time.Since(tc).Seconds()
+		}
+		var fit *learn.Fit
+		if s.Task == "hermite" {
+			fit, err = learn.Hermite{Lambda: s.Lambda, Intercept: hvals != nil}.Fit(fmap, X, n, hvals, hgrads)
+			rep.Phases["features+gram+solve"] = time.Since(t1).Seconds()
+		} else {
+			fit, err = s.fitFeatures(fmap, X, n, Y, P, cls, rep)
+		}
+		if err != nil {
+			return nil, err
+		}
+		f.Theta, f.Bias = fit.Theta, fit.Bias
+		setMap(&h, f, fmap, s.Form)
+	}
+	rep.Lambda = h.Lambda
+	rep.Phases["fit"] = time.Since(t1).Seconds()
+	f.Header = h
+	m, err := fromFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("the fitted model does not check (a bug, please report it): %w", err)
+	}
+	m.report = rep
+	return m, nil
+}
+
+// setMap stores the explicit parameters of fmap and the probe features its rebuilt form computes in the file.
+func setMap(h *model.Header, f *model.Model, fmap *feature.Map, form string) {
+	p := fmap.Params()
+	h.Rule, h.Points, h.Features, h.Zero = p.Rule, p.Points, fmap.Features(), p.Zero
+	h.Form = form
+	if _, ok := fmap.Kernel().(kernel.Pointwise); ok {
+		h.Form = "cossin"
+	}
+	f.W, f.Scale, f.Weights, f.Phase = p.W, p.Scale, p.Weights, p.Phase
+	explicit, _ := feature.FromParams(fmap.Kernel(), p) // cannot fail: the parameters come from a map
+	f.Probe = make([]float64, fmap.Features())
+	explicit.TransformBlock(f.Probe, model.ProbeInput(p.Dim), 1, nil)
+}
+
+// fitFeatures fits the linear model on the features of X: ridge for the squared loss, the SVM or logistic
+// classifier on the in-memory features otherwise.
+func (s *settings) fitFeatures(fmap *feature.Map, X []float64, n int, Y []float64, P int, cls []int, rep *Report) (*learn.Fit, error) {
+	if s.loss == learn.Squared {
+		tg := time.Now()
+		bar := progress.New(s.Progress, "features+gram", n)
+		fit, err := learn.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.solver, Precision: s.precision, Progress: bar.Add}.FitMap(fmap, X, n, Y, P)
+		bar.Done()
+		if err != nil {
+			return nil, err
+		}
+		rep.Phases["features+gram"] = time.Since(tg).Seconds() - fit.Stats.Seconds
+		rep.Phases["solve"] = fit.Stats.Seconds
+		rep.Solve = &fit.Stats
+		return fit, nil
+	}
+	tf := time.Now()
+	Z, err := learn.Features(fmap, X, n, 0)
+	if err != nil {
+		return nil, err
+	}
+	rep.Phases["features"] = time.Since(tf).Seconds()
+	ts := time.Now()
+	bar := progress.New(s.Progress, s.loss.String()+" iterations", 0)
+	fit, err := learn.Classifier{Loss: s.loss, Lambda: s.Lambda, Seed: s.Seed, Progress: bar.Add}.Fit(Z, n, fmap.Features(), cls, P)
+	bar.Done()
+	rep.Phases["solve"] = time.Since(ts).Seconds()
+	return fit, err
+}
+
+// fitOVK fits a vector-valued model on the preprocessed inputs X and the targets Y (n×p).
+func (s *settings) fitOVK(h *model.Header, f *model.Model, rep *Report, X []float64, n, d int, Y []float64) error {
+	p := len(s.Targets)
+	var A *mat.SymDense
+	dec := false
+	if k, err := ovk.Parse(s.OVK, 1, nil); err != nil || k.Kind() == ovk.Decomposable {
+		dec = true
+		var err error
+		if A, err = outputMatrix(s.A, s.AMatrix, Y, n, p); err != nil {
+			return err
+		}
+	}
+	k, err := ovk.Parse(s.OVK, h.Sigma, A)
+	if err != nil {
+		return err
+	}
+	if q, err := k.Outputs(d); err != nil {
+		return err
+	} else if q != p {
+		return fmt.Errorf("the %s kernel on %d inputs has %d outputs, but %d target columns are named", s.OVK, d, q, p)
+	}
+	h.OVK, h.Kernel = k.Name(), "gaussian"
+	if dec {
+		h.A = append([]float64(nil), A.RawSymmetric().Data...)
+	}
+	if s.Exact {
+		fit, err := vector.KRR{Kernel: k, Lambda: s.Lambda, Intercept: true}.Fit(X, n, d, Y)
+		if err != nil {
+			return err
+		}
+		f.TrainX, f.Alpha, f.Bias = fit.X, fit.Alpha, fit.Bias
+		rep.Phases["gram+solve"] = fit.Stats.Seconds
+		return nil
+	}
+	fm, err := ovk.New(k, s.rule, d, s.Points, s.Seed)
+	if err != nil {
+		return err
+	}
+	fit, err := vector.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.ovkSolver}.Fit(fm, X, n, Y)
+	if err != nil {
+		return err
+	}
+	rep.Phases[fit.Stats.Method] = fit.Stats.Seconds
+	pp := fm.Params()
+	h.Rule, h.Points, h.Features, h.Rank, h.Zero = pp.Rule, pp.Points, fm.Features(), pp.Rank, pp.Zero
+	f.W, f.Scale, f.Weights, f.B = pp.W, pp.Scale, pp.Weights, pp.B
+	f.Theta, f.Bias = fit.Theta, fit.Bias
+	explicit, err := ovk.FromParams(k, pp)
+	if err != nil {
+		return err
+	}
+	f.Probe = make([]float64, p*fm.Features())
+	explicit.TransformBlock(f.Probe, model.ProbeInput(d), 1, nil)
+	return nil
+}
+
+// outputMatrix returns a decomposable kernel's A: the identity, the covariance of the training targets, or given.
+func outputMatrix(spec string, given []float64, Y []float64, n, p int) (*mat.SymDense, error) {
+	if given != nil {
+		if len(given) != p*p {
+			return nil, fmt.Errorf("the output matrix A has %d entries for %d outputs", len(given), p)
+		}
+		for i := range p {
+			for j := range p {
+				v := given[i*p+j]
+				if math.IsNaN(v) || math.IsInf(v, 0) || v != given[j*p+i] {
+					return nil, fmt.Errorf("the output matrix A must be symmetric and finite (row %d, column %d)", i+1, j+1)
+				}
+			}
+		}
+		return mat.NewSymDense(p, append([]float64(nil), given...)), nil
+	}
+	switch orDefault(spec, "identity") {
+	case "identity":
+		A := mat.NewSymDense(p, nil)
+		for i := range p {
+			A.SetSym(i, i, 1)
+		}
+		return A, nil
+	case "covariance":
+		return ovk.OutputCovariance(Y, n, p)
+	}
+	return nil, fmt.Errorf("output matrix %q: want identity or covariance, or give the matrix", spec)
+}
+
+// gradsToScaled converts observed partial derivatives in the raw coordinates to the preprocessed ones:
+// ∂f/∂x'_j = (∂f/∂x_j)/c_j for x'_j = a_j + c_j·x_j.
+func gradsToScaled(grads []float64, n, d int, sc *dataset.Scaler) ([]float64, error) {
+	if len(grads) != n*d {
+		return nil, fmt.Errorf("hermite: %d partial derivatives for %d rows × %d columns", len(grads), n, d)
+	}
+	m := &Model{file: &model.Model{Header: model.Header{Dim: d}}, scaler: sc}
+	c := m.inputScale()
+	out := make([]float64, len(grads))
+	for i, g := range grads {
+		if c[i%d] == 0 || math.IsInf(c[i%d], 0) {
+			return nil, fmt.Errorf("hermite: input column %d is constant; its derivative cannot be learned", i%d+1)
+		}
+		out[i] = g / c[i%d]
+	}
+	return out, nil
+}

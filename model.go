@@ -1,0 +1,405 @@
+package rff
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/model"
+	"github.com/rffkit/rff/ovk"
+	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
+)
+
+// Model is a fitted model: the preprocessing of the inputs, the feature map (or the training rows of an exact
+// model), the learned weights, and the names of the inputs, targets and classes. It predicts, describes itself and
+// saves; it is immutable and safe for concurrent use. A model fitted in memory and the same model saved and loaded
+// predict the same bits.
+type Model struct {
+	file   *model.Model // configuration and arrays, as stored
+	scaler *dataset.Scaler
+
+	fmap *feature.Map // scalar feature models
+	fit  *learn.Fit
+	krr  *learn.KRRFit // exact scalar models
+
+	omap *ovk.Map // vector-valued feature models
+	ofit *vector.Fit
+	okrr *vector.KRRFit // exact vector-valued models
+
+	report *Report // how the model was fitted (nil for a loaded model)
+}
+
+// Info describes a model.
+type Info struct {
+	Task       string   `json:"task"`
+	Kernel     string   `json:"kernel"`
+	Sigma      float64  `json:"sigma,omitempty"`
+	OVK        string   `json:"ovk,omitempty"`
+	Exact      bool     `json:"exact,omitempty"`
+	Rule       string   `json:"rule,omitempty"`
+	Points     int      `json:"points,omitempty"`   // D, the number of points drawn
+	Features   int      `json:"features,omitempty"` // F, the length of a feature vector
+	Form       string   `json:"form,omitempty"`
+	Lambda     float64  `json:"lambda"`
+	Loss       string   `json:"loss,omitempty"`
+	Encoding   string   `json:"encoding,omitempty"`
+	Inputs     []string `json:"inputs"`            // input column names, in the model's order
+	Targets    []string `json:"targets,omitempty"` // target names (regression)
+	Labels     []string `json:"labels,omitempty"`  // class names (classification)
+	Outputs    int      `json:"outputs"`
+	Preprocess []string `json:"preprocess,omitempty"`
+	Seed       uint64   `json:"seed"`
+	Version    int      `json:"format_version,omitempty"` // the model file version it was read from
+}
+
+// Info describes m.
+func (m *Model) Info() Info {
+	h := m.file.Header
+	in := Info{Task: h.Task, Kernel: h.Kernel, Sigma: h.Sigma, OVK: h.OVK, Exact: h.Exact, Rule: h.Rule,
+		Points: h.Points, Features: h.Features, Form: h.Form, Lambda: h.Lambda, Loss: h.Loss, Encoding: h.Encoding,
+		Inputs: m.inputNames(), Targets: h.Targets, Labels: h.Labels, Outputs: h.Outputs, Seed: h.Seed,
+		Version: m.file.Version}
+	if m.scaler != nil {
+		for _, st := range m.scaler.Steps {
+			in.Preprocess = append(in.Preprocess, string(st))
+		}
+	}
+	return in
+}
+
+// String is a one-line summary: task, kernel, σ, map, λ and preprocessing.
+func (m *Model) String() string {
+	in := m.Info()
+	what := fmt.Sprintf("%s features (D = %d points, %d columns)", in.Rule, in.Points, in.Features)
+	if in.Exact {
+		what = "exact kernel ridge regression"
+	}
+	if in.OVK != "" {
+		what = in.OVK + " operator-valued kernel, " + what
+	}
+	s := fmt.Sprintf("%s: kernel %s", in.Task, in.Kernel)
+	if in.Sigma > 0 {
+		s += fmt.Sprintf(" (σ = %.4g)", in.Sigma)
+	}
+	s += fmt.Sprintf(", %s, λ = %.3g", what, in.Lambda)
+	if in.Loss != "" && in.Loss != "squared" {
+		s += ", loss " + in.Loss
+	}
+	pre := "none"
+	if len(in.Preprocess) > 0 {
+		pre = fmt.Sprint(in.Preprocess)
+	}
+	return s + ", preprocessing " + pre
+}
+
+func (m *Model) inputNames() []string {
+	if m.file.Names != nil {
+		return m.file.Names
+	}
+	names := make([]string, m.file.Dim)
+	for j := range names {
+		names[j] = fmt.Sprintf("x%d", j+1)
+	}
+	return names
+}
+
+// fromFile builds the predictor of a model file: it rebuilds the map from the explicit parameters (version 2) or
+// redraws it from the seed (version 1), and checks it against the stored probe features.
+func fromFile(f *model.Model) (*Model, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	h := f.Header
+	m := &Model{file: f, scaler: h.Preprocess}
+	if h.OVK != "" {
+		return m, m.buildOVK()
+	}
+	k, err := kernel.New(h.Kernel, h.Sigma)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if h.Exact {
+		m.krr = &learn.KRRFit{Kernel: k, X: f.TrainX, N: len(f.TrainX) / h.Dim, Dim: h.Dim, P: h.Outputs,
+			Alpha: f.Alpha, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
+		return m, nil
+	}
+	form := feature.CosSin
+	if h.Form == "cosphase" {
+		form = feature.CosPhase
+	}
+	if f.Version == 1 {
+		r, err := rule.Parse(h.Rule)
+		if err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+		if m.fmap, err = feature.New(k, r, h.Dim, h.Points, h.Seed, feature.WithForm(form)); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+	} else {
+		p := feature.Params{Rule: h.Rule, Form: form, Dim: h.Dim, Points: h.Points, W: f.W, Scale: f.Scale,
+			Weights: f.Weights, Zero: h.Zero, Phase: f.Phase}
+		if m.fmap, err = feature.FromParams(k, p); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+	}
+	if m.fmap.Features() != h.Features {
+		return nil, fmt.Errorf("model: the map has %d features, the file says %d", m.fmap.Features(), h.Features)
+	}
+	probe := make([]float64, h.Features)
+	m.fmap.TransformBlock(probe, model.ProbeInput(h.Dim), 1, nil)
+	if err := m.checkProbe(probe, 1); err != nil {
+		return nil, err
+	}
+	m.fit = &learn.Fit{F: h.Features, P: h.Outputs, Theta: f.Theta, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
+	return m, nil
+}
+
+func (m *Model) buildOVK() error {
+	f, h := m.file, m.file.Header
+	var A mat.Symmetric
+	if h.A != nil {
+		A = mat.NewSymDense(h.Outputs, append([]float64(nil), h.A...))
+	}
+	k, err := ovk.Parse(h.OVK, h.Sigma, A)
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	if p, err := k.Outputs(h.Dim); err != nil || p != h.Outputs {
+		return fmt.Errorf("model: the %s kernel on %d inputs does not have the file's %d outputs", h.OVK, h.Dim, h.Outputs)
+	}
+	if h.Exact {
+		m.okrr = &vector.KRRFit{Kernel: k, X: f.TrainX, N: len(f.TrainX) / h.Dim, Dim: h.Dim, P: h.Outputs,
+			Alpha: f.Alpha, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
+		return nil
+	}
+	if f.Version == 1 {
+		r, err := rule.Parse(h.Rule)
+		if err != nil {
+			return fmt.Errorf("model: %w", err)
+		}
+		if m.omap, err = ovk.New(k, r, h.Dim, h.Points, h.Seed); err != nil {
+			return fmt.Errorf("model: %w", err)
+		}
+	} else {
+		p := ovk.Params{Rule: h.Rule, Dim: h.Dim, Points: h.Points, Rank: h.Rank, W: f.W, Scale: f.Scale,
+			Weights: f.Weights, Zero: h.Zero, B: f.B}
+		if m.omap, err = ovk.FromParams(k, p); err != nil {
+			return fmt.Errorf("model: %w", err)
+		}
+	}
+	if m.omap.Features() != h.Features {
+		return fmt.Errorf("model: the ORFF map has %d features, the file says %d", m.omap.Features(), h.Features)
+	}
+	probe := make([]float64, h.Outputs*h.Features)
+	m.omap.TransformBlock(probe, model.ProbeInput(h.Dim), 1, nil)
+	var bmax float64
+	for _, b := range m.omap.Params().B {
+		bmax = math.Max(bmax, math.Abs(b))
+	}
+	if err := m.checkProbe(probe, bmax); err != nil {
+		return err
+	}
+	m.ofit = &vector.Fit{F: h.Features, P: h.Outputs, Rank: m.omap.Rank(), Theta: f.Theta, Bias: f.Bias,
+		Lambda: h.Lambda, Intercept: h.Intercept}
+	return nil
+}
+
+// checkProbe compares the rebuilt map's features of the probe input with the stored ones. A version-1 map is
+// redrawn by this release and must give the same bits. A version-2 map computes from the stored points; only the
+// summation order of its projections ωᵀx may differ between machines (a matrix product on another backend), each by
+// at most 2d·u·Σ_i|ω_i x_i| (u the unit roundoff; two orders each within d·u of the exact sum), which moves a
+// feature √w·cos(ωᵀx) by at most √w times that, and an ORFF feature by max|B| times more.
+func (m *Model) checkProbe(probe []float64, bmax float64) error {
+	f, h := m.file, m.file.Header
+	mismatch := fmt.Errorf("model: the map rebuilt from the file does not reproduce its probe features; the file is damaged or was written for another kernel (%s, σ = %g)", h.Kernel, h.Sigma)
+	if f.Version == 1 {
+		for i, v := range probe {
+			if v != f.Probe[i] {
+				return fmt.Errorf("model: this rff draws different %s points for seed %d than the release that wrote the model; refit it", h.Rule, h.Seed)
+			}
+		}
+		return nil
+	}
+	x := model.ProbeInput(h.Dim)
+	n, d := h.Points, h.Dim
+	tol := make([]float64, n) // bound on |Δ feature| for point j
+	for j := range n {
+		var s float64
+		for i, xi := range x {
+			s += math.Abs(f.W[j*d+i] * xi)
+		}
+		if f.Scale != nil {
+			s *= math.Abs(f.Scale[j])
+		}
+		tol[j] = math.Sqrt(2*f.Weights[j]) * float64(2*d+4) * 0x1p-53 * s * math.Max(bmax, 1)
+	}
+	cols := len(probe) / h.Outputs
+	if h.OVK == "" {
+		cols = len(probe)
+	}
+	step := h.Kernel == "arccos0" // Θ jumps: a projection within rounding of 0 may flip
+	for i, v := range probe {
+		c := i % cols
+		j := c % n
+		if h.OVK != "" {
+			j = (c / h.Rank) % n
+		}
+		t := tol[j]
+		if step {
+			t = math.Max(t, math.Sqrt(2*f.Weights[j]))
+		}
+		if math.Abs(v-f.Probe[i]) > t+4*0x1p-53*math.Abs(v) {
+			return mismatch
+		}
+	}
+	return nil
+}
+
+// Prediction holds a model's outputs for n rows.
+type Prediction struct {
+	N       int
+	Outputs int
+	// Values are the n×Outputs outputs, row-major: the predicted targets of a regression (in the targets' units),
+	// the class scores of a classifier (one per class, or the k−1 simplex coordinates).
+	Values []float64
+	// Classes and Labels are the predicted class indices and names of a classifier (nil otherwise).
+	Classes []int
+	Labels  []string
+}
+
+// Predict predicts the rows of data. Input columns are matched by the names stored in the model (a permutation of
+// the columns gives the same predictions; extra columns such as a target are ignored; a missing column is an
+// error); data whose columns have generated names (a file without a header) must have exactly the model's columns.
+func (m *Model) Predict(data *dataset.Data) (*Prediction, error) {
+	X, err := m.inputs(data)
+	if err != nil {
+		return nil, err
+	}
+	return m.PredictRows(X, data.N)
+}
+
+// PredictRows predicts the n rows of X (n×d, row-major, the columns in the model's input order, raw: the model
+// applies its own preprocessing).
+func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
+	h := m.file.Header
+	if n < 0 || len(X) != n*h.Dim {
+		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
+	}
+	for i, v := range X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("row %d, column %d (%s) is %v", i/h.Dim+1, i%h.Dim+1, m.inputNames()[i%h.Dim], v)
+		}
+	}
+	Z := m.preprocess(X, n)
+	P := h.Outputs
+	out := make([]float64, n*P)
+	var err error
+	switch {
+	case m.krr != nil:
+		m.krr.Predict(out, Z, n)
+	case m.okrr != nil:
+		err = m.okrr.Predict(out, Z, n)
+	case m.ofit != nil:
+		err = m.ofit.Predict(out, m.omap, Z, n)
+	default:
+		err = m.fit.PredictMap(out, m.fmap, Z, n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := &Prediction{N: n, Outputs: P, Values: out}
+	if h.Task == "classification" {
+		K := len(h.Labels)
+		if h.Encoding == "simplex" {
+			p.Classes = learn.SimplexDecode(out, n, K)
+		} else {
+			p.Classes = learn.Argmax(out, n, K)
+		}
+		p.Labels = make([]string, n)
+		for i, c := range p.Classes {
+			p.Labels[i] = h.Labels[c]
+		}
+	}
+	return p, nil
+}
+
+// preprocess returns a preprocessed copy of the raw rows X.
+func (m *Model) preprocess(X []float64, n int) []float64 {
+	Z := append([]float64(nil), X...)
+	if m.scaler != nil {
+		m.scaler.Apply(Z, n, m.file.Dim)
+	}
+	return Z
+}
+
+// inputScale returns c_j = ∂x'_j/∂x_j of the preprocessing (every step is affine per column), all ones without.
+func (m *Model) inputScale() []float64 {
+	d := m.file.Dim
+	c := make([]float64, d)
+	for j := range c {
+		c[j] = 1
+	}
+	if m.scaler == nil {
+		return c
+	}
+	zero := make([]float64, d)
+	m.scaler.Apply(zero, 1, d)
+	m.scaler.Apply(c, 1, d)
+	for j := range c {
+		c[j] -= zero[j]
+	}
+	return c
+}
+
+// ErrNoGradient is returned for models that do not provide the derivative asked for.
+var ErrNoGradient = errors.New("this model provides no such derivative")
+
+// Gradients returns the n×d gradients ∂f/∂x_j of a single-output regression or hermite model on random features
+// of a shift-invariant kernel at the n raw rows of X (columns in the model's order), in the raw coordinates.
+func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
+	h := m.file.Header
+	if h.Task == "classification" || h.Outputs != 1 || m.fmap == nil {
+		return nil, fmt.Errorf("%w: gradients need a single-output regression or hermite model on random features (not exact or vector-valued)", ErrNoGradient)
+	}
+	if len(X) != n*h.Dim {
+		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
+	}
+	Z := m.preprocess(X, n)
+	g := make([]float64, n*h.Dim)
+	if err := m.fit.PredictGradients(g, m.fmap, Z, n); err != nil {
+		return nil, err
+	}
+	c := m.inputScale()
+	for i := range g {
+		g[i] *= c[i%h.Dim]
+	}
+	return g, nil
+}
+
+// Jacobian returns the p×d Jacobian ∂f_a/∂x_b of a vector-valued model on ORFF features at the raw input x, in
+// the raw coordinates: symmetric for a curl-free kernel and traceless for a divergence-free one.
+func (m *Model) Jacobian(x []float64) ([]float64, error) {
+	h := m.file.Header
+	if m.ofit == nil {
+		return nil, fmt.Errorf("%w: the Jacobian needs a vector-valued model on ORFF features", ErrNoGradient)
+	}
+	if len(x) != h.Dim {
+		return nil, fmt.Errorf("input has %d values, want %d", len(x), h.Dim)
+	}
+	J := make([]float64, h.Outputs*h.Dim)
+	if err := m.ofit.Jacobian(J, m.omap, m.preprocess(x, 1)); err != nil {
+		return nil, err
+	}
+	c := m.inputScale()
+	for i := range J {
+		J[i] *= c[i%h.Dim]
+	}
+	return J, nil
+}

@@ -1,0 +1,108 @@
+package rff
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/metrics"
+)
+
+// Score holds a model's scores on labelled data: Regression for regression and hermite models (overall and per
+// output), Classification for classifiers.
+type Score struct {
+	Task           string                  `json:"task"`
+	N              int                     `json:"n"`
+	Regression     *metrics.Regression     `json:"regression,omitempty"`
+	Classification *metrics.Classification `json:"classification,omitempty"`
+}
+
+// Score predicts data and scores the predictions against its targets: data.Y for scalar models (a hermite model's
+// values f(x)), the target columns named in the model for vector-valued models (data then loaded without a target
+// column). Input columns are matched by name as in Predict.
+func (m *Model) Score(data *dataset.Data) (*Score, error) {
+	h := m.file.Header
+	var Y []float64
+	var err error
+	switch {
+	case data == nil || data.N == 0:
+		return nil, fmt.Errorf("no data rows")
+	case h.OVK != "":
+		if Y, err = m.targets(data); err != nil {
+			return nil, err
+		}
+	case data.Y == nil:
+		return nil, fmt.Errorf("the data have no target column (the model predicts %s)", m.targetName())
+	}
+	p, err := m.Predict(data)
+	if err != nil {
+		return nil, err
+	}
+	s := &Score{Task: h.Task, N: data.N}
+	if h.Task == "classification" {
+		truth, err := classesOf(data, h.Labels)
+		if err != nil {
+			return nil, err
+		}
+		c := metrics.ScoreClassification(p.Classes, truth, h.Labels)
+		s.Classification = &c
+		return s, nil
+	}
+	if Y == nil {
+		if data.Labels != nil {
+			return nil, fmt.Errorf("the target %q holds labels, not numbers", data.TargetName)
+		}
+		Y = data.Y
+	}
+	r := metrics.ScoreRegression(p.Values, Y, data.N, h.Outputs, h.Targets)
+	s.Regression = &r
+	return s, nil
+}
+
+func (m *Model) targetName() string {
+	if len(m.file.Targets) == 1 {
+		return m.file.Targets[0]
+	}
+	if len(m.file.Targets) > 1 {
+		return strings.Join(m.file.Targets, ", ")
+	}
+	return "a target"
+}
+
+// TargetOption returns the dataset.Options.Target that loads a CSV file for this model when the user named none:
+// the model's stored target column when the file's header has it, "none" when the header lacks it (a file of inputs
+// only) or for vector-valued models (whose targets are ordinary named columns), and for a file without a header
+// "last" when it has one column more than the model's inputs, else "none". Other formats keep their labels ("").
+func (m *Model) TargetOption(path string, format dataset.Format) (string, error) {
+	if format == dataset.FormatAuto {
+		format = dataset.GuessFormat(path)
+	}
+	if format != dataset.FormatAuto && format != dataset.FormatCSV {
+		return "", nil
+	}
+	if m.file.OVK != "" {
+		return "none", nil
+	}
+	names, cols, err := dataset.CSVHeader(path)
+	if err != nil {
+		return "", err
+	}
+	if names != nil {
+		if t := m.targetName(); len(m.file.Targets) == 1 && slices.Contains(names, t) {
+			return t, nil
+		}
+		if m.file.Task == "classification" && len(m.file.Targets) == 0 && cols == m.file.Dim+1 {
+			for _, n := range names {
+				if !slices.Contains(m.inputNames(), n) {
+					return n, nil // the one column that is not an input
+				}
+			}
+		}
+		return "none", nil
+	}
+	if cols == m.file.Dim+1 {
+		return "last", nil
+	}
+	return "none", nil
+}

@@ -1,0 +1,263 @@
+package rff
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/model"
+)
+
+// StreamOptions say how FitCSV reads its file.
+type StreamOptions struct {
+	// Target is the target column: "first", "last" (the default), a header name or a 1-based index.
+	Target string
+	// Rows, when > 0, uses only the first Rows rows (a training split).
+	Rows int
+	// ChunkRows is the number of rows held at a time (default 32768).
+	ChunkRows int
+}
+
+// FitCSV fits ridge regression or a squared-loss classifier on random features of the CSV file at path, read in
+// chunks, twice: the first pass fits the preprocessing and collects the class labels, the second maps every chunk and
+// accumulates the ridge statistics, so memory does not grow with the number of rows. The model equals Fit's on the
+// same rows up to the order of floating-point sums.
+func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
+	s, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case s.Task != "regression" && s.Task != "classification":
+		return nil, fmt.Errorf("a streamed fit is for regression or classification, not %s", s.Task)
+	case s.Exact || s.OVK != "" || s.CV != 0 || s.loss != learn.Squared || s.precision == learn.Mixed:
+		return nil, errors.New("a streamed fit is ridge on random features with a fixed λ (not exact, vector-valued, cross-validated, mixed precision or another loss)")
+	case opt.Rows < 0:
+		return nil, fmt.Errorf("rows = %d: want ≥ 0", opt.Rows)
+	}
+	if opt.ChunkRows <= 0 {
+		opt.ChunkRows = 1 << 15
+	}
+	// The live heap is dominated by the shards' ZᵀZ matrices; the chunks are the only garbage.
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	rep := &Report{Phases: map[string]float64{}}
+	classify := s.Task == "classification"
+	open := func() (*chunker, error) {
+		cs, err := dataset.OpenCSVStream(path, opt.Target)
+		if err != nil {
+			return nil, err
+		}
+		if !cs.HasTarget() {
+			cs.Close()
+			return nil, fmt.Errorf("%s has no target column", path)
+		}
+		return &chunker{s: cs, limit: opt.Rows, chunk: opt.ChunkRows}, nil
+	}
+
+	// Pass 1: the scaler and the labels.
+	t0 := time.Now()
+	r, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { r.s.Close() }()
+	d := r.s.D()
+	acc := dataset.NewScalerAccumulator(d)
+	raw := map[string]bool{}
+	for {
+		b, err := r.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := acc.Add(b.X, b.N); err != nil {
+			return nil, err
+		}
+		if classify {
+			for i := range b.N {
+				raw[r.s.Target(i)] = true
+			}
+		}
+	}
+	if !classify && !r.s.Numeric() {
+		return nil, fmt.Errorf("%s: regression needs a numeric target column", path)
+	}
+	sc, err := acc.Scaler(s.steps)
+	if err != nil {
+		return nil, err
+	}
+	var coder *labelCoder
+	if classify {
+		coder = newLabelCoder(slices.Sorted(maps.Keys(raw)), r.s.Numeric())
+		if len(coder.labels) < 2 {
+			return nil, fmt.Errorf("%s: classification needs at least 2 classes, found %d", path, len(coder.labels))
+		}
+	}
+	total := acc.Rows()
+	r.s.Close()
+	if r, err = open(); err != nil {
+		return nil, err
+	}
+	rep.Phases["load"] = time.Since(t0).Seconds()
+
+	sigma := s.Sigma
+	if sigma == 0 {
+		sigma = kernel.SigmaFromGamma(1 / float64(d))
+	}
+	k, err := kernel.New(s.Kernel, sigma)
+	if err != nil {
+		return nil, err
+	}
+	fmap, err := feature.New(k, s.rule, d, s.Points, s.Seed, feature.WithForm(s.form))
+	if err != nil {
+		return nil, err
+	}
+	h := model.Header{Task: s.Task, Kernel: k.Name(), Seed: s.Seed, Dim: d, Intercept: true, Lambda: s.Lambda,
+		Preprocess: sc}
+	if _, ok := k.(kernel.Spectral); ok && !math.IsNaN(sigma) {
+		h.Sigma, rep.Sigma = sigma, sigma
+	}
+	P := 1
+	if classify {
+		K := len(coder.labels)
+		h.Labels, h.Loss = coder.labels, learn.Squared.String()
+		if s.Encoding == "simplex" {
+			P, h.Encoding = K-1, "simplex"
+		} else {
+			P, h.Encoding = K, "onehot"
+		}
+	}
+	h.Outputs = P
+
+	// Pass 2: map the chunks and accumulate the statistics; a goroutine reads one chunk ahead.
+	t1 := time.Now()
+	type chunk struct {
+		data *dataset.Data
+		y    []float64
+		err  error
+	}
+	chunks := make(chan chunk, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(chunks)
+		for {
+			b, err := r.next()
+			c := chunk{data: b, err: err}
+			if err == nil {
+				c.y, c.err = chunkTargets(r.s, b, coder, s.Encoding, path)
+				if c.err == nil {
+					sc.Apply(b.X, b.N, b.D)
+				}
+			}
+			select {
+			case chunks <- c:
+			case <-stop:
+				return
+			}
+			if c.err != nil {
+				return
+			}
+		}
+	}()
+	sacc, err := learn.NewAccumulator(fmap, P)
+	if err != nil {
+		return nil, err
+	}
+	bar := progress.New(s.Progress, "features+gram", total)
+	defer bar.Done()
+	var first *dataset.Data
+	for c := range chunks {
+		if c.err == io.EOF {
+			break
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+		if first == nil {
+			first = c.data
+		}
+		if err := sacc.Add(c.data.X, c.data.N, c.y); err != nil {
+			return nil, err
+		}
+		bar.Add(c.data.N)
+	}
+	st, err := sacc.Stats()
+	if err != nil {
+		return nil, err
+	}
+	if st.N == 0 || first == nil {
+		return nil, fmt.Errorf("%s: no data rows", path)
+	}
+	rep.Phases["features+gram"] = time.Since(t1).Seconds()
+	rep.N = st.N
+	h.Names = first.Names
+	h.Targets = []string{orDefault(first.TargetName, "y")}
+	ts := time.Now()
+	fit, err := learn.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.solver}.SolveInPlace(st)
+	if err != nil {
+		return nil, err
+	}
+	rep.Phases["solve"] = time.Since(ts).Seconds()
+	rep.Solve, rep.Lambda = &fit.Stats, s.Lambda
+	f := &model.Model{Version: model.Version, Theta: fit.Theta, Bias: fit.Bias}
+	setMap(&h, f, fmap, s.Form)
+	f.Header = h
+	m, err := fromFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("the fitted model does not check (a bug, please report it): %w", err)
+	}
+	m.report = rep
+	return m, nil
+}
+
+// chunker reads a CSV stream in chunks, stopping after limit rows when that is set.
+type chunker struct {
+	s            *dataset.CSVStream
+	limit, chunk int
+}
+
+func (r *chunker) next() (*dataset.Data, error) {
+	rows := r.chunk
+	if r.limit > 0 {
+		if rows = min(rows, r.limit-r.s.Rows()); rows <= 0 {
+			return nil, io.EOF
+		}
+	}
+	return r.s.Next(rows)
+}
+
+// chunkTargets returns a chunk's coded targets: Y for regression, the one-hot or simplex codes of the classes.
+func chunkTargets(s *dataset.CSVStream, b *dataset.Data, coder *labelCoder, encoding, path string) ([]float64, error) {
+	if coder == nil {
+		if b.Labels != nil {
+			return nil, fmt.Errorf("%s: regression needs a numeric target column", path)
+		}
+		return b.Y, nil
+	}
+	cls := make([]int, b.N)
+	for i := range cls {
+		c, ok := coder.class(s.Target(i))
+		if !ok { // the file changed between the passes
+			return nil, fmt.Errorf("%s: label %q was not seen in the first pass", path, s.Target(i))
+		}
+		cls[i] = c
+	}
+	K := len(coder.labels)
+	if encoding == "simplex" {
+		return learn.SimplexEncode(cls, K), nil
+	}
+	return learn.OneHot(cls, K, false), nil
+}
