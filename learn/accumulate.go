@@ -3,8 +3,9 @@ package learn
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
-	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 )
 
 // maxShards bounds the number of partial ZᵀZ matrices an Accumulator keeps; shardBytes bounds their total size.
@@ -21,7 +22,7 @@ func numShards(F int) int {
 
 // Accumulator builds the ridge statistics ([Stats]) of the features of rows that arrive in batches — a data set held
 // in memory (one batch, [Accumulate]) or a file read in chunks — on all cores, with the features of only a few
-// chunks in memory at any time (the fused map → Gram of issue 6; the N×F feature matrix is never formed).
+// chunks in memory at any time (the N×F feature matrix is never formed).
 //
 // Each batch is cut into chunks of rows: 16 MiB of features, a multiple of BlockRows between 256 and 2048 rows
 // (256 at F = 8192, 1024 at F = 2048), so that each rank-k update of ZᵀZ amortizes its pass over the F×F matrix.
@@ -33,7 +34,7 @@ func numShards(F int) int {
 //
 // An Accumulator is not safe for concurrent use; Add itself uses every core.
 type Accumulator struct {
-	bm    blockMap
+	m     Mapper
 	p     int
 	chunk int
 	parts []*Stats
@@ -44,19 +45,30 @@ type Accumulator struct {
 	Progress func(rows int)
 }
 
-// NewAccumulator returns an empty accumulator of the features of m against p outputs.
-func NewAccumulator(m *feature.Map, p int) (*Accumulator, error) {
-	if m == nil {
+// NewAccumulator returns an empty accumulator of the features of m (a *feature.Map, or any [Mapper]) against p
+// outputs.
+func NewAccumulator(m Mapper, p int) (*Accumulator, error) {
+	if isNil(m) {
 		return nil, errors.New("learn.NewAccumulator: nil feature map")
 	}
 	if p < 1 {
 		return nil, fmt.Errorf("learn.NewAccumulator: need p ≥ 1 outputs, have %d", p)
 	}
-	return newAccumulator(featureBlocks(m), p), nil
+	return newAccumulator(m, p), nil
 }
 
-func newAccumulator(bm blockMap, p int) *Accumulator {
-	return &Accumulator{bm: bm, p: p, chunk: chunkRows(bm.F), parts: make([]*Stats, numShards(bm.F))}
+func newAccumulator(m Mapper, p int) *Accumulator {
+	F := m.Features()
+	return &Accumulator{m: m, p: p, chunk: chunkRows(F), parts: make([]*Stats, numShards(F))}
+}
+
+// isNil reports whether m is nil or a nil pointer (a nil *feature.Map passed as a Mapper).
+func isNil(m Mapper) bool {
+	if m == nil {
+		return true
+	}
+	v := reflect.ValueOf(m)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // Add maps the n rows of X (n×d, row-major, d the map's input dimension) and accumulates them against Y (n×p). It
@@ -70,16 +82,16 @@ func (a *Accumulator) add(where string, X []float64, n int, Y []float64) error {
 	if a.done {
 		return fmt.Errorf("%s: the accumulator's statistics were already taken", where)
 	}
-	if err := checkData(where, X, n, a.bm.d, Y, a.p); err != nil {
+	if err := blocks.CheckData(where, X, n, a.m.Dim(), Y, a.p); err != nil {
 		return err
 	}
 	S, p := len(a.parts), a.p
 	for s := range S {
-		if r0, r1 := shardRange(n, S, s, a.chunk); r1 > r0 && a.parts[s] == nil {
-			a.parts[s] = NewStats(a.bm.F, p)
+		if r0, r1 := blocks.Shard(n, S, s, a.chunk); r1 > r0 && a.parts[s] == nil {
+			a.parts[s] = NewStats(a.m.Features(), p)
 		}
 	}
-	mapChunks(a.bm, X, n, S, a.chunk, func(s int, z []float64, r0, rows int) {
+	blocks.Map(a.m, X, n, S, a.chunk, nil, func(s int, z []float64, r0, rows int) {
 		a.parts[s].Add(z, Y[r0*p:(r0+rows)*p], rows)
 		if a.Progress != nil {
 			a.Progress(rows)
@@ -109,7 +121,7 @@ func (a *Accumulator) Stats() (*Stats, error) {
 	}
 	a.parts = nil
 	if total == nil {
-		total = NewStats(a.bm.F, a.p)
+		total = NewStats(a.m.Features(), a.p)
 	}
 	total.Finish()
 	return total, nil
@@ -117,19 +129,13 @@ func (a *Accumulator) Stats() (*Stats, error) {
 
 // Accumulate maps the n rows of X (n×d, row-major, d = m.Dim()) through m and returns the finished statistics of
 // the features against Y (n×p): one batch through an [Accumulator] (chunks of rows mapped on all cores and added
-// to per-shard ZᵀZ matrices, merged in row order; bit-for-bit the same for every GOMAXPROCS).
-func Accumulate(m *feature.Map, X []float64, n int, Y []float64, p int) (*Stats, error) {
-	return AccumulateProgress(m, X, n, Y, p, nil)
-}
-
-// AccumulateProgress is Accumulate that also calls progress, when it is not nil, after every chunk with the number
-// of rows in that chunk. It is called from several goroutines at once.
-func AccumulateProgress(m *feature.Map, X []float64, n int, Y []float64, p int, progress func(rows int)) (*Stats, error) {
-	if m == nil {
+// to per-shard ZᵀZ matrices, merged in row order; bit-for-bit the same for every GOMAXPROCS). To follow the
+// progress of a long batch, or to add rows in several batches, use an Accumulator and its Progress field.
+func Accumulate(m Mapper, X []float64, n int, Y []float64, p int) (*Stats, error) {
+	if isNil(m) {
 		return nil, errors.New("learn.Accumulate: nil feature map")
 	}
-	acc := newAccumulator(featureBlocks(m), p)
-	acc.Progress = progress
+	acc := newAccumulator(m, p)
 	if err := acc.add("learn.Accumulate", X, n, Y); err != nil {
 		return nil, err
 	}

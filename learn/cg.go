@@ -10,117 +10,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/solve"
 )
-
-// cgResult is the outcome of a preconditioned CG run.
-type cgResult struct {
-	X          []float64 // F×P
-	Iterations int
-	Residual   float64 // max_j ‖B_j − (A X)_j‖/‖B_j‖, recomputed with one extra product
-}
-
-// pcg solves A X = B for the P columns of B (F×P, row-major) at once with the Jacobi-preconditioned conjugate
-// gradient method: every iteration applies A once to all still-active columns (apply(dst, V) sets dst = A V), and a
-// column stops when its recursive residual falls to tol·‖B_j‖. diag is the diagonal of A (entries ≤ 0 are
-// replaced by 1, which keeps the preconditioner positive).
-func pcg(apply func(dst, V []float64), B, diag []float64, F, P int, tol float64, maxIter int) (cgResult, error) {
-	inv := make([]float64, F)
-	for i, v := range diag {
-		if v > 0 && !math.IsInf(v, 0) {
-			inv[i] = 1 / v
-		} else {
-			inv[i] = 1
-		}
-	}
-	X := make([]float64, F*P)
-	R := append([]float64(nil), B...)
-	Pm := make([]float64, F*P)
-	Q := make([]float64, F*P)
-	bnorm := colNorms(B, F, P)
-	rz := make([]float64, P)
-	active := make([]bool, P)
-	nActive := 0
-	for j := range P {
-		if bnorm[j] == 0 {
-			continue
-		}
-		active[j] = true
-		nActive++
-		for i := range F {
-			z := inv[i] * R[i*P+j]
-			Pm[i*P+j] = z
-			rz[j] += R[i*P+j] * z
-		}
-	}
-	it := 0
-	var breakdown error
-	for ; nActive > 0 && it < maxIter; it++ {
-		apply(Q, Pm)
-		for j := range P {
-			if !active[j] {
-				continue
-			}
-			var pq float64
-			for i := range F {
-				pq += Pm[i*P+j] * Q[i*P+j]
-			}
-			if !(pq > 0) {
-				breakdown = fmt.Errorf("output %d: pᵀAp = %g ≤ 0, the system is not positive definite: increase λ", j+1, pq)
-				active[j] = false
-				nActive--
-				continue
-			}
-			alpha := rz[j] / pq
-			var rr, rzNew float64
-			for i := range F {
-				X[i*P+j] += alpha * Pm[i*P+j]
-				r := R[i*P+j] - alpha*Q[i*P+j]
-				R[i*P+j] = r
-				rr += r * r
-				rzNew += r * inv[i] * r
-			}
-			if math.Sqrt(rr) <= tol*bnorm[j] {
-				active[j] = false
-				nActive--
-				for i := range F {
-					Pm[i*P+j] = 0
-				}
-				continue
-			}
-			beta := rzNew / rz[j]
-			rz[j] = rzNew
-			for i := range F {
-				Pm[i*P+j] = inv[i]*R[i*P+j] + beta*Pm[i*P+j]
-			}
-		}
-	}
-	// True residual B − A X.
-	apply(Q, X)
-	for i := range Q {
-		Q[i] -= B[i]
-	}
-	res := cgResult{X: X, Iterations: it, Residual: relResidual(Q, B, F, P)}
-	if breakdown != nil {
-		return res, breakdown
-	}
-	if nActive > 0 {
-		return res, fmt.Errorf("%w after %d iterations (relative residual %.3g > %.3g)", ErrNotConverged, it, res.Residual, tol)
-	}
-	return res, nil
-}
-
-func colNorms(B []float64, F, P int) []float64 {
-	n := make([]float64, P)
-	for i := range F {
-		for j := range P {
-			n[j] += B[i*P+j] * B[i*P+j]
-		}
-	}
-	for j := range n {
-		n[j] = math.Sqrt(n[j])
-	}
-	return n
-}
 
 // statsOperator is A = ZᵀZ − s sᵀ/N (intercept) + NλI applied from accumulated statistics: ZᵀZ V by blas64.Symm
 // on the upper triangle, the centring as a rank-one correction.
@@ -202,13 +94,6 @@ func centredDiag(d, sumZ []float64, N, lambda float64, intercept bool) []float64
 	return d
 }
 
-// SolveCG fits ridge regression without intercept on the features of X (n×d, d = m.Dim()) against Y (n×p) by
-// matrix-free conjugate gradients: ZᵀZ is never formed (see Ridge.SolveMatrixFree). tol ≤ 0 and maxIter ≤ 0 select
-// the defaults of Ridge.
-func SolveCG(m *feature.Map, X []float64, n int, Y []float64, p int, lambda, tol float64, maxIter int) (*Fit, error) {
-	return Ridge{Lambda: lambda, Tol: tol, MaxIter: maxIter, Solver: CG}.SolveMatrixFree(m, X, n, Y, p)
-}
-
 // SolveMatrixFree fits the ridge model r (Lambda, Intercept, Tol, MaxIter; Solver is ignored) on the features of X
 // (n×d, d = m.Dim()) against Y (n×p) by Jacobi-preconditioned conjugate gradients that never form ZᵀZ: one pass
 // over the data gathers ZᵀY, Σz, Σy and diag(ZᵀZ), then every iteration maps X again block by block and applies
@@ -222,7 +107,7 @@ func (r Ridge) SolveMatrixFree(m *feature.Map, X []float64, n int, Y []float64, 
 		return nil, errors.New("learn.SolveMatrixFree: nil feature map")
 	}
 	d, F := m.Dim(), m.Features()
-	if err := checkData("learn.SolveMatrixFree", X, n, d, Y, p); err != nil {
+	if err := blocks.CheckData("learn.SolveMatrixFree", X, n, d, Y, p); err != nil {
 		return nil, err
 	}
 	if n == 0 {
@@ -231,7 +116,7 @@ func (r Ridge) SolveMatrixFree(m *feature.Map, X []float64, n int, Y []float64, 
 	if math.IsNaN(r.Lambda) || math.IsInf(r.Lambda, 0) || r.Lambda < 0 {
 		return nil, fmt.Errorf("learn.SolveMatrixFree: λ = %v: need a finite λ ≥ 0", r.Lambda)
 	}
-	S := min(numBlocks(n), 64)
+	S := min(blocks.Count(n), 64)
 	N := float64(n)
 
 	// Pass 1: YᵀZ, Σz, Σy, diag(ZᵀZ) per shard, merged in shard order.
@@ -297,7 +182,7 @@ func (r Ridge) SolveMatrixFree(m *feature.Map, X []float64, n int, Y []float64, 
 		addTransposed(dst, acc[0], p, F)
 		finishOperator(dst, V, sumZ, F, p, N, r.Lambda, r.Intercept)
 	}
-	res, cgErr := pcg(apply, B, diag, F, p, r.tol(), r.maxIter(F))
+	res, cgErr := solve.PCG(apply, B, diag, F, p, r.tol(), r.maxIter(F))
 	fit := &Fit{F: F, P: p, Theta: res.X, Bias: make([]float64, p), Lambda: r.Lambda, Intercept: r.Intercept}
 	fit.Stats = SolveStats{Method: "cg-matrix-free", Iterations: res.Iterations, Residual: res.Residual}
 	if r.Intercept {

@@ -13,7 +13,9 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/solve"
 )
 
 // Loss is the loss of a linear classifier on features.
@@ -187,7 +189,7 @@ func Features(m *feature.Map, X []float64, n int, maxBytes int64) ([]float64, er
 	if m == nil {
 		return nil, errors.New("learn.Features: nil feature map")
 	}
-	if err := checkX("learn.Features", X, n, m.Dim()); err != nil {
+	if err := blocks.CheckX("learn.Features", X, n, m.Dim()); err != nil {
 		return nil, err
 	}
 	if maxBytes <= 0 {
@@ -196,10 +198,10 @@ func Features(m *feature.Map, X []float64, n int, maxBytes int64) ([]float64, er
 	F := m.Features()
 	if need := 8 * float64(n) * float64(F); need > float64(maxBytes) {
 		return nil, fmt.Errorf("learn.Features: the %d×%d feature matrix needs %s, above the limit of %s "+
-			"(use fewer points, or the squared loss, which streams)", n, F, byteSize(need), byteSize(float64(maxBytes)))
+			"(use fewer points, or the squared loss, which streams)", n, F, solve.Bytes(need), solve.Bytes(float64(maxBytes)))
 	}
 	Z := make([]float64, n*F)
-	mapBlocks(m, X, n, numBlocks(n), func(_ int, z []float64, r0, rows int) {
+	mapBlocks(m, X, n, blocks.Count(n), func(_ int, z []float64, r0, rows int) {
 		copy(Z[r0*F:(r0+rows)*F], z)
 	})
 	return Z, nil

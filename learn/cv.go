@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/parallel"
 )
 
@@ -71,7 +72,7 @@ func CrossValidate(m *feature.Map, X []float64, n int, Y []float64, p int, k int
 		return nil, errors.New("learn.CrossValidate: nil feature map")
 	}
 	d, F := m.Dim(), m.Features()
-	if err := checkData("learn.CrossValidate", X, n, d, Y, p); err != nil {
+	if err := blocks.CheckData("learn.CrossValidate", X, n, d, Y, p); err != nil {
 		return nil, err
 	}
 	if k < 2 || k > n {
@@ -153,7 +154,7 @@ func foldErrors(tr, v *Stats, lambdas []float64, intercept bool) ([]float64, err
 		return nil, errors.New("empty training set")
 	}
 	Nt := float64(tr.N)
-	A, B := system(tr, intercept)
+	A, B := tr.NormalEquations(intercept)
 	var zbar, ybar []float64
 	if intercept {
 		zbar = make([]float64, F)

@@ -11,9 +11,9 @@
 // which [Stats] accumulates block by block ([Stats.Add], blas64.Syrk on the upper triangle and Gemm for ZᵀY), so
 // the same code serves data in memory, files streamed from disk and shards combined by a distributed engine
 // ([Stats.Merge]). Z is never held whole: memory is O(F² + cores·chunk·F). An [Accumulator] (and [Accumulate], its
-// one-batch form) maps X through a feature map in chunks of rows (16 MiB of features: 1024 rows at F = 2048) on all
-// cores, each of at most 8 shards of consecutive chunks accumulating its own partial statistics (together under
-// 512 MiB); its result is bit-for-bit the same for every GOMAXPROCS because the partition of the rows into shards
+// one-batch form) maps X through a feature map (any [Mapper]: a *feature.Map, or the scalar features of an ORFF map)
+// in chunks of rows (16 MiB of features: 1024 rows at F = 2048) on all cores, each of at most 8 shards of
+// consecutive chunks accumulating its own partial statistics (together under 512 MiB); its result is bit-for-bit the same for every GOMAXPROCS because the partition of the rows into shards
 // depends only on the batch sizes and F, never on the number of goroutines, and the shards are merged in row order.
 //
 // # Ridge regression on features
@@ -29,9 +29,10 @@
 //
 // with z̄ = Σz_i/N and ȳ = Σy_i/N, so centring needs no second pass over the data. The system is solved by a
 // Cholesky factorisation (dpotrf; [Ridge.SolveInPlace] factorises in the statistics' own storage), or by
-// conjugate gradients with a Jacobi (diagonal) preconditioner applied to the accumulated ZᵀZ, or — for F so large that ZᵀZ does not fit — by [SolveCG] / [Ridge.SolveMatrixFree],
-// which never forms ZᵀZ: every iteration maps X again block by block and applies Zᵀ(ZV).
-// Learners on SR features should fit an intercept: it absorbs the map's zero-node offset c (docs/conventions.md §3.6).
+// conjugate gradients with a Jacobi (diagonal) preconditioner applied to the accumulated ZᵀZ (Solver: CG), or — for
+// F so large that ZᵀZ does not fit — by [Ridge.SolveMatrixFree], which never forms ZᵀZ: every iteration maps X
+// again block by block and applies Zᵀ(ZV). [Ridge.FitMap] maps and accumulates the rows, then solves; its Progress
+// field reports the rows mapped. Learners on SR features should fit an intercept: it absorbs the map's zero-node offset c (docs/conventions.md §3.6).
 //
 // # Choosing λ by cross-validation from statistics
 //
@@ -74,13 +75,9 @@
 //
 // # Operator-valued learning
 //
-// [OVKRidge] fits vector-valued models f̃(x) = Φ̃(x)ᵀθ + b on the ORFF maps of package ovk (Brault et al. 2016; SPEC
-// §5): decomposable kernels in closed form through the Stein equation ZᵀZ·Θ·BᵀB + NλΘ = ZᵀY·B (shifted Cholesky
-// systems, or two eigendecompositions for a λ path), curl-free, divergence-free and Helmholtz kernels by Cholesky on
-// normal equations assembled from the scalar statistics and the factors B(ω_j), matrix-free CG, or L-BFGS — all to
-// the same optimum. [OVKKRR] is the exact baseline on the N×N (decomposable) or Np×Np block Gram, with a memory
-// guard. [SimplexKernel], [OVKRidge.FitSimplex] and [OVKKRR.FitSimplex] do multiclass learning with simplex coding
-// in a decomposable kernel, as in the paper's MNIST experiment.
+// Vector-valued models on the operator-valued feature maps of package ovk (ridge regression with ORFF maps, exact
+// operator-valued kernel ridge regression) live in package vector, which builds on the statistics of this package:
+// the scalar cos/sin features of an ORFF map are a [Mapper], and their [Stats] are sufficient for every kernel.
 //
 // # Exact kernel ridge regression
 //

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 )
 
 // Hermite is gradient-enhanced ridge regression on features (Hermite learning): it fits f̃(x) = θᵀz(x) + b from
@@ -40,7 +41,7 @@ func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64
 		return nil, errors.New("learn.Hermite.Fit: nil feature map")
 	}
 	d, F := m.Dim(), m.Features()
-	if err := checkX("learn.Hermite.Fit", X, n, d); err != nil {
+	if err := blocks.CheckX("learn.Hermite.Fit", X, n, d); err != nil {
 		return nil, err
 	}
 	if !(h.Lambda > 0) || math.IsInf(h.Lambda, 0) {
@@ -163,7 +164,7 @@ func (f *Fit) PredictGradients(dst []float64, m *feature.Map, X []float64, n int
 		return fmt.Errorf("learn.Fit.PredictGradients: map has %d features, model %d", m.Features(), f.F)
 	}
 	d := m.Dim()
-	if err := checkX("learn.Fit.PredictGradients", X, n, d); err != nil {
+	if err := blocks.CheckX("learn.Fit.PredictGradients", X, n, d); err != nil {
 		return err
 	}
 	if len(dst) != n*d*f.P {

@@ -30,9 +30,9 @@ func hermiteData(n int, seed uint64) (X, Y, G []float64) {
 	return X, Y, G
 }
 
-// TestHermiteGradientsHelp is the acceptance check: on a smooth 5-D function, adding the gradient
-// observations at the same 150 points lowers the test RMSE of the values by at least 2×. (Each point then carries 6
-// observations instead of 1; in 5 dimensions 150 values leave the function badly underdetermined.)
+// TestHermiteGradientsHelp is the acceptance check of gradient-enhanced learning: on a smooth 5-D function, adding
+// the gradient observations at the same 150 points lowers the test RMSE of the values by at least 2×. (Each point
+// then carries 6 observations instead of 1; in 5 dimensions 150 values leave the function badly underdetermined.)
 func TestHermiteGradientsHelp(t *testing.T) {
 	const n, nt, d = 150, 1000, 5
 	X, Y, G := hermiteData(n, 1)

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
+	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/solve"
 	"github.com/rffkit/rff/kernel"
 )
 
@@ -52,7 +54,7 @@ func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
 	if k.Kernel == nil {
 		return nil, errors.New("learn.KRR.Fit: nil kernel")
 	}
-	if err := checkData("learn.KRR.Fit", X, n, d, Y, p); err != nil {
+	if err := blocks.CheckData("learn.KRR.Fit", X, n, d, Y, p); err != nil {
 		return nil, err
 	}
 	if n == 0 {
@@ -70,7 +72,7 @@ func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
 	}
 	if need := 8 * float64(n) * float64(n); need > float64(limit) {
 		return nil, fmt.Errorf("learn.KRR.Fit: the exact %d×%d Gram matrix needs %s, above the limit of %s "+
-			"(raise KRR.MaxBytes, or use random features with learn.Ridge)", n, n, byteSize(need), byteSize(float64(limit)))
+			"(raise KRR.MaxBytes, or use random features with learn.Ridge)", n, n, solve.Bytes(need), solve.Bytes(float64(limit)))
 	}
 
 	K := make([]float64, n*n)
@@ -153,7 +155,7 @@ func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
 	R := append([]float64(nil), rhs...)
 	blas64.Symm(blas.Left, 1, blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: K},
 		blas64.General{Rows: n, Cols: p, Stride: p, Data: alpha}, -1, blas64.General{Rows: n, Cols: p, Stride: p, Data: R})
-	residual := relResidual(R, rhs, n, p)
+	residual := solve.RelResidual(R, rhs, n, p)
 
 	fit := &KRRFit{Kernel: k.Kernel, X: append([]float64(nil), X...), N: n, Dim: d, P: p, Alpha: alpha,
 		Bias: make([]float64, p), Lambda: k.Lambda, Intercept: k.Intercept}
@@ -205,15 +207,4 @@ func (f *KRRFit) Predict(dst, X []float64, rows int) {
 			blas64.General{Rows: p, Cols: n, Stride: n, Data: alphaT},
 			1, blas64.General{Rows: r, Cols: p, Stride: p, Data: out})
 	}
-}
-
-// byteSize formats a number of bytes for error messages.
-func byteSize(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", b/(1<<20))
-	}
-	return fmt.Sprintf("%.0f bytes", b)
 }

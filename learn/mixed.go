@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/solve"
 )
 
 // Precision is the arithmetic in which [Ridge.FitMap] forms the Gram matrix ZᵀZ — the N·F² multiply-adds that
@@ -36,7 +38,7 @@ const (
 // MixedMinFeatures is the smallest F for which Auto chooses Mixed. The float32 Gram saves half the time of N·F²
 // multiply-adds, while the refinement costs a few passes of O(N·F·P) and storing the projections 8·N·D bytes of
 // fresh memory, whose first touch is slow in virtual machines; the saving grows with F: at F = 8192 (MNIST, D = 4096
-// points) the fit takes 39 s instead of 59 on the 2-core test machine, at F = 2048 the two are about even.
+// points) the fit takes 39 s instead of 59 on a 2-core AMD Zen 3, at F = 2048 the two are about even.
 const MixedMinFeatures = 4096
 
 // mixedMaxSteps bounds the refinement steps, as ITERMAX = 30 does in LAPACK's dsposv.
@@ -118,8 +120,8 @@ func gramApply(dst []float64, m *feature.Map, proj []float64, n int, theta []flo
 	chunk := applyRows(F)
 	S := maxShards
 	parts := make([][]float64, S)
-	runShards(S, func(s int) {
-		r0, r1 := shardRange(n, S, s, chunk)
+	parallel.For(S, 0, func(s int) {
+		r0, r1 := blocks.Shard(n, S, s, chunk)
 		if r1 <= r0 {
 			return
 		}
@@ -143,8 +145,8 @@ func gramApply(dst []float64, m *feature.Map, proj []float64, n int, theta []flo
 }
 
 // mixedChunkRows is the number of rows fitMixed maps and adds to the float32 Gram at a time: 4·chunkRows(F), at most
-// 2048, since a float32 rank-k update needs a larger k to reach its rate — OpenBLAS ssyrk at F = 8192 on the 2-core
-// test machine: 148 GFLOP/s with k = 256, 172 with k = 1024.
+// 2048, since a float32 rank-k update needs a larger k to reach its rate — OpenBLAS ssyrk at F = 8192 on a 2-core
+// AMD Zen 3: 148 GFLOP/s with k = 256, 172 with k = 1024.
 func mixedChunkRows(F int) int { return min(4*chunkRows(F), 8*BlockRows) }
 
 // numShards32 is numShards for the float32 Gram matrices of the mixed path (4 bytes per entry).
@@ -169,17 +171,16 @@ func numShards32(F int) int {
 // slowly to pass the test within mixedMaxSteps steps, or M is not positive definite, the fit falls back to the
 // double-precision Gram of the features recomputed from the projections, accumulated in Accumulate's chunks and
 // shards, and solves as Double does.
-func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int, progress func(rows int)) (*Fit, error) {
+func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int) (*Fit, error) {
 	const where = "learn.Ridge.FitMap"
-	bm := featureBlocks(m)
-	F := bm.F
-	if err := checkData(where, X, n, bm.d, Y, p); err != nil {
+	F := m.Features()
+	if err := blocks.CheckData(where, X, n, m.Dim(), Y, p); err != nil {
 		return nil, err
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("%s: no data (N = 0)", where)
 	}
-	pts := bm.points
+	pts := m.Points()
 	proj := make([]float64, n*pts)
 	chunk := mixedChunkRows(F)
 	S := numShards32(F)
@@ -188,7 +189,7 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int, 
 		lin       *Stats // ZᵀY, Σz, Σy, Σy², N; no ZᵀZ
 	}
 	parts := make([]*shard, S)
-	mapChunksTo(bm, X, n, S, chunk, proj, func(s int, z []float64, r0, rows int) {
+	blocks.Map(m, X, n, S, chunk, proj, func(s int, z []float64, r0, rows int) {
 		sh := parts[s]
 		if sh == nil {
 			sh = &shard{gram: make([]float32, F*F), z32: make([]float32, chunk*F), lin: &Stats{F: F, P: p,
@@ -201,8 +202,8 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int, 
 		}
 		linalg.Syrk32(F, rows, 1, z32, F, 1, sh.gram, F)
 		sh.lin.addLinear(z, Y[r0*p:(r0+rows)*p], rows)
-		if progress != nil {
-			progress(rows)
+		if r.Progress != nil {
+			r.Progress(rows)
 		}
 	})
 	start := time.Now()
@@ -248,8 +249,7 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int, 
 		// and shards of Accumulate (the same bits when the projections do not depend on the chunk size), solved as
 		// Double does.
 		st.ZtZ, M = nil, nil
-		activate := blockMap{d: pts, F: F, transform: func(z, x []float64, rows int, _ []float64) { m.ActivateBlock(z, x, rows) }}
-		acc := newAccumulator(activate, p)
+		acc := newAccumulator(activated{m}, p)
 		if err := acc.add(where, proj, n, Y); err != nil {
 			return nil, err
 		}
@@ -336,7 +336,7 @@ func (r Ridge) refine(st *Stats, m *feature.Map, proj []float64) (theta []float6
 			worst = max(worst, rmax/max(xmax*cte, math.SmallestNonzeroFloat64))
 		}
 		if done {
-			return theta, steps, relResidual(R, B, F, P), ""
+			return theta, steps, solve.RelResidual(R, B, F, P), ""
 		}
 		if steps == mixedMaxSteps {
 			return nil, steps, 0, fmt.Sprintf("did not converge in %d refinement steps", mixedMaxSteps)
@@ -354,4 +354,15 @@ func (r Ridge) refine(st *Stats, m *feature.Map, proj []float64) (theta []float6
 			theta[i] += v
 		}
 	}
+}
+
+// activated is the Mapper whose inputs are the projections of m (Points() values per row) and whose features are
+// m's, recomputed from them by m.ActivateBlock.
+type activated struct{ m *feature.Map }
+
+func (a activated) Dim() int      { return a.m.Points() }
+func (a activated) Features() int { return a.m.Features() }
+func (a activated) Points() int   { return 0 }
+func (a activated) TransformBlock(z, proj []float64, rows int, _ []float64) {
+	a.m.ActivateBlock(z, proj, rows)
 }

@@ -37,7 +37,7 @@ func mixedProblem(t *testing.T, n, D int) (*feature.Map, []float64, []float64) {
 // condition returns the 2-norm condition number of the system Solve factorises for s and r.
 func condition(t *testing.T, s *Stats, r Ridge) float64 {
 	t.Helper()
-	A, _ := system(s, r.Intercept)
+	A, _ := s.NormalEquations(r.Intercept)
 	for i := range s.F {
 		A[i*s.F+i] += float64(s.N) * r.Lambda
 	}

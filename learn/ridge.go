@@ -11,7 +11,9 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
+	"github.com/rffkit/rff/internal/solve"
 )
 
 // Solver selects how Ridge solves its normal equations.
@@ -39,7 +41,7 @@ func (s Solver) String() string {
 
 // ErrNotConverged is returned (wrapped, together with the last iterate) when conjugate gradients stop at MaxIter
 // before reaching the tolerance.
-var ErrNotConverged = errors.New("conjugate gradients did not converge")
+var ErrNotConverged = solve.ErrNotConverged
 
 // Ridge is ridge regression on features: it minimises (1/N)Σ‖θᵀz_i + b − y_i‖² + λ‖θ‖², where the bias b is
 // fitted (unpenalised) only when Intercept is set.
@@ -57,6 +59,9 @@ type Ridge struct {
 	Tol float64
 	// MaxIter bounds the CG iterations; 0 means max(100, 2F).
 	MaxIter int
+	// Progress, when not nil, is called by FitMap after every chunk of rows mapped, with the number of rows in it,
+	// from several goroutines at once.
+	Progress func(rows int) `json:"-"`
 }
 
 // SolveStats reports how a system was solved.
@@ -115,21 +120,23 @@ func (f *Fit) PredictMap(dst []float64, m *feature.Map, X []float64, n int) erro
 		return fmt.Errorf("learn.Fit.PredictMap: map has %d features, model %d", m.Features(), f.F)
 	}
 	d := m.Dim()
-	if err := checkX("learn.Fit.PredictMap", X, n, d); err != nil {
+	if err := blocks.CheckX("learn.Fit.PredictMap", X, n, d); err != nil {
 		return err
 	}
 	if len(dst) != n*f.P {
 		return fmt.Errorf("learn.Fit.PredictMap: dst has %d values, want %d rows × %d outputs", len(dst), n, f.P)
 	}
-	mapBlocks(m, X, n, numBlocks(n), func(_ int, z []float64, r0, rows int) {
+	mapBlocks(m, X, n, blocks.Count(n), func(_ int, z []float64, r0, rows int) {
 		f.Predict(dst[r0*f.P:(r0+rows)*f.P], z, rows)
 	})
 	return nil
 }
 
-// system builds the (centred, when intercept) normal equations A θ = B from s, without the ridge term:
-// A = ZᵀZ − N z̄z̄ᵀ (full symmetric F×F) and B = ZᵀY − N z̄ȳᵀ (F×P).
-func system(s *Stats, intercept bool) (A, B []float64) {
+// NormalEquations returns new copies of the normal equations A θ = B of s without the ridge term, centred when
+// intercept is set (the package documentation's centred normal equations): A = ZᵀZ − N z̄z̄ᵀ (full symmetric F×F,
+// row-major) and B = ZᵀY − N z̄ȳᵀ (F×P), with z̄ = Σz/N and ȳ = Σy/N; without intercept A = ZᵀZ and B = ZᵀY. Only
+// the upper triangle of s.ZtZ is read. s must be valid ([Stats.Validate]) with N ≥ 1 when intercept is set.
+func (s *Stats) NormalEquations(intercept bool) (A, B []float64) {
 	F := s.F
 	A = make([]float64, F*F)
 	if s.sym {
@@ -240,7 +247,7 @@ func (r Ridge) solve(s *Stats, inPlace bool) (*Fit, error) {
 			s.ZtZ, s.consumed = nil, true
 			center(A, B, s, r.Intercept)
 		} else {
-			A, B = system(s, r.Intercept)
+			A, B = s.NormalEquations(r.Intercept)
 		}
 		for i := range F {
 			A[i*F+i] += N * r.Lambda
@@ -252,7 +259,7 @@ func (r Ridge) solve(s *Stats, inPlace bool) (*Fit, error) {
 		fit.Stats.Method = "cholesky"
 	case CG:
 		op := statsOperator{s: s, lambda: r.Lambda, intercept: r.Intercept}
-		res, cgErr := pcg(op.apply, op.rhs(), op.diag(), F, P, r.tol(), r.maxIter(F))
+		res, cgErr := solve.PCG(op.apply, op.rhs(), op.diag(), F, P, r.tol(), r.maxIter(F))
 		fit.Theta = res.X
 		fit.Stats.Method, fit.Stats.Iterations, fit.Stats.Residual = "cg", res.Iterations, res.Residual
 		if cgErr != nil {
@@ -272,12 +279,6 @@ func (r Ridge) solve(s *Stats, inPlace bool) (*Fit, error) {
 // projections (see [Precision]), falling back to Double when the system is too ill-conditioned for that —
 // SolveStats.Method says which ran ("mixed" or "cholesky") and SolveStats.Note why a fallback happened.
 func (r Ridge) FitMap(m *feature.Map, X []float64, n int, Y []float64, p int) (*Fit, error) {
-	return r.FitMapProgress(m, X, n, Y, p, nil)
-}
-
-// FitMapProgress is FitMap that also calls progress, when it is not nil, after every chunk of rows mapped with the
-// number of rows in it, from several goroutines at once.
-func (r Ridge) FitMapProgress(m *feature.Map, X []float64, n int, Y []float64, p int, progress func(rows int)) (*Fit, error) {
 	if m == nil {
 		return nil, errors.New("learn.Ridge.FitMap: nil feature map")
 	}
@@ -285,9 +286,14 @@ func (r Ridge) FitMapProgress(m *feature.Map, X []float64, n int, Y []float64, p
 		return nil, fmt.Errorf("learn.Ridge.FitMap: %w", err)
 	}
 	if r.mixed(n, m.Features(), m.Points()) {
-		return r.fitMixed(m, X, n, Y, p, progress)
+		return r.fitMixed(m, X, n, Y, p)
 	}
-	s, err := AccumulateProgress(m, X, n, Y, p, progress)
+	acc := newAccumulator(m, p)
+	acc.Progress = r.Progress
+	if err := acc.add("learn.Ridge.FitMap", X, n, Y); err != nil {
+		return nil, err
+	}
+	s, err := acc.Stats()
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +364,7 @@ func cholSolve(A, B []float64, F, P int, strict bool) ([]float64, float64, error
 	R := append([]float64(nil), B...)
 	blas64.Symm(blas.Left, 1, blas64.Symmetric{Uplo: blas.Lower, N: F, Stride: F, Data: A},
 		blas64.General{Rows: F, Cols: P, Stride: P, Data: X}, -1, blas64.General{Rows: F, Cols: P, Stride: P, Data: R})
-	return X, relResidual(R, B, F, P), nil
+	return X, solve.RelResidual(R, B, F, P), nil
 }
 
 // symNorm1 is the 1-norm (largest absolute column sum) of the symmetric F×F matrix A, read from its upper triangle.
@@ -377,22 +383,4 @@ func symNorm1(A []float64, F int) float64 {
 		best = max(best, v)
 	}
 	return best
-}
-
-// relResidual returns max_j ‖R_j‖/‖B_j‖ over the columns j (‖R_j‖ when B_j = 0).
-func relResidual(R, B []float64, F, P int) float64 {
-	worst := 0.0
-	for j := range P {
-		var rr, bb float64
-		for i := range F {
-			rr += R[i*P+j] * R[i*P+j]
-			bb += B[i*P+j] * B[i*P+j]
-		}
-		v := math.Sqrt(rr)
-		if bb > 0 {
-			v /= math.Sqrt(bb)
-		}
-		worst = max(worst, v)
-	}
-	return worst
 }

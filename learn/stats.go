@@ -171,6 +171,18 @@ func (s *Stats) check() error {
 	return nil
 }
 
+// Validate reports whether s can be solved: consistent dimensions and slice lengths, N ≥ 0, statistics not consumed
+// by Ridge.SolveInPlace, and every value finite (the upper triangle of ZtZ only).
+func (s *Stats) Validate() error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if !s.finite() {
+		return errors.New("statistics contain NaN or Inf")
+	}
+	return nil
+}
+
 // finite reports whether every statistic is a finite number (upper triangle of ZtZ only).
 func (s *Stats) finite() bool {
 	F := s.F
@@ -236,42 +248,4 @@ func subFrom(dst, x []float64) {
 	for i, v := range x {
 		dst[i] -= v
 	}
-}
-
-// checkData validates the shapes and values of a data set (X n×d, Y n×p).
-func checkData(where string, X []float64, n, d int, Y []float64, p int) error {
-	if n < 0 || d < 1 || p < 1 {
-		return fmt.Errorf("%s: need n ≥ 0, d ≥ 1, p ≥ 1, have n=%d, d=%d, p=%d", where, n, d, p)
-	}
-	if len(X) != n*d {
-		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
-	}
-	if len(Y) != n*p {
-		return fmt.Errorf("%s: Y has %d values, want %d rows × %d outputs", where, len(Y), n, p)
-	}
-	if err := checkX(where, X, n, d); err != nil {
-		return err
-	}
-	for i, v := range Y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: Y row %d, output %d is %v", where, i/p+1, i%p+1, v)
-		}
-	}
-	return nil
-}
-
-// checkX validates the shape and values of inputs X (n×d).
-func checkX(where string, X []float64, n, d int) error {
-	if n < 0 || d < 1 {
-		return fmt.Errorf("%s: need n ≥ 0 and d ≥ 1, have n=%d, d=%d", where, n, d)
-	}
-	if len(X) != n*d {
-		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
-	}
-	for i, v := range X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: X row %d, column %d is %v", where, i/d+1, i%d+1, v)
-		}
-	}
-	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/rffkit/rff/model"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
 )
 
 // classIndex maps the target of data to class indices of labels (label names as strings).
@@ -201,7 +202,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	var sol learn.Solver
 	switch {
 	case *ovkKind != "":
-		if _, err := learn.ParseOVKSolver(*solver); err != nil {
+		if _, err := vector.ParseSolver(*solver); err != nil {
 			return usageError{"--solver: " + err.Error()}
 		}
 	case *solver == "cholesky":
@@ -424,7 +425,7 @@ func fitFeatures(fmap *feature.Map, X []float64, n int, Y []float64, P int, cls 
 	if loss == learn.Squared {
 		tg := time.Now()
 		bar := progress.New(stderr, "features+gram", n)
-		fit, err := learn.Ridge{Lambda: lambda, Intercept: true, Solver: sol, Precision: prec}.FitMapProgress(fmap, X, n, Y, P, bar.Add)
+		fit, err := learn.Ridge{Lambda: lambda, Intercept: true, Solver: sol, Precision: prec, Progress: bar.Add}.FitMap(fmap, X, n, Y, P)
 		bar.Done()
 		if err != nil {
 			return nil, err
@@ -456,8 +457,8 @@ type predictor struct {
 	krr  *learn.KRRFit
 	// operator-valued models
 	ovkMap   *ovk.Map
-	ovkFit   *learn.OVKFit
-	ovkExact *learn.OVKKRRFit
+	ovkFit   *vector.Fit
+	ovkExact *vector.KRRFit
 }
 
 func newPredictor(m *model.Model) (*predictor, error) {

@@ -1,0 +1,112 @@
+// Package blocks passes over the rows of a data set for the learners of packages learn and vector: it validates
+// them ([CheckData], [CheckX]) and maps them through a feature map in chunks of rows on all cores ([Map]). The rows
+// are cut into S contiguous shards of whole chunks ([Shard]), a partition that depends only on the number of rows,
+// S and the chunk size — never on the number of goroutines — so that sums kept per shard and combined in shard
+// order are the same bits on every machine and core count.
+package blocks
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/rffkit/rff/internal/parallel"
+)
+
+// Rows is the number of rows in a block: the unit of the chunks that learners map at a time.
+const Rows = 256
+
+// Mapper is what the row loops need of a feature map: the input dimension d, the number of features F, the scratch
+// per row for the projections (Points values), and the block transform of rows×d inputs into rows×F features
+// (feature.Map.TransformBlock, or the scalar cos/sin features of an ORFF map).
+type Mapper interface {
+	Dim() int
+	Features() int
+	Points() int
+	TransformBlock(z, x []float64, rows int, proj []float64)
+}
+
+// Count is the number of blocks of Rows rows in n rows.
+func Count(n int) int { return (n + Rows - 1) / Rows }
+
+// Shard returns the rows [r0, r1) of shard s when n rows, cut into chunks of chunk rows, are split into S
+// contiguous shards of whole chunks. The partition depends only on n, S and chunk.
+func Shard(n, S, s, chunk int) (r0, r1 int) {
+	nb := (n + chunk - 1) / chunk
+	b0 := s * nb / S
+	b1 := (s + 1) * nb / S
+	return min(b0*chunk, n), min(b1*chunk, n)
+}
+
+// Map maps the n rows of X (n×m.Dim()) in S shards of whole chunks of chunk rows (see [Shard]) on all cores and
+// calls fn(s, z, r0, rows) for every chunk of each shard, in row order within the shard, with z the chunk's
+// rows×F features (a buffer reused after fn returns). Different shards run concurrently; fn must only touch state
+// owned by shard s. When projOut is not nil (n×m.Points()), the transform uses the chunk's rows of projOut as its
+// projection scratch: for feature.Map.TransformBlock they then keep the projections of every row.
+func Map(m Mapper, X []float64, n, S, chunk int, projOut []float64, fn func(s int, z []float64, r0, rows int)) {
+	d, F, pts := m.Dim(), m.Features(), m.Points()
+	type scratch struct{ z, proj []float64 }
+	pool := sync.Pool{New: func() any {
+		c := min(chunk, n)
+		sc := &scratch{z: make([]float64, c*F)}
+		if projOut == nil {
+			sc.proj = make([]float64, c*pts)
+		}
+		return sc
+	}}
+	parallel.For(S, 0, func(s int) {
+		r0, r1 := Shard(n, S, s, chunk)
+		if r1 <= r0 {
+			return
+		}
+		sc := pool.Get().(*scratch)
+		defer pool.Put(sc)
+		for b := r0; b < r1; b += chunk {
+			r := min(chunk, r1-b)
+			z, proj := sc.z[:r*F], sc.proj
+			if projOut != nil {
+				proj = projOut[b*pts : (b+r)*pts]
+			}
+			m.TransformBlock(z, X[b*d:(b+r)*d], r, proj)
+			fn(s, z, b, r)
+		}
+	})
+}
+
+// CheckData validates the shapes and values of a data set (X n×d, Y n×p); where prefixes the message.
+func CheckData(where string, X []float64, n, d int, Y []float64, p int) error {
+	if n < 0 || d < 1 || p < 1 {
+		return fmt.Errorf("%s: need n ≥ 0, d ≥ 1, p ≥ 1, have n=%d, d=%d, p=%d", where, n, d, p)
+	}
+	if len(X) != n*d {
+		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
+	}
+	if len(Y) != n*p {
+		return fmt.Errorf("%s: Y has %d values, want %d rows × %d outputs", where, len(Y), n, p)
+	}
+	if err := CheckX(where, X, n, d); err != nil {
+		return err
+	}
+	for i, v := range Y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: Y row %d, output %d is %v", where, i/p+1, i%p+1, v)
+		}
+	}
+	return nil
+}
+
+// CheckX validates the shape and values of inputs X (n×d); where prefixes the message.
+func CheckX(where string, X []float64, n, d int) error {
+	if n < 0 || d < 1 {
+		return fmt.Errorf("%s: need n ≥ 0 and d ≥ 1, have n=%d, d=%d", where, n, d)
+	}
+	if len(X) != n*d {
+		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
+	}
+	for i, v := range X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: X row %d, column %d is %v", where, i/d+1, i%d+1, v)
+		}
+	}
+	return nil
+}
