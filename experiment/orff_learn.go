@@ -21,6 +21,7 @@ import (
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
 )
 
 // The learning experiments of Brault, Heinonen & d'Alché-Buc, "Random Fourier features for operator-valued kernels"
@@ -302,9 +303,9 @@ func intsText(v []int) string {
 
 // ORFFFig2 reproduces Figure 2 of the ORFF paper (§5.2): MNIST with a decomposable Gaussian kernel and simplex coding
 // (docs/conventions.md §8.1; the paper prints k₀ = exp(−‖δ‖/σ²), docs/conventions.md §8.2 erratum: it is the Gaussian exp(−‖δ‖²/(2σ²))). The
-// kernel is learn.SimplexKernel (A = CCᵀ = (k/(k−1))·I_{k−1}, k = 10 classes, targets the simplex code of the
-// labels) for both ORFF (learn.OVKRidge.FitSimplex on an ovk map with D points) and the exact OVK
-// (learn.OVKKRR.FitSimplex), with an intercept and the same λ, so the ORFF model converges to the exact one as D
+// kernel is vector.SimplexKernel (A = CCᵀ = (k/(k−1))·I_{k−1}, k = 10 classes, targets the simplex code of the
+// labels) for both ORFF (vector.Ridge.FitSimplex on an ovk map with D points) and the exact OVK
+// (vector.KRR.FitSimplex), with an intercept and the same λ, so the ORFF model converges to the exact one as D
 // grows. Two panels:
 //
 //   - time: wall time of one fit against N (log–log) for ORFF with TimeD points (map drawing included) and the
@@ -470,7 +471,7 @@ func simplexCV(k *ovk.Kernel, X []float64, n, d int, labels []int, classes int, 
 				xtr, ltr = append(xtr, X[i*d:(i+1)*d]...), append(ltr, labels[i])
 			}
 		}
-		fits, err := learn.OVKKRR{Kernel: k, Intercept: true}.FitPath(xtr, len(ltr), d,
+		fits, err := vector.KRR{Kernel: k, Intercept: true}.FitPath(xtr, len(ltr), d,
 			learn.SimplexEncode(ltr, classes), grid)
 		if err != nil {
 			return 0, nil, err
@@ -527,7 +528,7 @@ func (s ORFFFig2) Run(ctx context.Context) ([]LearnRow, error) {
 	}
 	nt := s.Test
 	Xt, lt := sp.Test.X[:nt*d], sp.TestClass[:nt]
-	k, err := learn.SimplexKernel(kernel.Gaussian{S: s.Sigma}, classes)
+	k, err := vector.SimplexKernel(kernel.Gaussian{S: s.Sigma}, classes)
 	if err != nil {
 		return nil, err
 	}
@@ -556,8 +557,8 @@ func (s ORFFFig2) Run(ctx context.Context) ([]LearnRow, error) {
 			strings.Join(parts, ", "))
 		step()
 	}
-	orff := learn.OVKRidge{Lambda: lambda, Intercept: true}
-	exact := learn.OVKKRR{Kernel: k, Lambda: lambda, Intercept: true, MaxBytes: s.ExactMaxBytes}
+	orff := vector.Ridge{Lambda: lambda, Intercept: true}
+	exact := vector.KRR{Kernel: k, Lambda: lambda, Intercept: true, MaxBytes: s.ExactMaxBytes}
 
 	// Error panel.
 	exactErr := make([]float64, s.Runs)
@@ -862,11 +863,11 @@ const (
 // (dataset.GenerateCurlField: the gradient of a random Gaussian-RFF potential of bandwidth 0.4 on [−1,1]⁵): the
 // test R² (overall, [MultiR2], against the noise-free field) against D of
 //
-//   - curl-free ORFF: learn.OVKRidge on an ovk curl-free map with D points (2D features; Cholesky on the normal
+//   - curl-free ORFF: vector.Ridge on an ovk curl-free map with D points (2D features; Cholesky on the normal
 //     equations, the same optimum as the paper's L-BFGS),
 //   - independent RFF: p = 5 ridge regressions (one learn.Ridge with 5 outputs) on the Gaussian feature.Map with the
 //     same D points (same rule and seed, hence the same frequencies),
-//   - curl-free OVK: exact learn.OVKKRR on the Np×Np block Gram of the first ExactN training rows (a horizontal line),
+//   - curl-free OVK: exact vector.KRR on the Np×Np block Gram of the first ExactN training rows (a horizontal line),
 //   - independent KRR: exact learn.KRR with 5 outputs (a horizontal line),
 //
 // all with the Gaussian bandwidth Sigma, λ = Lambda and an intercept; and the fit time against N (TimeNs, ORFF and
@@ -878,7 +879,7 @@ const (
 // test rows (issue 4).
 //
 // Whether the fitted field is curl-free is checked at Checks test points: the relative asymmetry of the Jacobian,
-// analytic for the ORFF model (learn.OVKFit.Jacobian) and by central finite differences (step 10⁻⁴) for the others.
+// analytic for the ORFF model (vector.Fit.Jacobian) and by central finite differences (step 10⁻⁴) for the others.
 // The data are fixed by Seed; runs redraw the maps, so the exact models are fitted once.
 type ORFFFig3 struct {
 	// Train and Test are the training and test rows (default 5000 and 2000).
@@ -1029,9 +1030,9 @@ func (s ORFFFig3) Run(ctx context.Context) ([]LearnRow, error) {
 		return nil, err
 	}
 	k0 := kernel.Gaussian{S: s.Sigma}
-	orff := learn.OVKRidge{Lambda: s.Lambda, Intercept: true}
+	orff := vector.Ridge{Lambda: s.Lambda, Intercept: true}
 	ridge := learn.Ridge{Lambda: s.Lambda, Intercept: true}
-	curlExact := learn.OVKKRR{Kernel: kc, Lambda: s.Lambda, Intercept: true, MaxBytes: s.ExactMaxBytes}
+	curlExact := vector.KRR{Kernel: kc, Lambda: s.Lambda, Intercept: true, MaxBytes: s.ExactMaxBytes}
 	krr := learn.KRR{Kernel: k0, Lambda: s.Lambda, Intercept: true, MaxBytes: s.ExactMaxBytes}
 	step := func() {
 		if s.Progress != nil {
@@ -1400,8 +1401,8 @@ const (
 // independent regressions, but each output's kernel scaled by its variance (which with a single λ amounts to a
 // per-output λ), so that a gain of the full covariance over it comes from coupling the tasks, not from rescaling them.
 //
-// The models share the map's frequencies (same rule and seed) and the scalar statistics (learn.AccumulateScalar once
-// per training set; learn.OVKRidge.SolvePath for each A). λ is selected per model, N and run on Validation noisy rows
+// The models share the map's frequencies (same rule and seed) and the scalar statistics (vector.Accumulate once
+// per training set; vector.Ridge.SolvePath for each A). λ is selected per model, N and run on Validation noisy rows
 // drawn from the same generator (over LambdaGrid), since A rescales the kernel. Runs draw different training rows
 // from a pool of max(Ns) rows (and different maps); W is fixed by Seed. Besides the RMSE and R² rows of each model,
 // two "gain" rows per N hold the paired relative RMSE reductions (RMSE_other − RMSE_cov)/RMSE_other over the runs
@@ -1557,11 +1558,11 @@ func (s ORFFMultitask) Run(ctx context.Context) ([]LearnRow, error) {
 				}
 				pts = mp.Points()
 				if st == nil { // the scalar features do not depend on A: one pass serves every model
-					if st, err = learn.AccumulateScalar(mp, X, N, Y); err != nil {
+					if st, err = vector.Accumulate(mp, X, N, Y); err != nil {
 						return nil, err
 					}
 				}
-				fits, err := learn.OVKRidge{Intercept: true}.SolvePath(mp, st, s.LambdaGrid)
+				fits, err := vector.Ridge{Intercept: true}.SolvePath(mp, st, s.LambdaGrid)
 				if err != nil {
 					return nil, fmt.Errorf("experiment: orff-multitask %s, N=%d: %w", m.name, N, err)
 				}

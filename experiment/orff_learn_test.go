@@ -13,9 +13,9 @@ import (
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/experiment"
 	"github.com/rffkit/rff/kernel"
-	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
 )
 
 const sharedData = "../../shared/data"
@@ -278,16 +278,16 @@ func TestSharedScalarStatistics(t *testing.T) {
 	kA, _ := ovk.NewDecomposable(kernel.Gaussian{S: 2}, A)
 	mI, _ := ovk.New(kI, rule.G{}, g.D, 30, 9)
 	mA, _ := ovk.New(kA, rule.G{}, g.D, 30, 9)
-	st, err := learn.AccumulateScalar(mI, g.X, g.N, g.Y)
+	st, err := vector.Accumulate(mI, g.X, g.N, g.Y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lambdas := []float64{1e-6, 1e-3}
-	shared, err := learn.OVKRidge{Intercept: true}.SolvePath(mA, st, lambdas)
+	shared, err := vector.Ridge{Intercept: true}.SolvePath(mA, st, lambdas)
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := learn.OVKRidge{Intercept: true}.FitPath(mA, g.X, g.N, g.Y, lambdas)
+	direct, err := vector.Ridge{Intercept: true}.FitPath(mA, g.X, g.N, g.Y, lambdas)
 	if err != nil {
 		t.Fatal(err)
 	}

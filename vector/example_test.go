@@ -1,4 +1,4 @@
-package learn_test
+package vector_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
 )
 
 // curlData returns the first n rows of the 5-D curl-free field of docs/conventions.md §9 for training and the next m for testing.
@@ -39,14 +40,14 @@ func r2(pred, Y []float64, n, p int) float64 {
 
 // Curl-free ORFF ridge on the curl-free field: fit with Cholesky (the default for non-decomposable kernels), CG and
 // L-BFGS, which reach the same optimum.
-func ExampleOVKRidge_Fit() {
+func ExampleRidge_Fit() {
 	X, Y, T, YT := curlData(200, 100)
 	k, _ := ovk.NewCurlFree(dataset.CurlFieldSigma)
 	m, _ := ovk.New(k, rule.G{}, 5, 100, 1) // D = 100 points, F = 2·100·1 features
 	pred := make([]float64, 100*5)
 	var first []float64
-	for _, s := range []learn.OVKSolver{learn.OVKCholesky, learn.OVKCG, learn.OVKLBFGS} {
-		fit, err := learn.OVKRidge{Lambda: 1e-2, Intercept: true, Solver: s}.Fit(m, X, 200, Y)
+	for _, s := range []vector.Solver{vector.Cholesky, vector.CG, vector.LBFGS} {
+		fit, err := vector.Ridge{Lambda: 1e-2, Intercept: true, Solver: s}.Fit(m, X, 200, Y)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -70,12 +71,12 @@ func ExampleOVKRidge_Fit() {
 }
 
 // A λ path for a decomposable kernel reuses one eigendecomposition of ZᵀZ and BᵀB.
-func ExampleOVKRidge_FitPath() {
+func ExampleRidge_FitPath() {
 	g, _ := dataset.GenerateMultitask(300, 1, 0.1)
 	A, _ := ovk.OutputCovariance(g.Y, g.N, g.P) // the output covariance as A
 	k, _ := ovk.NewDecomposable(kernel.Gaussian{S: 2}, A)
 	m, _ := ovk.New(k, rule.ORF{}, g.D, 100, 1)
-	fits, err := learn.OVKRidge{Intercept: true}.FitPath(m, g.X[:250*g.D], 250, g.Y[:250*g.P], []float64{1e-5, 1e-3, 1e-1})
+	fits, err := vector.Ridge{Intercept: true}.FitPath(m, g.X[:250*g.D], 250, g.Y[:250*g.P], []float64{1e-5, 1e-3, 1e-1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -93,16 +94,16 @@ func ExampleOVKRidge_FitPath() {
 
 // Statistics accumulated shard by shard (here two halves of the data, as a distributed engine would) are merged and
 // solved; the result equals a fit on all rows.
-func ExampleAccumulateScalar() {
+func ExampleAccumulate() {
 	X, Y, _, _ := curlData(200, 0)
 	k, _ := ovk.NewCurlFree(dataset.CurlFieldSigma)
 	m, _ := ovk.New(k, rule.SR{Rotation: rule.Butterfly}, 5, 60, 1)
-	s1, _ := learn.AccumulateScalar(m, X[:100*5], 100, Y[:100*5])
-	s2, _ := learn.AccumulateScalar(m, X[100*5:], 100, Y[100*5:])
+	s1, _ := vector.Accumulate(m, X[:100*5], 100, Y[:100*5])
+	s2, _ := vector.Accumulate(m, X[100*5:], 100, Y[100*5:])
 	_ = s1.Merge(s2)
 	fmt.Println("rows:", s1.N, "scalar features (2D):", s1.F, "outputs:", s1.P)
-	fit, _ := learn.OVKRidge{Lambda: 1e-2, Intercept: true}.Solve(m, s1)
-	all, _ := learn.OVKRidge{Lambda: 1e-2, Intercept: true}.Fit(m, X, 200, Y)
+	fit, _ := vector.Ridge{Lambda: 1e-2, Intercept: true}.Solve(m, s1)
+	all, _ := vector.Ridge{Lambda: 1e-2, Intercept: true}.Fit(m, X, 200, Y)
 	var diff float64
 	for i := range fit.Theta {
 		diff = math.Max(diff, math.Abs(fit.Theta[i]-all.Theta[i]))
@@ -114,12 +115,12 @@ func ExampleAccumulateScalar() {
 }
 
 // Solve fits from statistics, for any kernel (the closed form or Cholesky).
-func ExampleOVKRidge_Solve() {
+func ExampleRidge_Solve() {
 	X, Y, _, _ := curlData(100, 0)
 	k, _ := ovk.NewDivFree(0.5)
 	m, _ := ovk.New(k, rule.QMC{}, 5, 40, 1)
-	s, _ := learn.AccumulateScalar(m, X, 100, Y)
-	fit, err := learn.OVKRidge{Lambda: 1e-3}.Solve(m, s)
+	s, _ := vector.Accumulate(m, X, 100, Y)
+	fit, err := vector.Ridge{Lambda: 1e-3}.Solve(m, s)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -130,12 +131,12 @@ func ExampleOVKRidge_Solve() {
 }
 
 // SolvePath solves a λ grid from one set of statistics.
-func ExampleOVKRidge_SolvePath() {
+func ExampleRidge_SolvePath() {
 	X, Y, _, _ := curlData(100, 0)
 	k, _ := ovk.NewCurlFree(dataset.CurlFieldSigma)
 	m, _ := ovk.New(k, rule.G{}, 5, 50, 1)
-	s, _ := learn.AccumulateScalar(m, X, 100, Y)
-	fits, _ := learn.OVKRidge{Intercept: true}.SolvePath(m, s, learn.LogGrid(1e-4, 1, 3))
+	s, _ := vector.Accumulate(m, X, 100, Y)
+	fits, _ := vector.Ridge{Intercept: true}.SolvePath(m, s, learn.LogGrid(1e-4, 1, 3))
 	for _, f := range fits {
 		fmt.Printf("λ = %g: ‖θ‖² shrinks: %.3g\n", f.Lambda, norm2(f.Theta))
 	}
@@ -154,11 +155,11 @@ func norm2(x []float64) float64 {
 }
 
 // Predict evaluates f̃(x) = Φ̃(x)ᵀθ + b with the map the model was fitted with.
-func ExampleOVKFit_Predict() {
+func ExampleFit_Predict() {
 	X, Y, T, YT := curlData(200, 100)
 	k, _ := ovk.NewCurlFree(dataset.CurlFieldSigma)
 	m, _ := ovk.New(k, rule.ORF{}, 5, 400, 2)
-	fit, _ := learn.OVKRidge{Lambda: 1e-2, Intercept: true}.Fit(m, X, 200, Y)
+	fit, _ := vector.Ridge{Lambda: 1e-2, Intercept: true}.Fit(m, X, 200, Y)
 	pred := make([]float64, 100*5)
 	if err := fit.Predict(pred, m, T, 100); err != nil {
 		fmt.Println(err)
@@ -170,13 +171,13 @@ func ExampleOVKFit_Predict() {
 }
 
 // The fitted curl-free field has a symmetric Jacobian and the divergence-free one a traceless Jacobian.
-func ExampleOVKFit_Jacobian() {
+func ExampleFit_Jacobian() {
 	X, Y, _, _ := curlData(100, 0)
 	x := []float64{0.1, -0.2, 0.3, 0, 0.5}
 	J := make([]float64, 25)
 	curl, _ := ovk.NewCurlFree(0.5)
 	mc, _ := ovk.New(curl, rule.SORF{}, 5, 64, 1)
-	fc, _ := learn.OVKRidge{Lambda: 1e-3, Intercept: true}.Fit(mc, X, 100, Y)
+	fc, _ := vector.Ridge{Lambda: 1e-3, Intercept: true}.Fit(mc, X, 100, Y)
 	_ = fc.Jacobian(J, mc, x)
 	var asym, scale float64
 	for a := 0; a < 5; a++ {
@@ -188,7 +189,7 @@ func ExampleOVKFit_Jacobian() {
 	fmt.Println("curl-free: symmetric Jacobian:", asym <= 1e-12*scale)
 	div, _ := ovk.NewDivFree(0.5)
 	md, _ := ovk.New(div, rule.SORF{}, 5, 64, 1)
-	fd, _ := learn.OVKRidge{Lambda: 1e-3, Intercept: true}.Fit(md, X, 100, Y)
+	fd, _ := vector.Ridge{Lambda: 1e-3, Intercept: true}.Fit(md, X, 100, Y)
 	_ = fd.Jacobian(J, md, x)
 	var tr float64
 	for a := 0; a < 5; a++ {
@@ -202,10 +203,10 @@ func ExampleOVKFit_Jacobian() {
 
 // Exact curl-free OVK ridge on the Np×Np block Gram, the baseline ORFF converges to; the memory guard refuses
 // larger problems with the bytes needed.
-func ExampleOVKKRR_Fit() {
+func ExampleKRR_Fit() {
 	X, Y, T, YT := curlData(200, 100)
 	k, _ := ovk.NewCurlFree(dataset.CurlFieldSigma)
-	fit, err := learn.OVKKRR{Kernel: k, Lambda: 1e-2, Intercept: true}.Fit(X, 200, 5, Y)
+	fit, err := vector.KRR{Kernel: k, Lambda: 1e-2, Intercept: true}.Fit(X, 200, 5, Y)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -213,19 +214,19 @@ func ExampleOVKKRR_Fit() {
 	pred := make([]float64, 100*5)
 	_ = fit.Predict(pred, T, 100)
 	fmt.Printf("%s, test R² %.2f\n", fit.Stats.Method, r2(pred, YT, 100, 5))
-	_, err = learn.OVKKRR{Kernel: k, Lambda: 1e-2, MaxBytes: 1 << 20}.Fit(X, 200, 5, Y)
+	_, err = vector.KRR{Kernel: k, Lambda: 1e-2, MaxBytes: 1 << 20}.Fit(X, 200, 5, Y)
 	fmt.Println(err)
 	// Output:
 	// cholesky, test R² 0.55
-	// learn.OVKKRR.Fit: the exact 1000×1000 block Gram matrix of the curl-free kernel needs 7.63 MiB, above the limit of 1.00 MiB (raise OVKKRR.MaxBytes, or use ORFF features with learn.OVKRidge)
+	// vector.KRR.Fit: the exact 1000×1000 block Gram matrix of the curl-free kernel needs 7.63 MiB, above the limit of 1.00 MiB (raise vector.KRR.MaxBytes, or use ORFF features with vector.Ridge)
 }
 
 // Exact decomposable OVK ridge along a λ path, from one eigendecomposition of the N×N scalar Gram and of A.
-func ExampleOVKKRR_FitPath() {
+func ExampleKRR_FitPath() {
 	g, _ := dataset.GenerateMultitask(300, 1, 0.1)
 	A, _ := ovk.OutputCovariance(g.Y, g.N, g.P)
 	k, _ := ovk.NewDecomposable(kernel.Gaussian{S: 2}, A)
-	fits, err := learn.OVKKRR{Kernel: k, Intercept: true}.FitPath(g.X[:250*g.D], 250, g.D, g.Y[:250*g.P], []float64{1e-5, 1e-3})
+	fits, err := vector.KRR{Kernel: k, Intercept: true}.FitPath(g.X[:250*g.D], 250, g.D, g.Y[:250*g.P], []float64{1e-5, 1e-3})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -241,11 +242,11 @@ func ExampleOVKKRR_FitPath() {
 }
 
 // Predict evaluates Σ_i K(x, x_i)α_i + b against the stored training inputs.
-func ExampleOVKKRRFit_Predict() {
+func ExampleKRRFit_Predict() {
 	k, _ := ovk.NewDivFree(1)
 	X := []float64{0, 0, 1, 0, 0, 1}
 	Y := []float64{1, 0, 0, 1, -1, 0}
-	fit, _ := learn.OVKKRR{Kernel: k, Lambda: 1e-6}.Fit(X, 3, 2, Y)
+	fit, _ := vector.KRR{Kernel: k, Lambda: 1e-6}.Fit(X, 3, 2, Y)
 	pred := make([]float64, 6)
 	_ = fit.Predict(pred, X, 3)
 	for i := 0; i < 3; i++ {
@@ -277,19 +278,19 @@ func blobs(n, k int) ([]float64, []int) {
 
 // The decomposable kernel of the ORFF paper's MNIST experiment: A = CCᵀ for the simplex code C.
 func ExampleSimplexKernel() {
-	k, _ := learn.SimplexKernel(kernel.Gaussian{S: 20}, 10)
+	k, _ := vector.SimplexKernel(kernel.Gaussian{S: 20}, 10)
 	A := k.A()
 	fmt.Printf("%s kernel, %d outputs, A = %.4f·I\n", k.Name(), A.SymmetricDim(), A.At(0, 0))
 	// Output:
 	// decomposable kernel, 9 outputs, A = 1.1111·I
 }
 
-// Multiclass ORFF through simplex coding in a decomposable kernel (ORFF paper §5, MNIST), decoded by SimplexDecode.
-func ExampleOVKRidge_FitSimplex() {
+// Multiclass ORFF through simplex coding in a decomposable kernel (ORFF paper §5, MNIST), decoded by learn.SimplexDecode.
+func ExampleRidge_FitSimplex() {
 	X, labels := blobs(300, 4)
-	k, _ := learn.SimplexKernel(kernel.Gaussian{S: 0.5}, 4)
+	k, _ := vector.SimplexKernel(kernel.Gaussian{S: 0.5}, 4)
 	m, _ := ovk.New(k, rule.G{}, 2, 100, 1)
-	fit, err := learn.OVKRidge{Lambda: 1e-4, Intercept: true}.FitSimplex(m, X, 300, labels, 4)
+	fit, err := vector.Ridge{Lambda: 1e-4, Intercept: true}.FitSimplex(m, X, 300, labels, 4)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -300,11 +301,11 @@ func ExampleOVKRidge_FitSimplex() {
 }
 
 // Classify decodes the k−1 simplex scores into classes.
-func ExampleOVKFit_Classify() {
+func ExampleFit_Classify() {
 	X, labels := blobs(300, 4)
-	k, _ := learn.SimplexKernel(kernel.Gaussian{S: 0.5}, 4)
+	k, _ := vector.SimplexKernel(kernel.Gaussian{S: 0.5}, 4)
 	m, _ := ovk.New(k, rule.G{}, 2, 100, 1)
-	fit, _ := learn.OVKRidge{Lambda: 1e-4, Intercept: true}.FitSimplex(m, X[:400], 200, labels[:200], 4)
+	fit, _ := vector.Ridge{Lambda: 1e-4, Intercept: true}.FitSimplex(m, X[:400], 200, labels[:200], 4)
 	pred, _ := fit.Classify(m, X[400:], 100)
 	correct := 0
 	for i, c := range pred {
@@ -318,10 +319,10 @@ func ExampleOVKFit_Classify() {
 }
 
 // The exact multiclass baseline with the same kernel.
-func ExampleOVKKRR_FitSimplex() {
+func ExampleKRR_FitSimplex() {
 	X, labels := blobs(300, 4)
-	k, _ := learn.SimplexKernel(kernel.Gaussian{S: 0.5}, 4)
-	fit, err := learn.OVKKRR{Kernel: k, Lambda: 1e-4, Intercept: true}.FitSimplex(X[:400], 200, 2, labels[:200], 4)
+	k, _ := vector.SimplexKernel(kernel.Gaussian{S: 0.5}, 4)
+	fit, err := vector.KRR{Kernel: k, Lambda: 1e-4, Intercept: true}.FitSimplex(X[:400], 200, 2, labels[:200], 4)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -332,10 +333,10 @@ func ExampleOVKKRR_FitSimplex() {
 }
 
 // Classify decodes the exact model's simplex scores.
-func ExampleOVKKRRFit_Classify() {
+func ExampleKRRFit_Classify() {
 	X, labels := blobs(300, 4)
-	k, _ := learn.SimplexKernel(kernel.Gaussian{S: 0.5}, 4)
-	fit, _ := learn.OVKKRR{Kernel: k, Lambda: 1e-4, Intercept: true}.FitSimplex(X[:400], 200, 2, labels[:200], 4)
+	k, _ := vector.SimplexKernel(kernel.Gaussian{S: 0.5}, 4)
+	fit, _ := vector.KRR{Kernel: k, Lambda: 1e-4, Intercept: true}.FitSimplex(X[:400], 200, 2, labels[:200], 4)
 	pred, _ := fit.Classify(X[400:], 100)
 	correct := 0
 	for i, c := range pred {
@@ -349,9 +350,9 @@ func ExampleOVKKRRFit_Classify() {
 }
 
 // Solvers by name, as a command line gives them.
-func ExampleParseOVKSolver() {
+func ExampleParseSolver() {
 	for _, name := range []string{"auto", "stein", "cholesky", "cg", "l-bfgs"} {
-		s, _ := learn.ParseOVKSolver(name)
+		s, _ := vector.ParseSolver(name)
 		fmt.Println(name, "→", s)
 	}
 	// Output:
@@ -363,8 +364,8 @@ func ExampleParseOVKSolver() {
 }
 
 // String names a solver.
-func ExampleOVKSolver_String() {
-	fmt.Println(learn.OVKLBFGS, learn.OVKClosedForm)
+func ExampleSolver_String() {
+	fmt.Println(vector.LBFGS, vector.ClosedForm)
 	// Output:
 	// lbfgs closed-form
 }

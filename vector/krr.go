@@ -1,7 +1,6 @@
-package learn
+package vector
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -9,23 +8,25 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/solve"
 	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/ovk"
 )
 
-// OVKKRR is exact operator-valued kernel ridge regression, the baseline that [OVKRidge] converges to as D grows
+// KRR is exact operator-valued kernel ridge regression, the baseline that [Ridge] converges to as D grows
 // (docs/conventions.md §5, "Exact baselines"; Micchelli & Pontil 2005, cited in the ORFF paper §1). It minimises
 //
 //	(1/N) Σ_i ‖f(x_i) + b − y_i‖² + λ‖f‖²_{H_K}
 //
 // over f in the vector-valued RKHS of K (plus an unpenalised b ∈ R^p with Intercept), the λ convention of
-// OVKRidge, Ridge and KRR. By the representer theorem f(x) = Σ_i K(x, x_i)α_i with α (N×p) solving
+// [Ridge], learn.Ridge and learn.KRR. By the representer theorem f(x) = Σ_i K(x, x_i)α_i with α (N×p) solving
 //
 //	(K + NλI) vec(α) = vec(Y)      (K the Np×Np block Gram matrix, block (i,j) = K(x_i, x_j); ovk.Gram).
 //
-// With an intercept the problem is solved in feature space with centred features, exactly as [KRR] does: the block
+// With an intercept the problem is solved in feature space with centred features, exactly as [learn.KRR] does: the block
 // Gram is centred, K̃ = (H⊗I_p)K(H⊗I_p), H = I − 11ᵀ/N, the targets are centred, and the fit stores Hα, with
 // b = ȳ − (1/N)Σ_j Σ_i K(x_j, x_i)(Hα)_i.
 //
@@ -42,18 +43,18 @@ import (
 // Memory: the Np×Np block Gram (8N²p² bytes) for curl-free, divergence-free and Helmholtz kernels; for a
 // decomposable kernel 8N² bytes with the shifted systems and 24N² with the eigendecomposition (K₀, LAPACK's copy and
 // the eigenvectors). Fits above MaxBytes are refused with an error stating the bytes needed.
-type OVKKRR struct {
+type KRR struct {
 	Kernel *ovk.Kernel
 	// Lambda is λ ≥ 0; an intercept needs λ > 0 (the centred Gram is singular).
 	Lambda float64
 	// Intercept fits an unpenalised bias b ∈ R^p by centring in feature space.
 	Intercept bool
-	// MaxBytes caps the memory of the dense matrices (0 means DefaultKRRMaxBytes, 4 GiB).
+	// MaxBytes caps the memory of the dense matrices (0 means learn.DefaultKRRMaxBytes, 4 GiB).
 	MaxBytes int64
 }
 
-// OVKKRRFit is a fitted exact operator-valued kernel ridge regression model f(x) = Σ_i K(x, x_i)α_i + b.
-type OVKKRRFit struct {
+// KRRFit is a fitted exact operator-valued kernel ridge regression model f(x) = Σ_i K(x, x_i)α_i + b.
+type KRRFit struct {
 	Kernel *ovk.Kernel
 	// X is a copy of the N×Dim training inputs.
 	X         []float64
@@ -66,18 +67,18 @@ type OVKKRRFit struct {
 	// Stats reports the solve: Method "cholesky" (the block Gram, or the shifted systems of a decomposable kernel)
 	// or "eigen"; Residual is the relative residual of (K + NλI)vec(α) = vec(Y) (centred with an intercept), the
 	// largest over the outputs for a decomposable kernel; Seconds is the wall-clock time of the fit, Gram included.
-	Stats SolveStats
+	Stats learn.SolveStats
 }
 
-// ovkShiftedMaxGroups is the largest number of distinct eigenvalues of A for which the exact decomposable solver
+// shiftedMaxGroups is the largest number of distinct eigenvalues of A for which the exact decomposable solver
 // factorises K₀ once per eigenvalue instead of eigendecomposing it.
-const ovkShiftedMaxGroups = 8
+const shiftedMaxGroups = 8
 
 // Fit computes the exact Gram matrix of the n rows of X (n×d, row-major) and solves for α against the targets Y
 // (n×p, p = Kernel.Outputs(d)). It returns an error for bad shapes, NaN/Inf data, λ < 0, λ = 0 with an intercept,
 // a numerically singular system, or matrices larger than MaxBytes.
-func (k OVKKRR) Fit(X []float64, n, d int, Y []float64) (*OVKKRRFit, error) {
-	fits, err := k.fitPath("learn.OVKKRR.Fit", X, n, d, Y, []float64{k.Lambda})
+func (k KRR) Fit(X []float64, n, d int, Y []float64) (*KRRFit, error) {
+	fits, err := k.fitPath("vector.KRR.Fit", X, n, d, Y, []float64{k.Lambda})
 	if err != nil {
 		return nil, err
 	}
@@ -87,11 +88,11 @@ func (k OVKKRR) Fit(X []float64, n, d int, Y []float64) (*OVKKRRFit, error) {
 // FitPath fits the model for every λ in lambdas (k.Lambda is ignored), computing the Gram matrix once. For a
 // decomposable kernel with more than one λ, K₀ and A are eigendecomposed once (mat.EigenSym) and each λ costs
 // O(N²p); for the other kernels the block Gram is factorised once per λ.
-func (k OVKKRR) FitPath(X []float64, n, d int, Y []float64, lambdas []float64) ([]*OVKKRRFit, error) {
-	return k.fitPath("learn.OVKKRR.FitPath", X, n, d, Y, lambdas)
+func (k KRR) FitPath(X []float64, n, d int, Y []float64, lambdas []float64) ([]*KRRFit, error) {
+	return k.fitPath("vector.KRR.FitPath", X, n, d, Y, lambdas)
 }
 
-func (k OVKKRR) fitPath(where string, X []float64, n, d int, Y []float64, lambdas []float64) ([]*OVKKRRFit, error) {
+func (k KRR) fitPath(where string, X []float64, n, d int, Y []float64, lambdas []float64) ([]*KRRFit, error) {
 	start := time.Now()
 	if k.Kernel == nil {
 		return nil, fmt.Errorf("%s: nil kernel", where)
@@ -103,7 +104,7 @@ func (k OVKKRR) fitPath(where string, X []float64, n, d int, Y []float64, lambda
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	if err := checkData(where, X, n, d, Y, p); err != nil {
+	if err := blocks.CheckData(where, X, n, d, Y, p); err != nil {
 		return nil, err
 	}
 	if n == 0 {
@@ -120,7 +121,7 @@ func (k OVKKRR) fitPath(where string, X []float64, n, d int, Y []float64, lambda
 			return nil, fmt.Errorf("%s: an intercept needs λ > 0 (the centred Gram matrix is singular)", where)
 		}
 	}
-	var fits []*OVKKRRFit
+	var fits []*KRRFit
 	if k.Kernel.Kind() == ovk.Decomposable {
 		fits, err = k.decomposable(where, X, n, d, Y, p, lambdas)
 	} else {
@@ -135,25 +136,25 @@ func (k OVKKRR) fitPath(where string, X []float64, n, d int, Y []float64, lambda
 	return fits, nil
 }
 
-func (k OVKKRR) limit() int64 {
+func (k KRR) limit() int64 {
 	if k.MaxBytes > 0 {
 		return k.MaxBytes
 	}
-	return DefaultKRRMaxBytes
+	return learn.DefaultKRRMaxBytes
 }
 
-func (k OVKKRR) newFit(X []float64, n, d, p int, alpha []float64, lambda float64) *OVKKRRFit {
-	return &OVKKRRFit{Kernel: k.Kernel, X: append([]float64(nil), X...), N: n, Dim: d, P: p, Alpha: alpha,
+func (k KRR) newFit(X []float64, n, d, p int, alpha []float64, lambda float64) *KRRFit {
+	return &KRRFit{Kernel: k.Kernel, X: append([]float64(nil), X...), N: n, Dim: d, P: p, Alpha: alpha,
 		Bias: make([]float64, p), Lambda: lambda, Intercept: k.Intercept}
 }
 
 // block solves (K + NλI)vec(α) = vec(Y) on the Np×Np block Gram by in-place Cholesky.
-func (k OVKKRR) block(where string, X []float64, n, d int, Y []float64, p int, lambdas []float64) ([]*OVKKRRFit, error) {
+func (k KRR) block(where string, X []float64, n, d int, Y []float64, p int, lambdas []float64) ([]*KRRFit, error) {
 	np := n * p
 	if need := 8 * float64(np) * float64(np); need > float64(k.limit()) {
 		return nil, fmt.Errorf("%s: the exact %d×%d block Gram matrix of the %s kernel needs %s, above the limit of %s "+
-			"(raise OVKKRR.MaxBytes, or use ORFF features with learn.OVKRidge)", where, np, np, k.Kernel.Name(),
-			byteSize(need), byteSize(float64(k.limit())))
+			"(raise vector.KRR.MaxBytes, or use ORFF features with vector.Ridge)", where, np, np, k.Kernel.Name(),
+			solve.Bytes(need), solve.Bytes(float64(k.limit())))
 	}
 	K := make([]float64, np*np)
 	if err := ovk.Gram(K, k.Kernel, X, n, X, n, d); err != nil {
@@ -169,14 +170,14 @@ func (k OVKKRR) block(where string, X []float64, n, d int, Y []float64, p int, l
 		ybar = centreColumns(rhs, n, p)
 		rowMean = centreBlockGram(K, n, p)
 	}
-	fits := make([]*OVKKRRFit, len(lambdas))
+	fits := make([]*KRRFit, len(lambdas))
 	for li, lambda := range lambdas {
 		alpha, res, err := spdSolve(K, np, N*lambda, rhs, 1, lambda == 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: λ = %g: %w", where, lambda, err)
 		}
 		fit := k.newFit(X, n, d, p, alpha, lambda)
-		fit.Stats = SolveStats{Method: "cholesky", Residual: res}
+		fit.Stats = learn.SolveStats{Method: "cholesky", Residual: res}
 		if k.Intercept {
 			centreColumns(alpha, n, p) // α ← Hα
 			// b[a] = ȳ[a] − Σ_i Σ_c R_i[c,a] β_i[c], R_i the mean of block row i.
@@ -250,7 +251,7 @@ func centreGram(K []float64, n int) []float64 {
 }
 
 // decomposable solves the Stein equation K₀αA + Nλα = Y on the N×N scalar Gram.
-func (k OVKKRR) decomposable(where string, X []float64, n, d int, Y []float64, p int, lambdas []float64) ([]*OVKKRRFit, error) {
+func (k KRR) decomposable(where string, X []float64, n, d int, Y []float64, p int, lambdas []float64) ([]*KRRFit, error) {
 	As := k.Kernel.A()
 	A := make([]float64, p*p)
 	for a := 0; a < p; a++ {
@@ -264,15 +265,15 @@ func (k OVKKRR) decomposable(where string, X []float64, n, d int, Y []float64, p
 	}
 	clampNonNegative(mu)
 	groups := equalGroups(mu)
-	eigen := len(lambdas) > 1 || len(groups) > ovkShiftedMaxGroups
+	eigen := len(lambdas) > 1 || len(groups) > shiftedMaxGroups
 	copies := 1.0
 	if eigen {
 		copies = 3
 	}
 	if need := copies * 8 * float64(n) * float64(n); need > float64(k.limit()) {
 		return nil, fmt.Errorf("%s: the exact decomposable solver needs %s for the %d×%d scalar Gram matrix%s, above the "+
-			"limit of %s (raise OVKKRR.MaxBytes, or use ORFF features with learn.OVKRidge)", where, byteSize(need), n, n,
-			map[bool]string{true: " and its eigendecomposition", false: ""}[eigen], byteSize(float64(k.limit())))
+			"limit of %s (raise vector.KRR.MaxBytes, or use ORFF features with vector.Ridge)", where, solve.Bytes(need), n, n,
+			map[bool]string{true: " and its eigendecomposition", false: ""}[eigen], solve.Bytes(float64(k.limit())))
 	}
 	k0 := k.Kernel.Scalar()
 	K := make([]float64, n*n)
@@ -304,7 +305,7 @@ func (k OVKKRR) decomposable(where string, X []float64, n, d int, Y []float64, p
 		T = make([]float64, n*p)
 		gemm(true, false, n, p, n, 1, U, R, 0, T)
 	}
-	fits := make([]*OVKKRRFit, len(lambdas))
+	fits := make([]*KRRFit, len(lambdas))
 	for li, lambda := range lambdas {
 		at := make([]float64, n*p) // αV
 		method := "cholesky"
@@ -361,7 +362,7 @@ func (k OVKKRR) decomposable(where string, X []float64, n, d int, Y []float64, p
 			res[i] += N*lambda*alpha[i] - rhs[i]
 		}
 		fit := k.newFit(X, n, d, p, alpha, lambda)
-		fit.Stats = SolveStats{Method: method, Residual: relResidual(res, rhs, n, p)}
+		fit.Stats = learn.SolveStats{Method: method, Residual: solve.RelResidual(res, rhs, n, p)}
 		if k.Intercept {
 			centreColumns(alpha, n, p) // α ← Hα
 			// b = ȳ − A·(αᵀm), m the row means of the uncentred K₀.
@@ -381,12 +382,12 @@ func (k OVKKRR) decomposable(where string, X []float64, n, d int, Y []float64, p
 // Predict writes f(x) = Σ_i K(x, x_i)α_i + b for the rows of X (rows×Dim, row-major) into dst (rows×P), evaluating
 // the kernel against the training rows in blocks (in parallel): k₀(X, X_train)·(αA) for a decomposable kernel,
 // the block Gram times vec(α) otherwise. It returns an error if a length does not match or an input is not finite.
-func (f *OVKKRRFit) Predict(dst, X []float64, rows int) error {
-	const where = "learn.OVKKRRFit.Predict"
+func (f *KRRFit) Predict(dst, X []float64, rows int) error {
+	const where = "vector.KRRFit.Predict"
 	if f.Kernel == nil {
 		return fmt.Errorf("%s: nil kernel", where)
 	}
-	if err := checkX(where, X, rows, f.Dim); err != nil {
+	if err := blocks.CheckX(where, X, rows, f.Dim); err != nil {
 		return err
 	}
 	n, d, p := f.N, f.Dim, f.P
@@ -413,7 +414,7 @@ func (f *OVKKRRFit) Predict(dst, X []float64, rows int) error {
 		coef := make([]float64, n*p) // αA
 		gemm(false, false, n, p, p, 1, f.Alpha, A, 0, coef)
 		k0 := f.Kernel.Scalar()
-		br := max(1, min(BlockRows, (32<<20)/(8*max(n, 1))))
+		br := max(1, min(learn.BlockRows, (32<<20)/(8*max(n, 1))))
 		kb := make([]float64, min(br, rows)*n)
 		for r0 := 0; r0 < rows; r0 += br {
 			r := min(br, rows-r0)
@@ -432,7 +433,7 @@ func (f *OVKKRRFit) Predict(dst, X []float64, rows int) error {
 		return fmt.Errorf("%s: kernel %s does not give %d outputs in dimension %d", where, f.Kernel.Name(), p, d)
 	}
 	np := n * p
-	br := max(1, min(BlockRows, (32<<20)/(8*p*np)))
+	br := max(1, min(learn.BlockRows, (32<<20)/(8*p*np)))
 	G := make([]float64, min(br, rows)*p*np)
 	for r0 := 0; r0 < rows; r0 += br {
 		r := min(br, rows-r0)
@@ -448,81 +449,4 @@ func (f *OVKKRRFit) Predict(dst, X []float64, rows int) error {
 			blas64.Vector{N: np, Inc: 1, Data: f.Alpha}, 1, blas64.Vector{N: r * p, Inc: 1, Data: out})
 	}
 	return nil
-}
-
-func checkFinite(x []float64) error {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("the Gram matrix contains %v", v)
-		}
-	}
-	return nil
-}
-
-// symEigen returns the eigenvalues (ascending) and eigenvectors (n×n row-major, column i the i-th vector) of the
-// symmetric n×n matrix a (row-major, full; not modified), with mat.EigenSym.
-func symEigen(a []float64, n int) (vals, vecs []float64, err error) {
-	var eig mat.EigenSym
-	if !eig.Factorize(mat.NewSymDense(n, a), true) {
-		return nil, nil, errors.New("the eigendecomposition did not converge")
-	}
-	vals = eig.Values(nil)
-	var u mat.Dense
-	eig.VectorsTo(&u)
-	raw := u.RawMatrix()
-	vecs = raw.Data
-	if raw.Stride != n {
-		vecs = mat.DenseCopyOf(&u).RawMatrix().Data
-	}
-	return vals, vecs, nil
-}
-
-// symEigenOrDiag is symEigen, except that an exactly diagonal a returns its diagonal and nil vectors (V = I), so
-// that A = I and A ∝ I add no rounding.
-func symEigenOrDiag(a []float64, n int) (vals, vecs []float64, err error) {
-	diag := true
-	for i := 0; i < n && diag; i++ {
-		for j := 0; j < n; j++ {
-			if i != j && a[i*n+j] != 0 {
-				diag = false
-				break
-			}
-		}
-	}
-	if !diag {
-		return symEigen(a, n)
-	}
-	vals = make([]float64, n)
-	for i := range vals {
-		vals[i] = a[i*n+i]
-	}
-	return vals, nil, nil
-}
-
-// clampNonNegative sets negative entries (rounding in the eigenvalues of a PSD matrix) to 0.
-func clampNonNegative(v []float64) {
-	for i, x := range v {
-		if x < 0 {
-			v[i] = 0
-		}
-	}
-}
-
-// equalGroups groups the indices of v by exactly equal values, in order of first appearance.
-func equalGroups(v []float64) [][]int {
-	var groups [][]int
-	for i, x := range v {
-		found := false
-		for g, idx := range groups {
-			if v[idx[0]] == x {
-				groups[g] = append(groups[g], i)
-				found = true
-				break
-			}
-		}
-		if !found {
-			groups = append(groups, []int{i})
-		}
-	}
-	return groups
 }

@@ -1,4 +1,4 @@
-package learn
+package vector
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/ovk"
 )
 
@@ -14,7 +15,7 @@ import (
 // (the paper prints exp(−‖δ‖/σ²); docs/conventions.md §8, erratum 2: it is the Gaussian exp(−‖δ‖²/(2σ²)), σ = 20 on inputs in
 // [−1,1]^784).
 //
-// Multiclass learning with simplex coding in a decomposable kernel (docs/conventions.md §5 last item, §8.1; ORFF paper §5, MNIST): let C be the (k−1)×k simplex code ([SimplexCode]: unit columns c_j with pairwise inner products −1/(k−1)), so
+// Multiclass learning with simplex coding in a decomposable kernel (docs/conventions.md §5 last item, §8.1; ORFF paper §5, MNIST): let C be the (k−1)×k simplex code ([learn.SimplexCode]: unit columns c_j with pairwise inner products −1/(k−1)), so
 // CCᵀ = γI_{k−1} and CᵀC = γ(I_k − 11ᵀ/k) with γ = k/(k−1). Three formulations appear in the literature; for the
 // ridge objective they give the same classifier:
 //
@@ -25,16 +26,16 @@ import (
 //     λ/γ (γβ₁ solves form 2's system), i.e. f₂(λ) = f₁(γλ).
 //  3. docs/conventions.md §5: one-hot targets e_{label i} ∈ R^k and A = CᵀC. Multiplying the Stein equation K₀αCᵀC + Nλα = Y on
 //     the right by Cᵀ shows β = γαCᵀ solves form 2 at λ/γ, so f₃ = f₁·C/γ (k scores), and argmax_j f₃(x)_j =
-//     argmax_j ⟨f₁(x), c_j⟩, which is exactly [SimplexDecode] of form 1. With an intercept f₃ = f₁·C/γ + 1/k: the
+//     argmax_j ⟨f₁(x), c_j⟩, which is exactly [learn.SimplexDecode] of form 1. With an intercept f₃ = f₁·C/γ + 1/k: the
 //     one-hot bias also fits the mean 1/k of the targets along 1, which CᵀC annihilates; the shift is the same for
 //     every class.
 //
-// The same algebra holds for ORFF maps (K̃₀ = ZZᵀ in place of K₀). [OVKRidge.FitSimplex] and [OVKKRR.FitSimplex]
+// The same algebra holds for ORFF maps (K̃₀ = ZZᵀ in place of K₀). [Ridge.FitSimplex] and [KRR.FitSimplex]
 // implement form 1 (with whatever decomposable kernel of k−1 outputs they are given: SimplexKernel reproduces the
-// paper, A = I_{k−1} its exact baseline); [OVKFit.Classify] and [OVKKRRFit.Classify] decode with SimplexDecode.
+// paper, A = I_{k−1} its exact baseline); [Fit.Classify] and [KRRFit.Classify] decode with learn.SimplexDecode.
 func SimplexKernel(k0 kernel.Kernel, classes int) (*ovk.Kernel, error) {
 	if classes < 2 {
-		return nil, fmt.Errorf("learn.SimplexKernel: need at least 2 classes, have %d", classes)
+		return nil, fmt.Errorf("vector.SimplexKernel: need at least 2 classes, have %d", classes)
 	}
 	q := classes - 1
 	g := float64(classes) / float64(q)
@@ -44,7 +45,7 @@ func SimplexKernel(k0 kernel.Kernel, classes int) (*ovk.Kernel, error) {
 	}
 	k, err := ovk.NewDecomposable(k0, A)
 	if err != nil {
-		return nil, fmt.Errorf("learn.SimplexKernel: %w", err)
+		return nil, fmt.Errorf("vector.SimplexKernel: %w", err)
 	}
 	return k, nil
 }
@@ -69,35 +70,35 @@ func checkSimplexLabels(where string, labels []int, n, classes, outputs int) err
 }
 
 // FitSimplex fits a k-class classifier (k = classes, labels in [0, k)) on the n rows of X: the labels are coded as
-// the columns of the simplex code ([SimplexEncode], k−1 targets) and the ORFF ridge is fitted with the map m, whose
+// the columns of the simplex code ([learn.SimplexEncode], k−1 targets) and the ORFF ridge is fitted with the map m, whose
 // kernel must have k−1 outputs — a decomposable kernel such as [SimplexKernel] for the paper's MNIST experiment.
-// Decode with [OVKFit.Classify].
-func (r OVKRidge) FitSimplex(m *ovk.Map, X []float64, n int, labels []int, classes int) (*OVKFit, error) {
-	const where = "learn.OVKRidge.FitSimplex"
+// Decode with [Fit.Classify].
+func (r Ridge) FitSimplex(m *ovk.Map, X []float64, n int, labels []int, classes int) (*Fit, error) {
+	const where = "vector.Ridge.FitSimplex"
 	if m == nil {
 		return nil, fmt.Errorf("%s: nil ORFF map", where)
 	}
 	if err := checkSimplexLabels(where, labels, n, classes, m.Outputs()); err != nil {
 		return nil, err
 	}
-	return r.Fit(m, X, n, SimplexEncode(labels, classes))
+	return r.Fit(m, X, n, learn.SimplexEncode(labels, classes))
 }
 
 // Classify predicts the classes of the n rows of X with a model fitted on simplex-coded targets
-// ([OVKRidge.FitSimplex]; P+1 classes), decoding the k−1 scores with [SimplexDecode].
-func (f *OVKFit) Classify(m *ovk.Map, X []float64, n int) ([]int, error) {
+// ([Ridge.FitSimplex]; P+1 classes), decoding the k−1 scores with [learn.SimplexDecode].
+func (f *Fit) Classify(m *ovk.Map, X []float64, n int) ([]int, error) {
 	pred := make([]float64, n*f.P)
 	if err := f.Predict(pred, m, X, n); err != nil {
 		return nil, err
 	}
-	return SimplexDecode(pred, n, f.P+1), nil
+	return learn.SimplexDecode(pred, n, f.P+1), nil
 }
 
 // FitSimplex fits the exact k-class classifier (labels in [0, k)) on the n rows of X (n×d) with simplex-coded
 // targets; the kernel must have k−1 outputs ([SimplexKernel] for the ORFF paper's setting; A = I_{k−1}, the paper's
-// exact baseline, is the same classifier at λ/γ, γ = k/(k−1)). Decode with [OVKKRRFit.Classify].
-func (k OVKKRR) FitSimplex(X []float64, n, d int, labels []int, classes int) (*OVKKRRFit, error) {
-	const where = "learn.OVKKRR.FitSimplex"
+// exact baseline, is the same classifier at λ/γ, γ = k/(k−1)). Decode with [KRRFit.Classify].
+func (k KRR) FitSimplex(X []float64, n, d int, labels []int, classes int) (*KRRFit, error) {
+	const where = "vector.KRR.FitSimplex"
 	if k.Kernel == nil {
 		return nil, fmt.Errorf("%s: nil kernel", where)
 	}
@@ -108,15 +109,15 @@ func (k OVKKRR) FitSimplex(X []float64, n, d int, labels []int, classes int) (*O
 	if err := checkSimplexLabels(where, labels, n, classes, p); err != nil {
 		return nil, err
 	}
-	return k.Fit(X, n, d, SimplexEncode(labels, classes))
+	return k.Fit(X, n, d, learn.SimplexEncode(labels, classes))
 }
 
 // Classify predicts the classes of the rows of X (rows×Dim) with a model fitted on simplex-coded targets
-// ([OVKKRR.FitSimplex]; P+1 classes).
-func (f *OVKKRRFit) Classify(X []float64, rows int) ([]int, error) {
+// ([KRR.FitSimplex]; P+1 classes).
+func (f *KRRFit) Classify(X []float64, rows int) ([]int, error) {
 	pred := make([]float64, rows*f.P)
 	if err := f.Predict(pred, X, rows); err != nil {
 		return nil, err
 	}
-	return SimplexDecode(pred, rows, f.P+1), nil
+	return learn.SimplexDecode(pred, rows, f.P+1), nil
 }

@@ -9,10 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/dataset"
-	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
 )
 
 // splitTargets moves the columns named (or 1-based indexed) in spec out of the inputs of data and returns them as
@@ -139,7 +139,7 @@ func fitOVK(o ovkFit, data *dataset.Data, Y []float64, names []string, hdr *mode
 		hdr.A = append([]float64(nil), A.RawSymmetric().Data...)
 	}
 	if o.exact {
-		fit, err := learn.OVKKRR{Kernel: k, Lambda: o.lambda, Intercept: true}.Fit(data.X, n, d, Y)
+		fit, err := vector.KRR{Kernel: k, Lambda: o.lambda, Intercept: true}.Fit(data.X, n, d, Y)
 		if err != nil {
 			return err
 		}
@@ -151,11 +151,11 @@ func fitOVK(o ovkFit, data *dataset.Data, Y []float64, names []string, hdr *mode
 	if err != nil {
 		return err
 	}
-	solver, err := learn.ParseOVKSolver(o.solver)
+	solver, err := vector.ParseSolver(o.solver)
 	if err != nil {
 		return usageError{"--solver: " + err.Error()}
 	}
-	fit, err := learn.OVKRidge{Lambda: o.lambda, Intercept: true, Solver: solver}.Fit(fm, data.X, n, Y)
+	fit, err := vector.Ridge{Lambda: o.lambda, Intercept: true, Solver: solver}.Fit(fm, data.X, n, Y)
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func newOVKPredictor(m *model.Model) (*predictor, error) {
 	}
 	if m.Exact {
 		n := len(m.TrainX) / m.Dim
-		return &predictor{m: m, ovkExact: &learn.OVKKRRFit{Kernel: k, X: m.TrainX, N: n, Dim: m.Dim, P: m.Outputs,
+		return &predictor{m: m, ovkExact: &vector.KRRFit{Kernel: k, X: m.TrainX, N: n, Dim: m.Dim, P: m.Outputs,
 			Alpha: m.Alpha, Bias: m.Bias, Lambda: m.Lambda, Intercept: m.Intercept}}, nil
 	}
 	r, err := rule.Parse(m.Rule)
@@ -201,6 +201,6 @@ func newOVKPredictor(m *model.Model) (*predictor, error) {
 			return nil, fmt.Errorf("model: this rff draws different %s points for seed %d than the one that wrote the model; refit it", m.Rule, m.Seed)
 		}
 	}
-	fit := &learn.OVKFit{F: m.Features, P: m.Outputs, Rank: fm.Rank(), Theta: m.Theta, Bias: m.Bias, Intercept: m.Intercept}
+	fit := &vector.Fit{F: m.Features, P: m.Outputs, Rank: fm.Rank(), Theta: m.Theta, Bias: m.Bias, Intercept: m.Intercept}
 	return &predictor{m: m, ovkMap: fm, ovkFit: fit}, nil
 }
