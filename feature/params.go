@@ -71,6 +71,9 @@ func FromParams(k kernel.Kernel, p Params) (*Map, error) {
 	m.amp = make([]float64, n)
 	switch kk := k.(type) {
 	case kernel.Spectral:
+		if err := CheckScale(kk.Law(), p.Scale); err != nil {
+			return nil, fmt.Errorf("feature map parameters for kernel %s: %w", k.Name(), err)
+		}
 		if p.Scale != nil {
 			m.scale = append([]float64(nil), p.Scale...)
 		}
@@ -105,6 +108,34 @@ func FromParams(k kernel.Kernel, p Params) (*Map, error) {
 		return nil, fmt.Errorf("feature.FromParams: kernel %s has neither a spectral law nor a pointwise form", k.Name())
 	}
 	return m, nil
+}
+
+// CheckScale checks stored per-point scales against a kernel's spectral law, as [New] sets them: none when the law
+// transforms the points coordinatewise (Laplacian, Cauchy), one positive scale per point when it mixes them
+// (Matérn), and exactly law.Scale (1/σ) for every point otherwise. It is how a stored map is tied to the kernel and
+// bandwidth it was drawn for.
+func CheckScale(law kernel.Law, scale []float64) error {
+	switch {
+	case law.Coord != nil:
+		if scale != nil {
+			return errors.New("per-point scales given for a law that transforms the points")
+		}
+	case scale == nil:
+		return errors.New("the per-point scales are missing")
+	case law.Mixing != nil:
+		for _, s := range scale {
+			if !(s > 0) {
+				return fmt.Errorf("a per-point scale is %v", s)
+			}
+		}
+	default:
+		for _, s := range scale {
+			if s != law.Scale {
+				return fmt.Errorf("a point is scaled by %v, the bandwidth gives %v", s, law.Scale)
+			}
+		}
+	}
+	return nil
 }
 
 // check validates the parameters' shapes and values.

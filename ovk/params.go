@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
 
@@ -69,6 +71,9 @@ func FromParams(k *Kernel, p Params) (*Map, error) {
 	}
 	if err := p.check(out, k.kind == Decomposable); err != nil {
 		return nil, fmt.Errorf("ORFF map parameters: %w", err)
+	}
+	if err := feature.CheckScale(k.law(), p.Scale); err != nil {
+		return nil, fmt.Errorf("ORFF map parameters for kernel %s: %w", k.Name(), err)
 	}
 	n, d := p.Points, p.Dim
 	m := &Map{k: k, r: explicitRule(p.Rule), d: d, p: out, pr: p.Rank, n: n}
@@ -134,4 +139,12 @@ func (p Params) check(out int, shared bool) error {
 		}
 	}
 	return nil
+}
+
+// law is the spectral law the map's points follow: k₀'s for a decomposable kernel, the Gaussian's otherwise.
+func (k *Kernel) law() kernel.Law {
+	if s, ok := k.k0.(kernel.Spectral); ok && k.kind == Decomposable {
+		return s.Law()
+	}
+	return kernel.Gaussian{S: k.sigma}.Law()
 }
