@@ -6,7 +6,10 @@
 // or null.
 package metrics
 
-import "math"
+import (
+	"encoding/json"
+	"math"
+)
 
 // RMSE is the root mean squared error over every entry of pred and truth (equal lengths).
 func RMSE(pred, truth []float64) float64 {
@@ -183,4 +186,46 @@ func Summarize(v []float64) Summary {
 	}
 	h := 1.96 * std / math.Sqrt(k)
 	return Summary{N: len(v), Mean: mean, Std: std, CI95: [2]float64{mean - h, mean + h}}
+}
+
+// num is a float64 that encodes NaN and ±Inf as JSON null, which JSON cannot represent otherwise.
+type num float64
+
+func (v num) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// MarshalJSON encodes the scores with undefined ones (NaN) as null.
+func (o Output) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name string `json:"name"`
+		RMSE num    `json:"rmse"`
+		MAE  num    `json:"mae"`
+		R2   num    `json:"r2"`
+	}{o.Name, num(o.RMSE), num(o.MAE), num(o.R2)})
+}
+
+// MarshalJSON encodes the scores with undefined ones (NaN) as null.
+func (r Regression) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		N         int      `json:"n"`
+		RMSE      num      `json:"rmse"`
+		MAE       num      `json:"mae"`
+		R2        num      `json:"r2"`
+		PerOutput []Output `json:"per_output,omitempty"`
+	}{r.N, num(r.RMSE), num(r.MAE), num(r.R2), r.PerOutput})
+}
+
+// MarshalJSON encodes the accuracy of no rows (NaN) as null.
+func (c Classification) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		N         int     `json:"n"`
+		Accuracy  num     `json:"accuracy"`
+		PerClass  []Class `json:"per_class"`
+		Confusion [][]int `json:"confusion"`
+	}{c.N, num(c.Accuracy), c.PerClass, c.Confusion})
 }

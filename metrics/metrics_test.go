@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -56,5 +58,18 @@ func TestSummarize(t *testing.T) {
 	}
 	if one := Summarize([]float64{5}); one.Std != 0 || one.CI95 != [2]float64{5, 5} {
 		t.Errorf("one value: %+v", one)
+	}
+}
+
+// TestJSONNaN: undefined scores encode as null, so a report never fails to encode.
+func TestJSONNaN(t *testing.T) {
+	r := ScoreRegression([]float64{1, 2}, []float64{3, 3}, 2, 1, nil)
+	b, err := json.Marshal(r)
+	if err != nil || !strings.Contains(string(b), `"r2":null`) || !strings.Contains(string(b), `"rmse":1.58`) {
+		t.Errorf("%s %v", b, err)
+	}
+	var back struct{ R2 *float64 }
+	if err := json.Unmarshal(b, &back); err != nil || back.R2 != nil {
+		t.Errorf("decoding: %v", err)
 	}
 }
