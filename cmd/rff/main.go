@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/rffkit/rff/internal/linalg"
 )
 
 // usageError is a command-line mistake: one line on stderr, exit code 2.
@@ -40,6 +42,11 @@ func commands() []command {
 }
 
 func main() {
+	// First, before other goroutines run: OpenBLAS (or pure Go, as RFF_BLAS says).
+	if err := linalg.UseEnv(); err != nil {
+		fmt.Fprintf(os.Stderr, "rff: %s\n", oneLine(err.Error()))
+		os.Exit(2)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -113,30 +113,66 @@ type backend struct {
 }
 
 var (
-	active    atomic.Pointer[backend]
-	goThreads atomic.Int64 // 0: GOMAXPROCS
-	useMu     sync.Mutex   // serializes Use and SetThreads
+	active    atomic.Pointer[backend] // nil: defaultBackend
+	goThreads atomic.Int64            // 0: GOMAXPROCS
+	useMu     sync.Mutex              // serializes Use, UseEnv and SetThreads
+	gonumOnce sync.Once               // installs Blas and Lapack into gonum
 )
+
+// defaultBackend is the backend in force until Use or UseEnv is called: pure
+// Go, with OpenBLAS not even opened.
+var defaultBackend = goBackend("OpenBLAS not enabled: pure Go is the default")
+
+// current returns the active backend.
+func current() *backend {
+	if b := active.Load(); b != nil {
+		return b
+	}
+	return defaultBackend
+}
 
 // native returns the loaded library, or nil on the pure-Go backend.
 func native() nativeLib {
-	if b := active.Load(); b != nil {
-		return b.lib
-	}
-	return nil
+	return current().lib
 }
 
-// init installs the dispatching BLAS and LAPACK into gonum, so that every
-// gonum/mat call in the program goes through the backend chosen here, and
-// chooses the backend from RFF_BLAS. Loading happens here, before main and
-// before other goroutines run, because the core type has to be in the C
-// environment when OpenBLAS initializes and setenv is not safe once other
-// threads may read the environment.
-func init() {
-	blas64.Use(Blas{})
-	lapack64.Use(Lapack{})
+// installGonum installs the dispatching BLAS and LAPACK into gonum, once, so
+// that every gonum/mat call in the program (and gonum's LAPACK internals) goes
+// through the backend chosen here. blas64.Use and lapack64.Use replace a
+// global of gonum's without synchronization: a process-wide change, made only
+// by the explicit calls Use and UseEnv, never by importing the package.
+func installGonum() {
+	gonumOnce.Do(func() {
+		blas64.Use(Blas{})
+		lapack64.Use(Lapack{})
+	})
+}
+
+// UseEnv enables the backend the environment asks for and installs [Blas] and
+// [Lapack] into gonum (blas64.Use, lapack64.Use). Importing the package does
+// neither: until UseEnv or [Use] is called the backend is pure Go, OpenBLAS is
+// not opened and gonum runs its own code.
+//
+// RFF_BLAS selects the backend: "auto" or unset, OpenBLAS if it loads and pure
+// Go otherwise (the reason is in Info().Note); "go", pure Go, OpenBLAS is not
+// even opened; "openblas", OpenBLAS or an error. RFF_THREADS=n sets the
+// threads per OpenBLAS call and the goroutines of [SyrkBlocked]. An unknown
+// RFF_BLAS, an OpenBLAS that cannot be loaded under RFF_BLAS=openblas (the
+// error wraps [ErrUnavailable]), or an invalid RFF_THREADS is returned as an
+// error, also kept in Info().Err; the package is then on pure Go.
+//
+// Call it at the start of main, before other goroutines run: the first load of
+// OpenBLAS may set OPENBLAS_CORETYPE in the C environment (setenv is only safe
+// while no other thread reads the environment), and gonum's BLAS and LAPACK
+// are swapped without synchronization. Later calls re-read the variables; the
+// library is opened at most once per process.
+func UseEnv() error {
+	useMu.Lock()
+	defer useMu.Unlock()
+	installGonum()
 	b := configure(os.Getenv("RFF_BLAS"))
 	active.Store(b)
+	return b.info.Err
 }
 
 // configure builds the backend that mode (RFF_BLAS's value) asks for.
@@ -235,7 +271,7 @@ func configVersion(cfg string) string {
 
 // Info describes the backend in use, with the current thread count.
 func Info() BackendInfo {
-	b := active.Load()
+	b := current()
 	info := b.info
 	if b.lib != nil {
 		info.Threads = b.lib.threads()
@@ -257,16 +293,18 @@ var ErrUnavailable = errors.New("linalg: OpenBLAS unavailable")
 
 // Use switches the backend: PureGo ("go"), OpenBLAS ("openblas", an error
 // wrapping ErrUnavailable if it cannot be loaded; the backend is then left
-// unchanged), or "auto" (OpenBLAS when it loads). It is safe to call while
-// other goroutines compute: calls in flight finish on the old backend. The
-// OpenBLAS library is loaded at most once per process, with the core type
-// decided the first time (if that is here rather than in init, the variable is
-// set while other goroutines may run: harmless unless C code reads the
-// environment concurrently). `rff bench` can use Use to measure both backends
-// in one run.
+// unchanged), or "auto" (OpenBLAS when it loads). Unlike [UseEnv] it ignores
+// RFF_BLAS and RFF_THREADS. Like UseEnv, its first call installs [Blas] and
+// [Lapack] into gonum, and the first load of OpenBLAS may set
+// OPENBLAS_CORETYPE (the library is loaded at most once per process), so the
+// first call of either belongs at the start of main, before other goroutines
+// run. After that, Use is safe to call while other goroutines compute: calls
+// in flight finish on the old backend. `rff bench` uses it to measure both
+// backends in one run.
 func Use(name string) error {
 	useMu.Lock()
 	defer useMu.Unlock()
+	installGonum()
 	threads := int(goThreads.Load())
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case PureGo, "gonum", "pure", "purego":
@@ -281,7 +319,7 @@ func Use(name string) error {
 			active.Store(goBackend(err.Error()))
 			return nil
 		}
-		if b := active.Load(); b.lib != nil {
+		if current().lib != nil {
 			return nil
 		}
 		active.Store(nativeBackend(lib, threads))

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -161,8 +162,9 @@ func TestConcurrentCalls(t *testing.T) {
 const helperEnv = "RFF_LINALG_TEST_HELPER"
 
 // TestHelperProcess is not a test: TestEnvironment runs the test binary with
-// it and a chosen environment, so that the package's init sees the variables.
-// It checks one product on the backend init chose and prints Info as JSON.
+// it and a chosen environment, which TestMain's UseEnv reads. It checks one
+// product on the backend UseEnv chose and prints, as JSON, Info, UseEnv's
+// error and the process state before UseEnv.
 func TestHelperProcess(t *testing.T) {
 	if os.Getenv(helperEnv) != "1" {
 		t.Skip("helper for TestEnvironment")
@@ -175,12 +177,15 @@ func TestHelperProcess(t *testing.T) {
 	goBlas.Dgemm('N', 'N', n, n, n, 1, a, n, b, n, 0, want, n)
 	maxDiff(t, got, want, 1e-12, "Gemm in helper")
 	info := Info()
-	errText := ""
+	errText, useErr := "", ""
 	if info.Err != nil {
 		errText = info.Err.Error()
 	}
+	if envErr != nil {
+		useErr = envErr.Error()
+	}
 	out, _ := json.Marshal(helperInfo{info.Backend, info.CoreType, info.CoreTypeSource, info.Threads, info.Note,
-		errText, info.String()})
+		errText, info.String(), useErr, atImport, observe().Mapped})
 	fmt.Printf("INFO %s\n", out)
 }
 
@@ -188,6 +193,9 @@ type helperInfo struct {
 	Backend, CoreType, CoreTypeSource string
 	Threads                           int
 	Note, ErrText, Str                string
+	UseEnvErr                         string       // what UseEnv returned
+	AtImport                          processState // before UseEnv
+	MappedAfter                       bool         // libopenblas mapped after UseEnv and a product
 }
 
 func runHelper(t *testing.T, env ...string) helperInfo {
@@ -233,49 +241,73 @@ func runHelper(t *testing.T, env ...string) helperInfo {
 	return helperInfo{}
 }
 
-// TestEnvironment checks RFF_BLAS, RFF_THREADS, RFF_OPENBLAS_LIB and the
-// OPENBLAS_CORETYPE handling at init, in child processes.
+// TestEnvironment checks UseEnv's handling of RFF_BLAS, RFF_THREADS,
+// RFF_OPENBLAS_LIB and OPENBLAS_CORETYPE, in child processes; and that before
+// UseEnv, whatever the variables say, the child is on pure Go with gonum's own
+// BLAS, no OpenBLAS mapped and no OPENBLAS_CORETYPE set (the children start
+// without it).
 func TestEnvironment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
 	}
-	h := runHelper(t, "RFF_BLAS=go")
+	run := func(env ...string) helperInfo {
+		t.Helper()
+		h := runHelper(t, env...)
+		checkImportState(t, h.AtImport, fmt.Sprint("child with ", env))
+		want := "-"
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "OPENBLAS_CORETYPE="); ok {
+				want = v
+			}
+		}
+		if h.AtImport.CoreType != want {
+			t.Errorf("child with %v: OPENBLAS_CORETYPE in the C environment before UseEnv = %q, want %q", env, h.AtImport.CoreType, want)
+		}
+		if h.UseEnvErr != h.ErrText {
+			t.Errorf("child with %v: UseEnv returned %q, Info().Err is %q", env, h.UseEnvErr, h.ErrText)
+		}
+		return h
+	}
+	h := run("RFF_BLAS=go")
 	if h.Backend != PureGo || h.Str != "pure Go (gonum)" {
 		t.Errorf("RFF_BLAS=go: %q", h.Str)
 	}
-	h = runHelper(t, "RFF_BLAS=openblas", "RFF_OPENBLAS_LIB=/nonexistent/libopenblas.so.0")
-	if h.Backend != PureGo || !strings.Contains(h.ErrText, "RFF_BLAS=openblas") {
-		t.Errorf("RFF_BLAS=openblas with a missing library: %+v", h)
+	h = run("RFF_BLAS=openblas", "RFF_OPENBLAS_LIB=/nonexistent/libopenblas.so.0")
+	if h.Backend != PureGo || !strings.Contains(h.UseEnvErr, "RFF_BLAS=openblas") {
+		t.Errorf("RFF_BLAS=openblas with a missing library must be an error: %+v", h)
 	}
-	h = runHelper(t, "RFF_OPENBLAS_LIB=/nonexistent/libopenblas.so.0")
-	if h.Backend != PureGo || h.ErrText != "" || h.Note == "" {
+	h = run("RFF_OPENBLAS_LIB=/nonexistent/libopenblas.so.0")
+	if h.Backend != PureGo || h.UseEnvErr != "" || h.Note == "" {
 		t.Errorf("auto with a missing library must fall back quietly: %+v", h)
 	}
-	h = runHelper(t, "RFF_BLAS=fortran")
-	if h.Backend != PureGo || h.ErrText == "" {
+	h = run("RFF_BLAS=fortran")
+	if h.Backend != PureGo || h.UseEnvErr == "" {
 		t.Errorf("RFF_BLAS=fortran: %+v", h)
 	}
-	h = runHelper(t, "RFF_THREADS=zero")
-	if h.ErrText == "" {
+	h = run("RFF_THREADS=zero")
+	if h.UseEnvErr == "" {
 		t.Errorf("RFF_THREADS=zero: no error: %+v", h)
 	}
 
-	auto := runHelper(t)
+	auto := run()
 	t.Logf("default: %s (core type source %q, note %q)", auto.Str, auto.CoreTypeSource, auto.Note)
 	if auto.Backend != OpenBLAS {
 		t.Skipf("OpenBLAS not available: %s", auto.Note)
 	}
-	h = runHelper(t, "RFF_THREADS=1")
+	if runtime.GOOS == "linux" && !auto.MappedAfter {
+		t.Errorf("OpenBLAS in use but not mapped: %+v", auto)
+	}
+	h = run("RFF_THREADS=1")
 	if h.Backend != OpenBLAS || h.Threads != 1 {
 		t.Errorf("RFF_THREADS=1: %+v", h)
 	}
-	h = runHelper(t, "OPENBLAS_CORETYPE=Prescott")
+	h = run("OPENBLAS_CORETYPE=Prescott")
 	if !strings.EqualFold(h.CoreType, "Prescott") || h.CoreTypeSource != coreEnv {
 		t.Errorf("OPENBLAS_CORETYPE=Prescott must be kept: %+v", h)
 	}
 	// SkylakeX kernels on a CPU without AVX-512 die with SIGILL; the package
 	// must replace the value (and the helper's product must run).
-	h = runHelper(t, "OPENBLAS_CORETYPE=SkylakeX")
+	h = run("OPENBLAS_CORETYPE=SkylakeX")
 	if cpuFeatures().avx512 {
 		if !strings.EqualFold(h.CoreType, "SkylakeX") {
 			t.Errorf("OPENBLAS_CORETYPE=SkylakeX on AVX-512: %+v", h)

@@ -10,9 +10,9 @@ import (
 // to amortize a cgo call, gonum's code otherwise. In pure-Go mode Dsyrk uses
 // the blocked, parallel SyrkBlocked for large problems, and on CPUs with AVX2
 // and FMA3 Dsyrk and Dgemm run the packed assembly kernel (pack.go) from
-// about 32³ multiply-adds. The package's init
-// installs it with blas64.Use, so every gonum/mat product in the program uses
-// it; callers never need to name it.
+// about 32³ multiply-adds. [UseEnv] and [Use] install it with blas64.Use, so
+// that every gonum/mat product in the program uses it; callers never need to
+// name it. Importing the package does not install it.
 //
 // Arguments are checked exactly as gonum checks them: anything gonum would
 // panic on is handed to gonum, which panics with its own message.

@@ -1,16 +1,40 @@
 // Package linalg is the one place where rff's linear-algebra backend is chosen:
-// OpenBLAS (with its LAPACK) when the shared library is present, gonum's pure Go
-// otherwise. Every heavy BLAS-3 / LAPACK call in the module goes through it,
-// either directly (Gemm, Syrk, SyrkBlocked, Cholesky, SolveCholesky, EigenSym)
-// or through gonum: the package's init installs [Blas] with blas64.Use and
-// [Lapack] with lapack64.Use, so gonum/mat's Mul, Cholesky, EigenSym, … and
-// gonum's own LAPACK internals use the fast backend too. Importing the package
-// (for its side effect, `import _ ".../internal/linalg"`) is enough.
+// gonum's pure Go, or OpenBLAS (with its LAPACK) when it is enabled and the
+// shared library is present. Every heavy BLAS-3 / LAPACK call in the module
+// goes through it, either directly (Gemm, Syrk, SyrkBlocked, Cholesky,
+// SolveCholesky, EigenSym) or through gonum once [UseEnv] or [Use] has
+// installed [Blas] with blas64.Use and [Lapack] with lapack64.Use, so that
+// gonum/mat's Mul, Cholesky, EigenSym, … and gonum's own LAPACK internals use
+// the fast backend too.
+//
+// # Enabling OpenBLAS
+//
+// Importing the package has no process-wide side effect: the backend is pure
+// Go, OpenBLAS is not opened, the environment is not touched, and gonum keeps
+// its own BLAS and LAPACK (so gonum's LAPACK routines, such as the Dpotrf
+// behind pure-Go Cholesky, call gonum's BLAS rather than the packed kernel
+// below). One explicit call enables the fast backend:
+//
+//	func main() {
+//		if err := linalg.UseEnv(); err != nil { // RFF_BLAS, RFF_THREADS
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(2)
+//		}
+//		...
+//	}
+//
+// The rff command makes this call first thing in main, and the root package's
+// UseOpenBLAS makes it for library users, who should call that at the start of
+// their main: before other goroutines run, because loading OpenBLAS may set
+// OPENBLAS_CORETYPE with setenv (see the core type, below) and gonum's
+// implementations are swapped without synchronization. The test packages that
+// reach this package call it in TestMain, so that `go test` exercises OpenBLAS
+// where it is installed and `RFF_BLAS=go go test` the pure-Go path.
 //
 // # Selection at run time
 //
 // No build tag. On Linux with cgo (the default wherever a C compiler is
-// installed), init dlopens libopenblas.so.0 (then libopenblas.so and Debian's
+// installed), UseEnv dlopens libopenblas.so.0 (then libopenblas.so and Debian's
 // openblas-pthread/-openmp/-serial directories) and resolves cblas_dgemm,
 // cblas_dsyrk, cblas_dsyr2k, cblas_dtrsm, cblas_dtrmm, cblas_dsymm, dpotrf_,
 // dsyevd_ and openblas_* with dlsym. The prototypes are declared in the cgo
@@ -27,28 +51,30 @@
 //	RFF_BLAS=auto|go|openblas  auto (default): OpenBLAS if it loads, else pure Go.
 //	                           go: pure Go, OpenBLAS is not even opened.
 //	                           openblas: as auto, but a load failure is an error
-//	                           reported by Info().Err (nothing panics).
+//	                           returned by UseEnv and kept in Info().Err (nothing
+//	                           panics; the package stays on pure Go).
 //	RFF_THREADS=n              threads per OpenBLAS call (and SyrkBlocked's
 //	                           goroutines). Default: an OPENBLAS_NUM_THREADS the
 //	                           user set, else runtime.GOMAXPROCS(0).
 //	RFF_OPENBLAS_LIB=path      open this file instead of searching.
 //	OPENBLAS_CORETYPE=name     see below.
 //
-// The variables are read once, in init (go test caches results without
-// noticing them: use -count=1 when changing them). [Use] switches backends
-// later, safely while other goroutines compute; [SetThreads] changes the
-// thread count; [Info] reports the backend, version, core type and threads,
-// and its String is what `rff version` prints: "openblas 0.3.21 (SkylakeX, 2
+// UseEnv reads RFF_BLAS and RFF_THREADS at each call; RFF_OPENBLAS_LIB and
+// OPENBLAS_CORETYPE are read once, when the library is loaded. go test caches
+// results without noticing them: use -count=1 when changing them. [Use]
+// switches backends by name, ignoring RFF_BLAS, and after the first call
+// safely while other goroutines compute; [SetThreads] changes the thread
+// count; [Info] reports the backend, version, core type and threads, and its
+// String is what `rff version` prints: "openblas 0.3.21 (SkylakeX, 2
 // threads)" or "pure Go (gonum)".
 //
 // # The core type
 //
 // OpenBLAS built with DYNAMIC_ARCH (Debian's) picks its kernels from CPUID in a
 // constructor that runs inside dlopen. 0.3.21 predates some CPUs and on those
-// can fall back to Prescott (SSE3) kernels, 4–5× slower (issue 6 measured ≈35
-// against ≈180 GFLOP/s with SkylakeX on an AVX-512 machine);
-// OPENBLAS_CORETYPE overrides the choice but must be in the C environment
-// before the library loads. So init, before dlopen, reads the
+// can fall back to Prescott (SSE3) kernels, 4–5× slower (≈35 against ≈180
+// GFLOP/s with SkylakeX on an AVX-512 machine); OPENBLAS_CORETYPE overrides
+// the choice but must be in the C environment before the library loads. So the first load, before dlopen, reads the
 // CPU with CPUID and XGETBV (the OS must save the wider registers) and, when
 // OPENBLAS_CORETYPE is unset, sets it (os.Setenv, which reaches C's setenv
 // under cgo, checked with getenv): SkylakeX when AVX-512 F/CD/DQ/BW/VL are
@@ -56,9 +82,9 @@
 // value the user set is kept, unless it names kernels this CPU cannot execute:
 // OPENBLAS_CORETYPE=SkylakeX on a CPU without AVX-512 kills the process with
 // SIGILL at the first product (verified on the AMD Zen 3 test machine), so it
-// is replaced and Info().Note says so. Loading happens in init because setenv
-// is only safe before other threads read the environment. The variable stays
-// set, so child processes inherit the same choice.
+// is replaced and Info().Note says so. setenv is only safe while no other
+// thread reads the environment, which is why UseEnv belongs at the start of
+// main. The variable stays set, so child processes inherit the same choice.
 //
 // # Routing and concurrency
 //

@@ -13,8 +13,9 @@ import (
 // active backend: OpenBLAS's dpotrf, two triangular solves, and the
 // divide-and-conquer dsyevd. In pure Go, Dsyev with eigenvectors runs gonum's
 // algorithm with the QL/QR rotations applied row by row (dsteqrRows), which
-// gives gonum's results bit for bit about 5× faster. The package's init
-// installs it with lapack64.Use, so mat.Cholesky and mat.EigenSym use it.
+// gives gonum's results bit for bit about 5× faster. [UseEnv] and [Use]
+// install it with lapack64.Use, so that mat.Cholesky and mat.EigenSym use it;
+// importing the package does not.
 //
 // gonum is row-major and Fortran LAPACK column-major. A row-major n×n array
 // read as column-major is the transpose, and a symmetric matrix is its own
