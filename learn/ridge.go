@@ -132,26 +132,6 @@ func (f *Fit) PredictMap(dst []float64, m *feature.Map, X []float64, n int) erro
 	return nil
 }
 
-// NormalEquations returns new copies of the normal equations A θ = B of s without the ridge term, centred when
-// intercept is set (the package documentation's centred normal equations): A = ZᵀZ − N z̄z̄ᵀ (full symmetric F×F,
-// row-major) and B = ZᵀY − N z̄ȳᵀ (F×P), with z̄ = Σz/N and ȳ = Σy/N; without intercept A = ZᵀZ and B = ZᵀY. Only
-// the upper triangle of s.ZtZ is read. s must be valid ([Stats.Validate]) with N ≥ 1 when intercept is set.
-func (s *Stats) NormalEquations(intercept bool) (A, B []float64) {
-	F := s.F
-	A = make([]float64, F*F)
-	if s.sym {
-		copy(A, s.ZtZ)
-	} else {
-		for i := range F {
-			copy(A[i*F+i:(i+1)*F], s.ZtZ[i*F+i:(i+1)*F])
-		}
-		mirrorUpper(A, F)
-	}
-	B = append([]float64(nil), s.ZtY...)
-	center(A, B, s, intercept)
-	return A, B
-}
-
 // center subtracts N z̄z̄ᵀ from the full symmetric A (F×F) and N z̄ȳᵀ from B (F×P) when intercept is set.
 func center(A, B []float64, s *Stats, intercept bool) {
 	if !intercept {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -280,5 +282,31 @@ func TestSolveInPlace(t *testing.T) {
 				t.Error("Merge of consumed statistics: no error")
 			}
 		})
+	}
+}
+
+// TestFitMapProgress: Ridge.Progress sees every row exactly once, in both precisions, and observing the fit does not
+// change it: θ and b are the bits of the same fit without Progress.
+func TestFitMapProgress(t *testing.T) {
+	const n, D, P = 1100, 64, 3
+	m, X, Y := mixedProblem(t, n, D)
+	for _, prec := range []Precision{Double, Mixed} {
+		r := Ridge{Lambda: 1e-4, Intercept: true, Precision: prec}
+		want, err := r.FitMap(m, X, n, Y, P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows, calls atomic.Int64 // called from several goroutines at once
+		r.Progress = func(k int) { rows.Add(int64(k)); calls.Add(1) }
+		got, err := r.FitMap(m, X, n, Y, P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows.Load() != n || calls.Load() < 1 {
+			t.Errorf("%v: Progress saw %d rows in %d calls, want %d rows", prec, rows.Load(), calls.Load(), n)
+		}
+		if !slices.Equal(got.Theta, want.Theta) || !slices.Equal(got.Bias, want.Bias) {
+			t.Errorf("%v: the fit with Progress differs from the fit without", prec)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/rffkit/rff/feature"
 )
 
 func statsVectors(s *Stats) map[string][]float64 {
@@ -195,6 +197,13 @@ func TestAccumulateErrors(t *testing.T) {
 	}
 	if _, err := Accumulate(nil, X, 2, Y, 1); err == nil {
 		t.Error("nil map: no error")
+	}
+	var nilMap *feature.Map // a nil pointer inside a non-nil Mapper
+	if _, err := Accumulate(nilMap, X, 2, Y, 1); err == nil {
+		t.Error("nil *feature.Map: no error")
+	}
+	if _, err := NewAccumulator(nilMap, 1); err == nil {
+		t.Error("NewAccumulator(nil *feature.Map): no error")
 	}
 }
 

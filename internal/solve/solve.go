@@ -23,15 +23,15 @@ type Result struct {
 // PCG solves A X = B for the P columns of B (F×P, row-major) at once with the Jacobi-preconditioned conjugate
 // gradient method: every iteration applies A once to all still-active columns (apply(dst, V) sets dst = A V), and a
 // column stops when its recursive residual falls to tol·‖B_j‖. diag is the diagonal of A (entries ≤ 0 are
-// replaced by 1, which keeps the preconditioner positive). A run that stops at maxIter returns the last iterate with
-// an error wrapping ErrNotConverged; a breakdown (pᵀAp ≤ 0: A not positive definite) returns an error too.
+// replaced by 1, which keeps the preconditioner positive; nil means no preconditioner). A run that stops at maxIter
+// returns the last iterate with an error wrapping ErrNotConverged; a breakdown (pᵀAp ≤ 0: A not positive definite)
+// returns an error too.
 func PCG(apply func(dst, V []float64), B, diag []float64, F, P int, tol float64, maxIter int) (Result, error) {
 	inv := make([]float64, F)
-	for i, v := range diag {
-		if v > 0 && !math.IsInf(v, 0) {
-			inv[i] = 1 / v
-		} else {
-			inv[i] = 1
+	for i := range inv {
+		inv[i] = 1
+		if i < len(diag) && diag[i] > 0 && !math.IsInf(diag[i], 0) {
+			inv[i] = 1 / diag[i]
 		}
 	}
 	X := make([]float64, F*P)
