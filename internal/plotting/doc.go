@@ -1,7 +1,7 @@
 // Package plotting draws the figures of rff experiments (error against the
 // number of features, bound against observed error, timings) with
 // gonum.org/v1/plot, and writes the table behind every figure as a CSV file
-// next to it, as DESIGN.md asks ("tables as CSV next to every figure").
+// next to it, so that every figure's numbers can be read and re-plotted.
 //
 // A [Figure] is plain data: titles, axis scales and a list of [Series], each
 // a line through (X, Y) with an optional interval [Lo, Hi] drawn as vertical

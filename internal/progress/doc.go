@@ -1,6 +1,7 @@
 // Package progress draws a one-line progress bar for long command-line jobs
-// (fit, approx over many runs, repro), following the convention in DESIGN.md:
-// a bar on stderr when stderr is a terminal, and silence when it is not.
+// (fit, approx over many runs, repro), following the convention of the rff
+// command: a bar on stderr when stderr is a terminal, and silence when it is
+// not.
 //
 // A bar looks like
 //
