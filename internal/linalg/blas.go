@@ -23,8 +23,8 @@ type Blas struct {
 var goBlas gonum.Implementation
 
 // Work thresholds (multiply-adds) below which a call stays in pure Go. OpenBLAS
-// is faster even for tiny products (BenchmarkCrossover: 16³ in 0.6 µs against
-// gonum's 2.9 µs), but calls into it are serialized: below a few microseconds
+// is faster even for tiny products (BenchmarkCrossover; docs/performance.md),
+// but calls into it are serialized: below a few microseconds
 // of work, products from concurrent goroutines are better left running side by
 // side in Go than queueing on the lock.
 const (

@@ -72,16 +72,16 @@
 //
 // OpenBLAS built with DYNAMIC_ARCH (Debian's) picks its kernels from CPUID in a
 // constructor that runs inside dlopen. 0.3.21 predates some CPUs and on those
-// can fall back to Prescott (SSE3) kernels, 4–5× slower (≈35 against ≈180
-// GFLOP/s with SkylakeX on an AVX-512 machine); OPENBLAS_CORETYPE overrides
-// the choice but must be in the C environment before the library loads. So the first load, before dlopen, reads the
+// can fall back to Prescott (SSE3) kernels, 4–5× slower (docs/performance.md);
+// OPENBLAS_CORETYPE overrides the choice but must be in the C environment
+// before the library loads. So the first load, before dlopen, reads the
 // CPU with CPUID and XGETBV (the OS must save the wider registers) and, when
 // OPENBLAS_CORETYPE is unset, sets it (os.Setenv, which reaches C's setenv
 // under cgo, checked with getenv): SkylakeX when AVX-512 F/CD/DQ/BW/VL are
 // usable, Zen (AMD) or Haswell (others) with AVX2+FMA, nothing otherwise. A
 // value the user set is kept, unless it names kernels this CPU cannot execute:
 // OPENBLAS_CORETYPE=SkylakeX on a CPU without AVX-512 kills the process with
-// SIGILL at the first product (verified on the AMD Zen 3 test machine), so it
+// SIGILL at the first product (verified on an AMD Zen 3 CPU), so it
 // is replaced and Info().Note says so. setenv is only safe while no other
 // thread reads the environment, which is why UseEnv belongs at the start of
 // main. The variable stays set, so child processes inherit the same choice.
@@ -89,7 +89,8 @@
 // # Routing and concurrency
 //
 // Problems smaller than about 24³ multiply-adds stay in gonum (a cgo call
-// costs ~0.1–0.3 µs, and small products stay concurrent across goroutines);
+// costs a fraction of a microsecond, and small products stay concurrent
+// across goroutines);
 // anything gonum would panic on is handed to gonum, so panics keep gonum's
 // messages. All calls into OpenBLAS are serialized by one mutex: each call
 // already uses every thread, concurrent calls would only oversubscribe the
@@ -140,25 +141,12 @@
 // rows of C, column chunks of 1024) and spread over SetThreads goroutines;
 // the pure-Go [Blas.Dsyrk] uses it from n = 256, and Dgemm is gonum's.
 //
-// Measured on the test machine (2-core Zen 3, no AVX-512), best of four to
-// six runs while other jobs shared the machine, GFLOP/s counting n²k for a
-// Gram matrix and 2n³ for Gemm: the kernel alone, from L1, 49 on one core
-// (BenchmarkKern4x12 in package avx2);
-//
-//	                       packed kernel      portable axpy   gonum
-//	Syrk n 2048, k 256      84 (43 on one)          16        7.5 (Dsyrk)
-//	Syrk n 2048, k 2048     84 (43 on one)          15        3.5 (Dsyrk)
-//	Syrk n 8192, k 256      87                      16        -
-//	Gemm 2048               85                       -       11 (Dgemm)
-//	Gemm 512                79                       -       11 (Dgemm)
-//	Cholesky 2048           31                       -        5.6
-//
-// ("on one": SetThreads(1); Cholesky is gonum's blocked Dpotrf, whose Dsyrk
-// and Dgemm calls now reach the kernel). To measure:
+// The packed kernel runs at about the rate of OpenBLAS's dsyrk and dgemm on an
+// AVX2 CPU, five times the portable path and ten or more times gonum's Dsyrk;
+// docs/performance.md has the figures for a named CPU. To measure:
 //
 //	RFF_BLAS=go go test -run '^$' -bench 'GramGo|GemmGo|SyrkSmallGo' ./internal/linalg/
-//
-// OpenBLAS's dsyrk and dgemm reach 76 and 88 on the idle machine (below).
+//	go test -run '^$' -bench Kern4x12 ./internal/linalg/avx2/
 //
 // EigenSym in pure Go is gonum's Dsyev (tridiagonal reduction, QL/QR) with
 // one change: 88% of its time went to Dlasr applying the QL/QR rotations
@@ -166,42 +154,17 @@
 // them row by row (in parallel), which gives gonum's results bit for bit
 // about 5× faster. There is no pure-Go divide and conquer.
 //
-// # Measured
+// # Measuring
 //
-// On the 2-core test machine: AMD EPYC Zen 3 under KVM, AVX2, no AVX-512,
-// which OpenBLAS 0.3.21 detects correctly as Zen. A C program against the same
-// library (n = 2048, 2 threads) on the idle machine, GFLOP/s:
-//
-//	OPENBLAS_CORETYPE            DGEMM  DSYRK
-//	unset (Zen detected)           88     76
-//	Haswell                        88     71
-//	Prescott (SSE3 fallback)       23     22
-//	SkylakeX                     killed by SIGILL (no AVX-512)
-//
-// One run of go test -bench, later, with the machine shared by other jobs (a
-// C DGEMM in the same run gave 40–43 GFLOP/s, half its idle rate; so read the
-// ratios), before the packed kernel (its pure-Go numbers are in the previous
-// section). GFLOP/s count 2mnk for Gemm, n²k for a Gram matrix, n³/3 for
-// Cholesky; EigenSym in seconds:
-//
-//	                           openblas  openblas, Prescott  pure Go
-//	Gemm 2048                      42          11.6              5.6
-//	Gemm 4096                      44           9.9              5.5
-//	Syrk n 2048, k 256 (a block)   37          12.0              9.2  (gonum Dsyrk 8.0)
-//	Syrk n 2048, k 2048            43          11.9              7.0  (gonum Dsyrk 4.3)
-//	Syrk n 4096, k 4096            22            -               6.1
-//	Cholesky (Potrf) 2048          40          12.1              5.6
-//	Cholesky (Potrf) 4096          30          11.6              5.5
-//	EigenSym 2048                 1.7 s         4.6 s            28 s
-//	EigenSym 4096                  18 s          27 s              -
-//
-// gonum's own Dsyev took 5.7× as long as the pure-Go EigenSym at n = 1024 in
-// one run (20.8 s against 3.6 s). Calling OpenBLAS from Go costs nothing
-// measurable at these sizes (Go and C DGEMM agree in the same run); OpenBLAS
-// is faster than gonum even for tiny products (16³: 0.6 µs against 2.9 µs,
-// BenchmarkCrossover), so the 24³ threshold is about concurrency, not speed.
-// OpenBLAS's spinning worker threads did not slow the Go code run right after
-// a call (BenchmarkGoAfterBLAS). To measure:
+// The benchmarks of this package compare the backends (GFLOP/s count 2mnk for
+// Gemm, n²k for a Gram matrix, n³/3 for Cholesky; EigenSym in seconds), the
+// OpenBLAS core types, the crossover below which calls stay in Go
+// (BenchmarkCrossover: OpenBLAS is faster than gonum even for tiny products, so
+// the 24³ threshold is about concurrency, not speed) and whether OpenBLAS's
+// spinning worker threads slow the Go code run right after a call
+// (BenchmarkGoAfterBLAS: they did not). Calling OpenBLAS from Go costs nothing
+// measurable at these sizes. Results for a named CPU are in
+// docs/performance.md. To measure:
 //
 //	go test -run '^$' -bench . -benchtime 1x ./internal/linalg/
 //	OPENBLAS_CORETYPE=Prescott go test -count=1 -run '^$' -bench openblas -benchtime 1x ./internal/linalg/
