@@ -11,12 +11,13 @@ import (
 )
 
 // SimplexKernel returns the decomposable kernel k₀·A with A = CCᵀ = k/(k−1)·I_{k−1} for k = classes ≥ 2 and C the
-// simplex code: the kernel K₀(δ) = BBᵀk₀(δ), B = C, of the ORFF paper's MNIST experiment (§5). Use a Gaussian k₀
-// (the paper prints exp(−‖δ‖/σ²); docs/conventions.md §8, erratum 2: it is the Gaussian exp(−‖δ‖²/(2σ²)), σ = 20 on inputs in
-// [−1,1]^784).
+// simplex code: the kernel K₀(δ) = BBᵀk₀(δ), B = C, of the ORFF paper's MNIST experiment (§5.2). Use a Gaussian k₀
+// (the paper prints exp(−‖δ‖/σ²); docs/conventions.md §8.2: it is the Gaussian exp(−‖δ‖²/(2σ²)), σ = 20 on inputs
+// in [−1,1]^784).
 //
-// Multiclass learning with simplex coding in a decomposable kernel (docs/conventions.md §5 last item, §8.1; ORFF paper §5, MNIST): let C be the (k−1)×k simplex code ([learn.SimplexCode]: unit columns c_j with pairwise inner products −1/(k−1)), so
-// CCᵀ = γI_{k−1} and CᵀC = γ(I_k − 11ᵀ/k) with γ = k/(k−1). Three formulations appear in the literature; for the
+// Multiclass learning with simplex coding in a decomposable kernel (docs/conventions.md §5 last item, §8.1; ORFF
+// paper §5.2, MNIST): let C be the (k−1)×k simplex code ([learn.SimplexCode]: unit columns c_j with pairwise inner
+// products −1/(k−1)), so CCᵀ = γI_{k−1} and CᵀC = γ(I_k − 11ᵀ/k) with γ = k/(k−1). Three formulations appear in the literature; for the
 // ridge objective they give the same classifier:
 //
 //  1. The paper's ORFF: coded targets y_i = c_{label i} ∈ R^{k−1} and the decomposable kernel k₀·BBᵀ with B = C,
