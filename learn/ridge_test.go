@@ -285,9 +285,9 @@ func TestSolveInPlace(t *testing.T) {
 	}
 }
 
-// TestFitMapProgress: Ridge.Progress sees every row exactly once, in both precisions, and observing the fit does not
+// TestRidgeProgress: Ridge.Progress sees every row exactly once, in both precisions, and observing the fit does not
 // change it: θ and b are the bits of the same fit without Progress.
-func TestFitMapProgress(t *testing.T) {
+func TestRidgeProgress(t *testing.T) {
 	const n, D, P = 1100, 64, 3
 	m, X, Y := mixedProblem(t, n, D)
 	for _, prec := range []Precision{Double, Mixed} {
