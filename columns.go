@@ -9,11 +9,11 @@ import (
 	"github.com/rffkit/rff/dataset"
 )
 
-// inputs returns the model's input columns of data in the model's order (n×d), matched by name: a permutation of
+// Inputs returns the model's input columns of data in the model's order (n×d), matched by name: a permutation of
 // the columns gives the same rows, extra columns are ignored, and a missing column is an error naming it. Data
 // whose columns carry generated names (x1, x2, …: a file without a header) must have exactly the model's columns,
 // in the model's order. Models without stored names take the columns by position.
-func (m *Model) inputs(data *dataset.Data) ([]float64, error) {
+func (m *Model) Inputs(data *dataset.Data) ([]float64, error) {
 	if data == nil || data.N == 0 {
 		return nil, fmt.Errorf("no data rows")
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/model"
 	"github.com/rffkit/rff/ovk"
@@ -18,7 +19,7 @@ func (m *Model) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return model.WriteFileAtomic(path, b)
+	return atomicfile.Write(path, b)
 }
 
 // Write writes m to w in the current model format.

@@ -278,7 +278,7 @@ type Prediction struct {
 // the columns gives the same predictions; extra columns such as a target are ignored; a missing column is an
 // error); data whose columns have generated names (a file without a header) must have exactly the model's columns.
 func (m *Model) Predict(data *dataset.Data) (*Prediction, error) {
-	X, err := m.inputs(data)
+	X, err := m.Inputs(data)
 	if err != nil {
 		return nil, err
 	}

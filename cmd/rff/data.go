@@ -3,11 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/rffkit/rff/dataset"
-	"github.com/rffkit/rff/kernel"
 )
 
 // dataFlags are the flags every command that reads a dataset shares.
@@ -86,41 +84,4 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 		return nil, fmt.Errorf("%s: no data rows or no feature columns", f.path)
 	}
 	return data, nil
-}
-
-// kernelFlags select a kernel and its bandwidth.
-type kernelFlags struct {
-	name         string
-	sigma, gamma float64
-}
-
-func (f *kernelFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.name, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
-	fs.Float64Var(&f.sigma, "sigma", 0, "bandwidth σ (default: γ = 1/d, i.e. σ = sqrt(d/2))")
-	fs.Float64Var(&f.gamma, "gamma", 0, "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
-}
-
-// build returns the kernel for inputs of dimension d, and the σ used (NaN for scale-free kernels).
-func (f *kernelFlags) build(d int) (kernel.Kernel, float64, error) {
-	if f.sigma != 0 && f.gamma != 0 {
-		return nil, 0, usagef("give --sigma or --gamma, not both")
-	}
-	if f.sigma < 0 || f.gamma < 0 || math.IsNaN(f.sigma) || math.IsNaN(f.gamma) {
-		return nil, 0, usagef("bandwidth must be positive")
-	}
-	sigma := f.sigma
-	switch {
-	case f.gamma > 0:
-		sigma = kernel.SigmaFromGamma(f.gamma)
-	case sigma == 0:
-		sigma = kernel.SigmaFromGamma(1 / float64(d))
-	}
-	k, err := kernel.New(f.name, sigma)
-	if err != nil {
-		return nil, 0, usageError{err.Error()}
-	}
-	if _, ok := k.(kernel.Spectral); !ok {
-		sigma = math.NaN()
-	}
-	return k, sigma, nil
 }

@@ -167,8 +167,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		}
 		tw.Flush()
 	}
-	if err := demoLearning(stdout, *seed); err != nil {
-		return err
+	for _, part := range []func(io.Writer, uint64) error{demoLearning, demoModel, demoField, demoBound} {
+		if err := part(stdout, *seed); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(stdout, "\nsr-butterfly and sr-haar are the SR(3,3) quadrature rules (Munkhoeva et al. 2018); g is plain random Fourier features.")
 	fmt.Fprintln(stdout, "Next: rff approx --data FILE (see README), rff help.")

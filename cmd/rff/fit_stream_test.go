@@ -86,20 +86,21 @@ func TestFitStreamMatchesInMemory(t *testing.T) {
 				closeSlices(t, "scale", ha.Preprocess.Params[s].Scale, hb.Preprocess.Params[s].Scale, 1e-12)
 			}
 		}
-		if reps[0].N != reps[1].N {
-			t.Errorf("case %d: n = %d and %d", ci, reps[0].N, reps[1].N)
+		if reps[0].Fit.N != reps[1].Fit.N {
+			t.Errorf("case %d: n = %d and %d", ci, reps[0].Fit.N, reps[1].Fit.N)
 		}
 		ta, tb := reps[0].Test, reps[1].Test
-		if ta.Accuracy != nil {
-			if tb.Accuracy == nil || *ta.Accuracy != *tb.Accuracy {
-				t.Errorf("case %d: accuracy %v and %v", ci, *ta.Accuracy, tb.Accuracy)
+		if ta.Classification != nil {
+			if tb.Classification == nil || ta.Classification.Accuracy != tb.Classification.Accuracy {
+				t.Errorf("case %d: accuracy %v and %v", ci, ta.Classification, tb.Classification)
 			}
 			if preds[0] != preds[1] {
 				t.Errorf("case %d: predicted classes differ", ci)
 			}
 			continue
 		}
-		closeSlices(t, "rmse", []float64{*ta.RMSE, *ta.MAE, *ta.R2}, []float64{*tb.RMSE, *tb.MAE, *tb.R2}, 1e-9)
+		ra, rb := ta.Regression, tb.Regression
+		closeSlices(t, "rmse", []float64{ra.RMSE, ra.MAE, ra.R2}, []float64{rb.RMSE, rb.MAE, rb.R2}, 1e-9)
 		pa, pb := parseColumn(t, preds[0]), parseColumn(t, preds[1])
 		closeSlices(t, "predictions", pa, pb, 1e-9)
 	}
@@ -142,9 +143,9 @@ func TestFitStreamErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--data", reg, "--exact"}, "not --exact"},
-		{[]string{"--data", reg, "--cv", "3"}, "not --cv"},
-		{[]string{"--data", cls, "--task", "classification", "--loss", "hinge"}, "squared loss"},
+		{[]string{"--data", reg, "--exact"}, "not exact"},
+		{[]string{"--data", reg, "--cv", "3"}, "fixed λ"},
+		{[]string{"--data", cls, "--task", "classification", "--loss", "hinge"}, "another loss"},
 		{[]string{"--data", reg, "--format", "libsvm"}, "reads CSV"},
 		{[]string{"--data", cls}, "numeric target"},
 		{[]string{"--data", cls, "--preprocess", "none"}, "numeric target"},

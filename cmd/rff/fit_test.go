@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rffkit/rff"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -52,7 +53,7 @@ func TestFitPredictEvalRegression(t *testing.T) {
 		t.Fatalf("fit --json: %v\n%s", err, out)
 	}
 	// The target has variance ≈ 0.6 over the inputs; a good model explains almost all of it.
-	if rep.Test == nil || *rep.Test.R2 < 0.95 {
+	if rep.Test == nil || rep.Test.Regression.R2 < 0.95 {
 		t.Errorf("test R² = %v, want ≥ 0.95", rep.Test)
 	}
 	for _, k := range []string{"load", "fit", "test"} {
@@ -60,18 +61,18 @@ func TestFitPredictEvalRegression(t *testing.T) {
 			t.Errorf("seconds lacks %q", k)
 		}
 	}
-	if _, ok := rep.FitPhases["features+gram"]; !ok {
-		t.Errorf("fit_phases: %v", rep.FitPhases)
+	if _, ok := rep.Fit.Phases["features+gram"]; !ok {
+		t.Errorf("fit_phases: %v", rep.Fit.Phases)
 	}
 	// eval on the same test file reproduces fit's test metrics exactly (the reloaded model predicts bit for bit).
 	code, out, errOut = runCLI("eval", "--model", mpath, "--data", test, "--json")
 	if code != 0 {
 		t.Fatalf("eval: exit %d: %s", code, errOut)
 	}
-	var met metrics
+	var met rff.Score
 	json.Unmarshal([]byte(out), &met)
-	if *met.RMSE != *rep.Test.RMSE || met.N != 300 {
-		t.Errorf("eval RMSE %v differs from fit's %v", *met.RMSE, *rep.Test.RMSE)
+	if met.Regression.RMSE != rep.Test.Regression.RMSE || met.N != 300 {
+		t.Errorf("eval RMSE %v differs from fit's %v", met.Regression.RMSE, rep.Test.Regression.RMSE)
 	}
 	code, out, errOut = runCLI("predict", "--model", mpath, "--data", test, "--target", "last")
 	if code != 0 || strings.Count(out, "\n") != 301 || !strings.HasPrefix(out, "target\n") {
@@ -85,7 +86,7 @@ func TestFitPredictEvalRegression(t *testing.T) {
 	}
 	var ex fitReport
 	json.Unmarshal([]byte(out), &ex)
-	if !ex.Exact || *ex.Test.R2 < 0.95 {
+	if !ex.Info.Exact || ex.Test.Regression.R2 < 0.95 {
 		t.Errorf("exact: %+v", ex.Test)
 	}
 	if code, _, errOut = runCLI("eval", "--model", epath, "--data", test); code != 0 {
@@ -104,7 +105,7 @@ func TestFitClassification(t *testing.T) {
 		}
 		var rep fitReport
 		json.Unmarshal([]byte(out), &rep)
-		if rep.Test == nil || *rep.Test.Accuracy < 0.9 || len(rep.Test.PerClass) != 2 {
+		if rep.Test == nil || rep.Test.Classification.Accuracy < 0.9 || len(rep.Test.Classification.PerClass) != 2 {
 			t.Errorf("%s: test %+v", enc, rep.Test)
 		}
 		code, out, _ = runCLI("predict", "--model", mpath, "--data", test, "--target", "last")
@@ -127,17 +128,17 @@ func TestFitLosses(t *testing.T) {
 		}
 		var rep fitReport
 		json.Unmarshal([]byte(out), &rep)
-		if rep.Test == nil || *rep.Test.Accuracy < 0.9 {
+		if rep.Test == nil || rep.Test.Classification.Accuracy < 0.9 {
 			t.Errorf("%s: test %+v", loss, rep.Test)
 		}
-		if _, ok := rep.FitPhases["features"]; !ok {
-			t.Errorf("%s: fit_phases %v", loss, rep.FitPhases)
+		if _, ok := rep.Fit.Phases["features"]; !ok {
+			t.Errorf("%s: fit_phases %v", loss, rep.Fit.Phases)
 		}
 		code, out, errOut = runCLI("eval", "--model", mpath, "--data", test, "--json")
-		var met metrics
+		var met rff.Score
 		json.Unmarshal([]byte(out), &met)
-		if code != 0 || met.Accuracy == nil || *met.Accuracy != *rep.Test.Accuracy {
-			t.Errorf("%s: eval exit %d %s: %+v vs fit %+v", loss, code, errOut, met.Accuracy, rep.Test.Accuracy)
+		if code != 0 || met.Classification == nil || met.Classification.Accuracy != rep.Test.Classification.Accuracy {
+			t.Errorf("%s: eval exit %d %s: %+v vs fit %+v", loss, code, errOut, met.Classification, rep.Test.Classification)
 		}
 	}
 }
@@ -236,7 +237,7 @@ func TestFitHermite(t *testing.T) {
 		}
 		var rep fitReport
 		json.Unmarshal([]byte(out), &rep)
-		rmse[name] = *rep.Test.RMSE
+		rmse[name] = rep.Test.Regression.RMSE
 	}
 	if rmse["values"] < 2*rmse["both"] {
 		t.Errorf("test RMSE with values %.4g, with values and gradients %.4g: want ≥ 2× better", rmse["values"], rmse["both"])
@@ -324,7 +325,7 @@ func TestFitIDXDefaultTarget(t *testing.T) {
 	}
 	var rep fitReport
 	json.Unmarshal([]byte(out), &rep)
-	if rep.Test == nil || *rep.Test.Accuracy != 1 { // two classes 200 grey levels apart
+	if rep.Test == nil || rep.Test.Classification.Accuracy != 1 { // two classes 200 grey levels apart
 		t.Errorf("test %+v", rep.Test)
 	}
 }
@@ -360,22 +361,22 @@ func TestFitOVK(t *testing.T) {
 		}
 		var rep fitReport
 		json.Unmarshal([]byte(out), &rep)
-		if rep.Test == nil || len(rep.Test.PerOutput) != 5 || rep.Test.PerOutput[4].Name != "y5" {
+		if rep.Test == nil || len(rep.Test.Regression.PerOutput) != 5 || rep.Test.Regression.PerOutput[4].Name != "y5" {
 			t.Fatalf("%s: test %+v", c.name, rep.Test)
 		}
 		code, out, errOut = runCLI("eval", "--model", mpath, "--data", test, "--json")
-		var met metrics
+		var met rff.Score
 		json.Unmarshal([]byte(out), &met)
-		if code != 0 || met.RMSE == nil || *met.RMSE != *rep.Test.RMSE || *met.R2 != *rep.Test.R2 {
-			t.Errorf("%s: eval exit %d %s: %+v vs fit %+v", c.name, code, errOut, met.RMSE, rep.Test.RMSE)
+		if code != 0 || met.Regression == nil || met.Regression.RMSE != rep.Test.Regression.RMSE || met.Regression.R2 != rep.Test.Regression.R2 {
+			t.Errorf("%s: eval exit %d %s: %+v vs fit %+v", c.name, code, errOut, met.Regression, rep.Test.Regression)
 		}
 		// The overall R² pools the outputs: 1 − ΣSSE/ΣSST lies between the smallest and largest per-output R².
 		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, o := range met.PerOutput {
+		for _, o := range met.Regression.PerOutput {
 			lo, hi = math.Min(lo, o.R2), math.Max(hi, o.R2)
 		}
-		if *met.R2 < lo-1e-12 || *met.R2 > hi+1e-12 {
-			t.Errorf("%s: overall R² %g outside the per-output range [%g, %g]", c.name, *met.R2, lo, hi)
+		if met.Regression.R2 < lo-1e-12 || met.Regression.R2 > hi+1e-12 {
+			t.Errorf("%s: overall R² %g outside the per-output range [%g, %g]", c.name, met.Regression.R2, lo, hi)
 		}
 		code, out, _ = runCLI("predict", "--model", mpath, "--data", test)
 		if code != 0 || !strings.HasPrefix(out, "y1,y2,y3,y4,y5\n") || strings.Count(out, "\n") != 101 {

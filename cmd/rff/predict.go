@@ -1,0 +1,273 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/atomicfile"
+)
+
+var osStat = os.Stat
+
+// modelFlags are the flags of the commands that apply a saved model to a dataset (predict, eval).
+type modelFlags struct {
+	data dataFlags
+	path string
+}
+
+func (f *modelFlags) register(fs *cmdFlags) {
+	f.data.register(fs.FlagSet, "")
+	fs.Lookup("target").Usage = "CSV target column: first|last|none|NAME|INDEX (default: the model's target column when the header has it; for a file without a header, the last column when there is one more column than the model's inputs)"
+	fs.StringVar(&f.path, "model", "", "model file written by rff fit")
+}
+
+// parse parses the flags and loads the model.
+func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if f.path == "" {
+		return nil, usagef("--model is required")
+	}
+	return rff.Load(f.path)
+}
+
+// loadFor loads a data file for model m: the target column is the model's own unless --target names one.
+func loadFor(m *rff.Model, df *dataFlags) (*dataset.Data, error) {
+	if df.target == "" && df.path != "" {
+		format, err := dataset.ParseFormat(df.format)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		if df.target, err = m.TargetOption(df.path, format); err != nil {
+			return nil, err
+		}
+	}
+	return df.loadRaw()
+}
+
+// scoreFile loads a labelled file for m and scores m on it.
+func scoreFile(m *rff.Model, df *dataFlags) (*rff.Score, error) {
+	data, err := loadFor(m, df)
+	if err != nil {
+		return nil, err
+	}
+	s, err := m.Score(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", df.path, err)
+	}
+	return s, nil
+}
+
+func fmtNum(v float64, format string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+func printScore(w io.Writer, what string, s *rff.Score) {
+	if c := s.Classification; c != nil {
+		fmt.Fprintf(w, "%s: %d rows, accuracy %s\n", what, s.N, fmtNum(c.Accuracy, "%.4f"))
+		for _, k := range c.PerClass {
+			fmt.Fprintf(w, "  %-10s %5d / %-5d correct\n", k.Label, k.Correct, k.Total)
+		}
+		return
+	}
+	r := s.Regression
+	fmt.Fprintf(w, "%s: %d rows, RMSE %s, MAE %s, R² %s\n", what, s.N, fmtNum(r.RMSE, "%.4g"), fmtNum(r.MAE, "%.4g"), fmtNum(r.R2, "%.4f"))
+	for _, o := range r.PerOutput {
+		fmt.Fprintf(w, "  %-10s RMSE %s, MAE %s, R² %s\n", o.Name, fmtNum(o.RMSE, "%.4g"), fmtNum(o.MAE, "%.4g"), fmtNum(o.R2, "%.4f"))
+	}
+}
+
+func runPredict(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("predict", stdout, "--model MODEL --data FILE [--out FILE]")
+	var mf modelFlags
+	mf.register(fs)
+	out := fs.String("out", "", "write predictions to this CSV file, atomically (default stdout)")
+	withGrads := fs.Bool("gradients", false, "also write the model's gradient ∂f/∂x_j at every row (regression and hermite models on shift-invariant features)")
+	m, err := mf.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := checkOutput(*out, mf.data.path, mf.path, mf.data.labels); err != nil {
+			return err
+		}
+	}
+	df := &mf.data
+	data, err := loadFor(m, df)
+	if err != nil {
+		return err
+	}
+	p, err := m.Predict(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", df.path, err)
+	}
+	info := m.Info()
+	var grads []float64
+	if *withGrads {
+		X, err := m.Inputs(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", df.path, err)
+		}
+		if grads, err = m.Gradients(X, data.N); err != nil {
+			return usageError{"--gradients: " + err.Error()}
+		}
+	}
+	var b strings.Builder
+	if p.Labels != nil {
+		b.WriteString("label\n")
+		for _, l := range p.Labels {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	} else {
+		names := info.Targets
+		if len(names) != p.Outputs {
+			names = nil
+			for j := 0; j < p.Outputs; j++ {
+				names = append(names, fmt.Sprintf("y%d", j+1))
+			}
+		}
+		b.WriteString(strings.Join(names, ","))
+		for j := 0; grads != nil && j < len(info.Inputs); j++ {
+			fmt.Fprintf(&b, ",d%s/d%s", names[0], info.Inputs[j])
+		}
+		b.WriteByte('\n')
+		d := len(info.Inputs)
+		for i := 0; i < p.N; i++ {
+			for j := 0; j < p.Outputs; j++ {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(strconv.FormatFloat(p.Values[i*p.Outputs+j], 'g', -1, 64))
+			}
+			for j := 0; grads != nil && j < d; j++ {
+				b.WriteByte(',')
+				b.WriteString(strconv.FormatFloat(grads[i*d+j], 'g', -1, 64))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	if *out != "" {
+		return atomicfile.Write(*out, []byte(b.String()))
+	}
+	_, err = io.WriteString(stdout, b.String())
+	return err
+}
+
+func runEval(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("eval", stdout, "--model MODEL --data FILE [--json]")
+	var mf modelFlags
+	mf.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	m, err := mf.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	s, err := scoreFile(m, &mf.data)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(s)
+	}
+	printScore(stdout, filepath.Base(mf.data.path), s)
+	return nil
+}
+
+// readColumns reads a CSV of numbers (an optional header line, then n rows of exactly cols fields; gzip allowed) in
+// which an empty field or NaN marks an unobserved entry.
+func readColumns(path string, n, cols int, what string) ([]float64, error) {
+	rc, err := dataset.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	r := csv.NewReader(rc)
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	out := make([]float64, 0, n*cols)
+	line := 0
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", what, path, err)
+		}
+		line++
+		if len(rec) != cols {
+			return nil, usagef("%s %s:%d: %d fields, want %d", what, path, line, len(rec), cols)
+		}
+		row := make([]float64, cols)
+		numeric := true
+		for j, f := range rec {
+			f = strings.TrimSpace(f)
+			if f == "" {
+				row[j] = math.NaN()
+				continue
+			}
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil || math.IsInf(v, 0) {
+				numeric = false
+				break
+			}
+			row[j] = v
+		}
+		if !numeric {
+			if line == 1 { // a header
+				continue
+			}
+			return nil, usagef("%s %s:%d: not a number (write NaN or leave the field empty for an unobserved entry)", what, path, line)
+		}
+		if len(out)+cols > n*cols {
+			return nil, usagef("%s %s has more than %d rows (one per row of --data)", what, path, n)
+		}
+		out = append(out, row...)
+	}
+	if len(out) != n*cols {
+		return nil, usagef("%s %s has %d rows, want %d (one per row of --data)", what, path, len(out)/cols, n)
+	}
+	return out, nil
+}
+
+// readMatrix reads a square matrix of numbers from a CSV file (--A).
+func readMatrix(path string) ([]float64, error) {
+	rc, err := dataset.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	recs, err := csv.NewReader(rc).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("--A %s: %w", path, err)
+	}
+	p := len(recs)
+	var a []float64
+	for i, rec := range recs {
+		if len(rec) != p {
+			return nil, usagef("--A %s: row %d has %d fields; the matrix must be square (%d×%d)", path, i+1, len(rec), p, p)
+		}
+		for _, f := range rec {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil, usagef("--A %s: row %d: %q is not a number", path, i+1, f)
+			}
+			a = append(a, v)
+		}
+	}
+	return a, nil
+}
