@@ -60,3 +60,67 @@ func ExampleLoad() {
 	fmt.Println(m.Info().Inputs, m.Info().Version)
 	// Output: [temp pressure humidity] 1
 }
+
+// A file larger than memory is fitted in chunks, read twice.
+func ExampleFitCSV() {
+	path := filepath.Join(os.TempDir(), "rff-example.csv")
+	var b []byte
+	b = append(b, "u,v,w\n"...)
+	for i := range 400 {
+		u, v := math.Sin(float64(i)), math.Cos(float64(3*i))
+		b = fmt.Appendf(b, "%g,%g,%g\n", u, v, u*v)
+	}
+	_ = os.WriteFile(path, b, 0o644)
+	m, err := rff.FitCSV(rff.Config{Points: 64, Sigma: 1, Lambda: 1e-8}, path, rff.StreamOptions{ChunkRows: 100})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.Info().Inputs, m.Info().Targets, m.Report().N)
+	// Output: [u v] [w] 400
+}
+
+// The gradient of a fitted function, in the raw coordinates of its inputs.
+func ExampleModel_Gradients() {
+	m, _ := rff.Fit(rff.Config{Points: 256, Sigma: 1, Lambda: 1e-9, Seed: 2}, sine(800))
+	g, _ := m.Gradients([]float64{0.2, 0.5}, 1) // ∇(sin 3a + b) = (3 cos 0.6, 1)
+	fmt.Printf("%.1f %.1f\n", g[0], g[1])
+	// Output: 2.5 1.0
+}
+
+// A curl-free field is a gradient: its Jacobian is symmetric.
+func ExampleModel_Jacobian() {
+	g, _ := dataset.GenerateCurlField(500, 1, 0)
+	data := &dataset.Data{N: g.N, D: 10, Names: append(append([]string(nil), g.Names...), g.TargetNames...)}
+	for i := range g.N {
+		data.X = append(append(data.X, g.X[i*5:i*5+5]...), g.Y[i*5:i*5+5]...)
+	}
+	m, err := rff.Fit(rff.Config{OVK: "curl-free", Targets: g.TargetNames, Points: 100, Sigma: 0.8, Lambda: 1e-6}, data)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	J, _ := m.Jacobian(g.X[:5])
+	fmt.Printf("J[0][1] = J[1][0]: %v\n", math.Abs(J[1]-J[5]) <= 1e-12*math.Abs(J[1]))
+	// Output: J[0][1] = J[1][0]: true
+}
+
+func ExampleFitHermite() {
+	// f(x) = x² observed only through its derivative 2x (and one value at 0).
+	data := &dataset.Data{N: 40, D: 1}
+	values, grads := make([]float64, 40), make([]float64, 40)
+	for i := range 40 {
+		x := -1 + 2*float64(i)/39
+		data.X = append(data.X, x)
+		values[i], grads[i] = math.NaN(), 2*x
+	}
+	values[0] = 1
+	m, err := rff.FitHermite(rff.Config{Points: 128, Sigma: 1, Lambda: 1e-9, Preprocess: "none"}, data, values, grads)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, _ := m.PredictRows([]float64{0.5}, 1)
+	fmt.Printf("f(0.5) ≈ %.2f\n", p.Values[0])
+	// Output: f(0.5) ≈ 0.25
+}
