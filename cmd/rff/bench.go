@@ -140,7 +140,7 @@ func benchSizes(quick bool) benchConfig {
 		mapPoints: 1024, fitN: 100000, minTime: 500 * time.Millisecond}
 }
 
-// The standard fit problem of issue 6: N×64 Gaussian inputs, Gaussian kernel with γ = 1/d, D = 1024 iid points
+// The standard fit problem of the performance comparison (docs/performance.md): N×64 Gaussian inputs, Gaussian kernel with γ = 1/d, D = 1024 iid points
 // (rule g: exactly 2048 cos/sin columns, the shape of scikit-learn's RBFSampler(n_components=2048)), λ fixed.
 const (
 	benchFitDim    = 64
@@ -149,10 +149,10 @@ const (
 	benchFitRule   = "g"
 )
 
-// runBench is `rff bench` (issue 6, "Measurement"), everything measured in one run so that ratios are meaningful:
+// runBench is `rff bench`, everything measured in one run so that ratios are meaningful:
 //   - the linear-algebra backend (internal/linalg: OpenBLAS version, core type and its source, threads);
 //   - GEMM GFLOP/s (C = A·B, n = 2048), Gram GFLOP/s (ZᵀZ of 8192 rows × 2048 features accumulated by
-//     learn.Stats.Add in the accumulator's chunks of rows, as rff fit does), their ratio (target 2: ≥ 70%), and one
+//     learn.Stats.Add in the accumulator's chunks of rows, as rff fit does), their ratio, and one
 //     linalg.Syrk call (n = k = 2048) for reference;
 //   - map throughput (rows/s, and ns per row and point) of every rule at d ∈ {16, 256, 784, 3072} with D = 1024
 //     points (SR rules round up to whole rules of d+1 points: 1037, 1028, 1570, 3073) on 10⁴ rows of U[0,1)^d,
