@@ -43,83 +43,94 @@ func readCSV(t *testing.T, path string) [][]string {
 	return recs
 }
 
-// TestVersion1Predictions: the version-1 files written by the last release that wrote version 1 load, and predict
-// the bits that release predicted (testdata/v1/*.pred.csv, written on the deterministic pure-Go kernel; with
-// OpenBLAS the dense products may round differently, so the comparison is then to 1e-12 of the output scale).
-// Saved again (format 2, explicit map parameters) and reloaded, they predict the same values to rounding.
-func TestVersion1Predictions(t *testing.T) {
-	files, _ := filepath.Glob("testdata/v1/*.rff")
-	if len(files) < 16 {
-		t.Fatalf("found %d golden files", len(files))
+// TestGoldenPredictions: the golden model files of every kind — version 1, written by the last release that wrote
+// version 1, and version 2 — load and predict the bits they predicted when written (testdata/v*/*.pred.csv, written on
+// the deterministic pure-Go kernel; with OpenBLAS the dense products may round differently, so the comparison is
+// then to 1e-12 of the output scale). A change to the format or to how a stored map computes fails this test.
+// Version-1 files saved again (format 2, explicit map parameters) and reloaded predict the same values to rounding;
+// version-2 files are written back byte for byte.
+func TestGoldenPredictions(t *testing.T) {
+	for _, version := range []string{"v1", "v2"} {
+		files, _ := filepath.Glob("testdata/" + version + "/*.rff")
+		if len(files) < 16 {
+			t.Fatalf("found %d golden %s files", len(files), version)
+		}
+		for _, f := range files {
+			testGolden(t, version, f)
+		}
 	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".rff")
-		t.Run(name, func(t *testing.T) {
-			m, err := Load(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := goldenData(name)
-			tgt, err := m.TargetOption(path, dataset.FormatAuto)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := dataset.Load(path, dataset.Options{Target: tgt})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := m.Predict(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := readCSV(t, strings.TrimSuffix(f, ".rff")+".pred.csv")[1:]
-			if len(want) != data.N {
-				t.Fatalf("%d golden rows for %d data rows", len(want), data.N)
-			}
-			bits := pureGo()
-			var scale float64
-			for _, v := range p.Values {
-				scale = math.Max(scale, math.Abs(v))
-			}
-			for i, rec := range want {
-				if p.Labels != nil {
-					if rec[0] != p.Labels[i] {
-						t.Fatalf("row %d: label %s, golden %s", i, p.Labels[i], rec[0])
-					}
-					continue
+}
+
+func testGolden(t *testing.T, version, f string) {
+	name := strings.TrimSuffix(filepath.Base(f), ".rff")
+	t.Run(version+"/"+name, func(t *testing.T) {
+		m, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := goldenData(name)
+		tgt, err := m.TargetOption(path, dataset.FormatAuto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := dataset.Load(path, dataset.Options{Target: tgt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := m.Predict(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := readCSV(t, strings.TrimSuffix(f, ".rff")+".pred.csv")[1:]
+		if len(want) != data.N {
+			t.Fatalf("%d golden rows for %d data rows", len(want), data.N)
+		}
+		bits := pureGo()
+		var scale float64
+		for _, v := range p.Values {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		for i, rec := range want {
+			if p.Labels != nil {
+				if rec[0] != p.Labels[i] {
+					t.Fatalf("row %d: label %s, golden %s", i, p.Labels[i], rec[0])
 				}
-				for j := 0; j < p.Outputs; j++ {
-					g, _ := strconv.ParseFloat(rec[j], 64)
-					v := p.Values[i*p.Outputs+j]
-					if bits && v != g || math.Abs(v-g) > 1e-12*scale {
-						t.Fatalf("row %d output %d: %v, golden %v", i, j, v, g)
-					}
-				}
+				continue
 			}
-			// Re-saved in the current format with explicit map parameters.
-			var buf bytes.Buffer
-			if err := m.Write(&buf); err != nil {
-				t.Fatal(err)
-			}
-			m2, err := Read(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m2.file.Version != model.Version {
-				t.Fatalf("re-saved as version %d", m2.file.Version)
-			}
-			p2, err := m2.Predict(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, v := range p.Values {
-				// The redrawn structured map and its stored dense points differ only in the rounding of ωᵀx.
-				if math.Abs(v-p2.Values[i]) > 1e-10*scale {
-					t.Fatalf("value %d: %v after re-saving, %v before", i, p2.Values[i], v)
+			for j := 0; j < p.Outputs; j++ {
+				g, _ := strconv.ParseFloat(rec[j], 64)
+				v := p.Values[i*p.Outputs+j]
+				if bits && v != g || math.Abs(v-g) > 1e-12*scale {
+					t.Fatalf("row %d output %d: %v, golden %v", i, j, v, g)
 				}
 			}
-		})
-	}
+		}
+		// Re-saved in the current format with explicit map parameters.
+		var buf bytes.Buffer
+		if err := m.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if orig, _ := os.ReadFile(f); version == "v2" && !bytes.Equal(orig, buf.Bytes()) {
+			t.Fatal("a version-2 file is not written back byte for byte")
+		}
+		m2, err := Read(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m2.file.Version != model.Version {
+			t.Fatalf("re-saved as version %d", m2.file.Version)
+		}
+		p2, err := m2.Predict(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range p.Values {
+			// The redrawn structured map and its stored dense points differ only in the rounding of ωᵀx.
+			if math.Abs(v-p2.Values[i]) > 1e-10*scale {
+				t.Fatalf("value %d: %v after re-saving, %v before", i, p2.Values[i], v)
+			}
+		}
+	})
 }
 
 // TestRoundTripBits: a fitted model and the same model saved and loaded predict the same bits, for every kind.
