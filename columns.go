@@ -12,13 +12,13 @@ import (
 // Inputs returns the model's input columns of data in the model's order (n×d), matched by name: a permutation of
 // the columns gives the same rows, extra columns are ignored, and a missing column is an error naming it. Data
 // whose columns carry generated names (x1, x2, …: a file without a header) must have exactly the model's columns,
-// in the model's order. Models without stored names take the columns by position.
+// in the model's order. Models without stored names, and data without column names, take the columns by position.
 func (m *Model) Inputs(data *dataset.Data) ([]float64, error) {
 	if data == nil || data.N == 0 {
 		return nil, fmt.Errorf("no data rows")
 	}
 	names, d := m.file.Names, m.file.Dim
-	if names == nil || slices.Equal(data.Names, names) || (generated(data.Names) && !generated(names)) {
+	if names == nil || data.Names == nil || slices.Equal(data.Names, names) || (generated(data.Names) && !generated(names)) {
 		if data.D != d {
 			return nil, fmt.Errorf("the data have %d input columns, the model takes %d%s", data.D, d, columnHint(names))
 		}

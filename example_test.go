@@ -1,6 +1,7 @@
 package rff_test
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -123,4 +124,21 @@ func ExampleFitHermite() {
 	p, _ := m.PredictRows([]float64{0.5}, 1)
 	fmt.Printf("f(0.5) ≈ %.2f\n", p.Values[0])
 	// Output: f(0.5) ≈ 0.25
+}
+
+func ExampleModel_Score() {
+	m, _ := rff.Fit(rff.Config{Points: 128, Sigma: 1, Lambda: 1e-8}, sine(400))
+	s, _ := m.Score(sine(100))
+	fmt.Printf("R² above 0.999: %v\n", s.Regression.R2 > 0.999)
+	// Output: R² above 0.999: true
+}
+
+// A model travels through any io.Writer and io.Reader, in the format Save writes.
+func ExampleRead() {
+	m, _ := rff.Fit(rff.Config{Points: 32, Sigma: 1, Lambda: 1e-6}, sine(100))
+	var buf bytes.Buffer
+	_ = m.Write(&buf)
+	back, err := rff.Read(&buf)
+	fmt.Println(back.Info().Points, err)
+	// Output: 32 <nil>
 }

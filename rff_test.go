@@ -226,6 +226,10 @@ func TestColumnsByName(t *testing.T) {
 	if p, err := m.Predict(headerless); err != nil || p.Values[0] != mustPredict(t, m, data).Values[0] {
 		t.Errorf("headerless data with the model's columns: %v", err)
 	}
+	unnamed := &dataset.Data{X: data.X, N: data.N, D: 3}
+	if p, err := m.Predict(unnamed); err != nil || p.Values[0] != mustPredict(t, m, data).Values[0] {
+		t.Errorf("data without names: %v", err)
+	}
 	short := &dataset.Data{X: data.X[:2*data.N], N: data.N, D: 2, Names: []string{"x1", "x2"}}
 	if _, err := m.Predict(short); err == nil {
 		t.Error("headerless data with too few columns accepted")

@@ -8,12 +8,11 @@ import (
 	"math/rand/v2"
 	"text/tabwriter"
 
+	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/approx"
 	"github.com/rffkit/rff/dataset"
-	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
-	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/rule"
 )
 
@@ -46,66 +45,56 @@ func demoLabelled(n, d int, seed uint64) (*dataset.Data, []int) {
 	return &dataset.Data{X: x, N: n, D: d}, labels
 }
 
-// demoLearning fits classifiers on the demo clusters (2000 training rows, 1000 test rows): ridge on random and
-// quadrature features of the Gaussian kernel, a linear SVM and logistic regression on SR features, against exact
-// kernel ridge regression with the same λ.
+// demoLearning fits classifiers on the demo clusters (2000 training rows, 1000 test rows) through the library:
+// ridge on random and quadrature features of the Gaussian kernel, a linear SVM and logistic regression on SR
+// features, against exact kernel ridge regression with the same λ.
 func demoLearning(w io.Writer, seed uint64) error {
-	const ntr, nte, d, classes, D = 2000, 1000, 8, 5, 128
+	const ntr, nte, d, classes, D, sigma, lambda = 2000, 1000, 8, 5, 128, 0.3, 1e-4
 	data, labels := demoLabelled(ntr+nte, d, seed+1)
-	Y := learn.OneHot(labels[:ntr], classes, false)
-	k := kernel.Gaussian{S: 0.3}
-	const lambda = 1e-4
-	accuracy := func(scores []float64) float64 {
-		pred := learn.Argmax(scores, nte, classes)
-		ok := 0
-		for i, c := range pred {
-			if c == labels[ntr+i] {
-				ok++
-			}
-		}
-		return float64(ok) / nte
+	data.Y = make([]float64, data.N)
+	for i, c := range labels {
+		data.Y[i] = float64(c)
 	}
-	Xtr, Xte := data.X[:ntr*d], data.X[ntr*d:]
-	fmt.Fprintf(w, "\nclassifying the %d clusters (%d training rows, %d test rows), Gaussian kernel σ = %.2g, λ = %.0e:\n", classes, ntr, nte, k.S, lambda)
+	train, test := data.Split(ntr)
+	fmt.Fprintf(w, "\nclassifying the %d clusters (%d training rows, %d test rows), Gaussian kernel σ = %.2g, λ = %.0e:\n", classes, ntr, nte, sigma, lambda)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "model\tpoints\ttest accuracy\t")
-	for _, r := range []rule.Rule{rule.G{}, rule.ORF{}, rule.SR{Rotation: rule.Butterfly}} {
-		m, err := feature.New(k, r, d, D, seed)
+	base := rff.Config{Task: "classification", Sigma: sigma, Points: D, Lambda: lambda, Seed: seed, Preprocess: "none"}
+	row := func(name string, cfg rff.Config) error {
+		m, err := rff.Fit(cfg, train)
 		if err != nil {
 			return err
 		}
-		fit, err := learn.Ridge{Lambda: lambda, Intercept: true}.FitMap(m, Xtr, ntr, Y, classes)
+		s, err := m.Score(test)
 		if err != nil {
 			return err
 		}
-		s := make([]float64, nte*classes)
-		if err := fit.PredictMap(s, m, Xte, nte); err != nil {
-			return err
+		points := "–"
+		if !cfg.Exact {
+			points = fmt.Sprint(m.Info().Points)
 		}
-		fmt.Fprintf(tw, "ridge on %s features\t%d\t%.3f\t\n", r.Name(), m.Points(), accuracy(s))
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t\n", name, points, s.Classification.Accuracy)
+		return nil
 	}
-	m, err := feature.New(k, rule.SR{Rotation: rule.Butterfly}, d, D, seed)
-	if err != nil {
+	for _, r := range []string{"g", "orf", "sr-butterfly"} {
+		cfg := base
+		cfg.Rule = r
+		if err := row("ridge on "+r+" features", cfg); err != nil {
+			return err
+		}
+	}
+	for _, loss := range []string{"hinge", "logistic"} {
+		cfg := base
+		cfg.Loss = loss
+		if err := row(loss+" on sr-butterfly features", cfg); err != nil {
+			return err
+		}
+	}
+	cfg := base
+	cfg.Exact = true
+	if err := row("exact kernel ridge", cfg); err != nil {
 		return err
 	}
-	for _, loss := range []learn.Loss{learn.Hinge, learn.Logistic} {
-		fit, err := learn.Classifier{Loss: loss, Lambda: lambda, Seed: seed}.FitMap(m, Xtr, ntr, labels[:ntr], classes)
-		if err != nil {
-			return err
-		}
-		s := make([]float64, nte*classes)
-		if err := fit.PredictMap(s, m, Xte, nte); err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "%s on %s features\t%d\t%.3f\t\n", loss, m.Rule().Name(), m.Points(), accuracy(s))
-	}
-	ex, err := learn.KRR{Kernel: k, Lambda: lambda, Intercept: true}.Fit(Xtr, ntr, d, Y, classes)
-	if err != nil {
-		return err
-	}
-	s := make([]float64, nte*classes)
-	ex.Predict(s, Xte, nte)
-	fmt.Fprintf(tw, "exact kernel ridge\t–\t%.3f\t\n", accuracy(s))
 	return tw.Flush()
 }
 
