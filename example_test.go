@@ -135,7 +135,7 @@ func ExampleModel_Score() {
 
 // A model travels through any io.Writer and io.Reader, in the format Save writes.
 func ExampleRead() {
-	m, _ := rff.Fit(rff.Config{Points: 32, Sigma: 1, Lambda: 1e-6}, sine(100))
+	m, _ := rff.Fit(rff.Config{Rule: "g", Points: 32, Sigma: 1, Lambda: 1e-6}, sine(100))
 	var buf bytes.Buffer
 	_ = m.Write(&buf)
 	back, err := rff.Read(&buf)
