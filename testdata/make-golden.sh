@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates the version-2 golden model files and their predictions (RFF=path/to/rff built from this tree).
-# The files are kept as they are: a test loads each with the current code and requires bit-identical predictions.
+# Writes the golden model files of every model kind, and their predictions, into testdata/DIR:
+#
+#   RFF=path/to/rff testdata/make-golden.sh v2
+#
+# v1/ was written by the last release that wrote model format 1, v2/ by the release that introduced format 2. The
+# files are kept as they are: a test loads each with the current code and requires the predictions they were written
+# with (bit for bit on the pure-Go kernel).
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/${1:?usage: make-golden.sh DIR}"
 RFF=${RFF:-rff}
 export RFF_BLAS=go # the deterministic pure-Go kernel: the tests compare predictions bit for bit on it
 D=../data
