@@ -49,8 +49,8 @@ import json, sys
 print("\n| run | N | D | rule | test | fit (s) | fit + test (s) |\n|---|---|---|---|---|---|---|")
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    t = r["test"]
-    m = "accuracy %.4f" % t["accuracy"] if "accuracy" in t else "RMSE %.3f" % t["rmse"]
-    print("| %s | %d | %s | %s | %s | %.1f | %.1f |" % (r["run"], r["n"], r.get("D", "exact"), r.get("rule", "–"), m,
+    t, info = r["test"], r["info"]
+    m = "accuracy %.4f" % t["classification"]["accuracy"] if "classification" in t else "RMSE %.3f" % t["regression"]["rmse"]
+    print("| %s | %d | %s | %s | %s | %.1f | %.1f |" % (r["run"], r["fit"]["n"], info.get("points", "exact"), info.get("rule", "–"), m,
           r["seconds"]["fit"], r["seconds"]["fit"] + r["seconds"]["test"]))
 PY
