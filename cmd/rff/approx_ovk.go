@@ -12,8 +12,8 @@ import (
 
 	"github.com/rffkit/rff/approx"
 	"github.com/rffkit/rff/dataset"
-	"github.com/rffkit/rff/experiment"
 	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/metrics"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
 )
@@ -90,7 +90,8 @@ func runApproxOVK(kind string, data *dataset.Data, d int, sf *studyFlags, Ds []i
 				}
 				bar.Add(1)
 			}
-			out.Mean, out.Std, out.CI95 = experiment.MeanCI(errs)
+			sum := metrics.Summarize(errs)
+			out.Mean, out.Std, out.CI95 = sum.Mean, sum.Std, sum.CI95
 			res = append(res, out)
 		}
 	}

@@ -1,4 +1,4 @@
-package experiment_test
+package study
 
 import (
 	"context"
@@ -8,16 +8,15 @@ import (
 	"testing"
 
 	"github.com/rffkit/rff/bound"
-	"github.com/rffkit/rff/experiment"
 )
 
 func TestORFFFig1ASmall(t *testing.T) {
 	calls := 0
-	s := experiment.ORFFFig1A{Points: 50, Pairs: 64, Ds: []int{8, 64, 512}, Runs: 2, Progress: func() { calls++ }}
-	rows, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := NewORFFFig1A()
+	s.Points, s.Pairs, s.Ds, s.Runs = 50, 64, []int{8, 64, 512}, 2
+	s.SetProgress(func() { calls++ })
+	rep := runReport[Fig1ARow](t, s)
+	rows := rep.Rows
 	if len(rows) != 9 || calls != 18 || s.Steps() != 18 {
 		t.Fatalf("%d rows, %d calls, %d steps", len(rows), calls, s.Steps())
 	}
@@ -33,26 +32,20 @@ func TestORFFFig1ASmall(t *testing.T) {
 			t.Errorf("%s: error %g at D=8, %g at D=512", rows[3*k].Kernel, rows[3*k].Mean, rows[3*k+2].Mean)
 		}
 	}
-	sum, err := s.Summarize(rows)
-	if err != nil || len(sum.Fits) != 3 || sum.Fits[1].Series != "curl-free" || !strings.Contains(sum.Finding, "Figure 1A") {
-		t.Fatalf("summary %+v, %v", sum, err)
+	if len(rep.Fits) != 3 || rep.Fits[1].Series != "curl-free" || !strings.Contains(rep.Finding, "Figure 1A") {
+		t.Fatalf("summary %+v", rep.Summary)
 	}
-	paths, err := s.Write(t.TempDir(), rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if series := checkFigure(t, paths[0]); series["div-free"] != 3 || len(series) != 3 {
+	if series := figures(t, rep, 1)[0]; series["div-free"] != 3 || len(series) != 3 {
 		t.Errorf("CSV series %v", series)
 	}
 }
 
 func TestORFFFig1BSmall(t *testing.T) {
 	x, z := []float64{0.5, -0.5, 0.25, 0}, []float64{-0.5, 0.5, 0, 0.25}
-	s := experiment.ORFFFig1B{Ds: []int{8, 128}, Seeds: 100, Runs: 2, X: x, Z: z}
-	rows, err := s.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := NewORFFFig1B()
+	s.Ds, s.Seeds, s.Runs, s.X, s.Z = []int{8, 128}, 100, 2, x, z
+	rep := runReport[Fig1BRow](t, s)
+	rows := rep.Rows
 	if len(rows) != 2 || s.Steps() != 4 {
 		t.Fatalf("%d rows, %d steps", len(rows), s.Steps())
 	}
@@ -76,51 +69,47 @@ func TestORFFFig1BSmall(t *testing.T) {
 	if q := rows[0].Mean / rows[1].Mean; q < 12 || q > 20 {
 		t.Errorf("variance ratio between D=8 and D=128: %g, want ≈ 16", q)
 	}
-	sum, err := s.Summarize(rows)
-	if err != nil || len(sum.Fits) != 1 || sum.Fits[0].Theory != -1 || !strings.Contains(sum.Finding, "holds at every D") {
-		t.Fatalf("summary %+v, %v", sum, err)
+	if len(rep.Fits) != 1 || rep.Fits[0].Theory != -1 || !strings.Contains(rep.Finding, "holds at every D") {
+		t.Fatalf("summary %+v", rep.Summary)
 	}
-	paths, err := s.Write(t.TempDir(), rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if series := checkFigure(t, paths[0]); len(series) != 3 {
+	if series := figures(t, rep, 1)[0]; len(series) != 3 {
 		t.Errorf("CSV series %v", series)
+	}
+	// Without a pair, the pair drawn from the seed is reported in the settings and the notes.
+	s.X, s.Z, s.Ds, s.Seeds, s.Runs = nil, nil, []int{8, 16}, 10, 1
+	rep = runReport[Fig1BRow](t, s)
+	if got := rep.Settings.(*ORFFFig1B); len(got.X) != 4 || len(got.Z) != 4 || s.X != nil {
+		t.Errorf("drawn pair %v, %v (study's own %v)", got.X, got.Z, s.X)
+	}
+	var table strings.Builder
+	if err := rep.Summarize(&table); err != nil || !strings.Contains(table.String(), "pair: x = ") {
+		t.Errorf("table %q, %v", table.String(), err)
 	}
 }
 
 func TestORFFStudiesReject(t *testing.T) {
-	ctx := context.Background()
-	for name, run := range map[string]func() error{
-		"1a kernel": func() error { _, err := experiment.ORFFFig1A{Kernels: []string{"nope"}}.Run(ctx); return err },
-		"1a div d=1": func() error {
-			_, err := experiment.ORFFFig1A{Dim: 1, Kernels: []string{"div-free"}}.Run(ctx)
-			return err
-		},
-		"1a D":     func() error { _, err := experiment.ORFFFig1A{Ds: []int{0}}.Run(ctx); return err },
-		"1a pairs": func() error { _, err := experiment.ORFFFig1A{Pairs: -1}.Run(ctx); return err },
-		"1b seeds": func() error { _, err := experiment.ORFFFig1B{Seeds: 1}.Run(ctx); return err },
-		"1b pair":  func() error { _, err := experiment.ORFFFig1B{X: []float64{1}, Z: []float64{1}}.Run(ctx); return err },
-		"1b sigma": func() error { _, err := experiment.ORFFFig1B{Sigma: math.NaN()}.Run(ctx); return err },
-		"1b cancelled": func() error {
-			c, cancel := context.WithCancel(ctx)
-			cancel()
-			_, err := experiment.ORFFFig1B{}.Run(c)
-			return err
-		},
-	} {
-		if err := run(); err == nil {
-			t.Errorf("%s: no error", name)
-		}
+	reject(t, NewORFFFig1A, map[string]func(*ORFFFig1A){
+		"kernel":     func(s *ORFFFig1A) { s.Kernels = []string{"nope"} },
+		"div d=1":    func(s *ORFFFig1A) { s.Dim, s.Kernels = 1, []string{"div-free"} },
+		"D":          func(s *ORFFFig1A) { s.Ds = []int{0} },
+		"pairs":      func(s *ORFFFig1A) { s.Pairs = -1 },
+		"no kernels": func(s *ORFFFig1A) { s.Kernels = nil },
+	})
+	reject(t, NewORFFFig1B, map[string]func(*ORFFFig1B){
+		"seeds": func(s *ORFFFig1B) { s.Seeds = 1 },
+		"pair":  func(s *ORFFFig1B) { s.X, s.Z = []float64{1}, []float64{1} },
+		"sigma": func(s *ORFFFig1B) { s.Sigma = math.NaN() },
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewORFFFig1B().Run(ctx); err == nil {
+		t.Error("cancelled: no error")
 	}
 }
 
-// The settings of Figure 1A of the ORFF paper when left at their defaults.
-func ExampleORFFFig1A_WithDefaults() {
-	s, err := experiment.ORFFFig1A{}.WithDefaults()
-	if err != nil {
-		panic(err)
-	}
+// The settings of Figure 1A of the ORFF paper by default.
+func ExampleNewORFFFig1A() {
+	s := NewORFFFig1A()
 	fmt.Printf("%v on %d points of [−1,1]^%d, %d pairs, D %d…%d, σ %g, %d runs\n", s.Kernels, s.Points, s.Dim,
 		s.Pairs, s.Ds[0], s.Ds[len(s.Ds)-1], s.Sigma, s.Runs)
 	// Output: [decomposable curl-free div-free] on 1000 points of [−1,1]^4, 4096 pairs, D 8…8192, σ 1, 10 runs
@@ -128,11 +117,8 @@ func ExampleORFFFig1A_WithDefaults() {
 
 // Figure 1B compares the variance of the curl-free approximation with Proposition 12 at one pair of points. At
 // ‖δ‖ = 1 (σ = 1, d = 4) the bound is (‖(K₀(2δ) + I)·I − 2K₀(δ)²‖₂ + 2(d+1))/2 = (1 − 3e⁻² + 10)/2 ≈ 5.297.
-func ExampleORFFFig1B_WithDefaults() {
-	s, err := experiment.ORFFFig1B{X: []float64{1, 0, 0, 0}, Z: []float64{0, 0, 0, 0}}.WithDefaults()
-	if err != nil {
-		panic(err)
-	}
+func ExampleNewORFFFig1B() {
+	s := NewORFFFig1B()
 	v, err := bound.ORFF{Kind: "curl-free", Dim: s.Dim, Sigma: s.Sigma, Diameter: 4}.Variance(1)
 	if err != nil {
 		panic(err)

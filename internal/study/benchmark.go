@@ -1,4 +1,4 @@
-package experiment
+package study
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/rffkit/rff/dataset"
 )
 
-// Benchmark is one of the papers' real datasets with its files under the shared data directory, its task and its
+// Benchmark is one of the papers' real datasets with its files under the data directory, its task and its
 // train/test split.
 type Benchmark struct {
 	Name string
@@ -30,9 +30,8 @@ type Benchmark struct {
 	divisor float64  // fixed scale (MNIST pixels/255); 0 means the paper's global maximum of the training split
 }
 
-// Benchmarks lists the datasets of the quadrature paper's experiments that are available under ../shared/data,
-// with the training splits of docs/conventions.md §10 (Powerplant: first 8500 rows; LETTER: first 10000; USPS and MNIST: their
-// given splits).
+// Benchmarks lists the datasets of the quadrature paper's experiments, with the training splits of
+// docs/conventions.md §10 (Powerplant: first 8500 rows; LETTER: first 10000; USPS and MNIST: their given splits).
 func Benchmarks() []Benchmark {
 	return []Benchmark{
 		{Name: "powerplant", Task: "regression", Train: 8500, Standardize: true,
@@ -59,7 +58,7 @@ func Lookup(name string) (Benchmark, error) {
 	return Benchmark{}, fmt.Errorf("unknown dataset %q (have %v)", name, names)
 }
 
-// ErrNoData reports that the shared data directory (or a file in it) is missing; tests skip on it.
+// ErrNoData reports that the data directory (or a file in it) is missing; tests skip on it.
 var ErrNoData = errors.New("dataset files not found")
 
 // Split is a benchmark loaded, preprocessed and split, with class indices for classification.
@@ -73,7 +72,7 @@ type Split struct {
 	Scaler *dataset.Scaler
 }
 
-// Load reads the benchmark from dir (the shared data directory), splits it (train > 0 overrides the benchmark's
+// Load reads the benchmark from dir (the data directory), splits it (train > 0 overrides the benchmark's
 // training size for single-file datasets) and applies the paper's preprocessing fitted on the training split:
 // standardization for Powerplant, then division by the global maximum of the training split (MNIST: by 255).
 // It returns an error wrapping ErrNoData when a file is missing.

@@ -1,12 +1,12 @@
-package experiment
+package study
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,8 +15,11 @@ import (
 	"github.com/rffkit/rff/approx"
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/atomicfile"
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/plotting"
 	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/metrics"
 	"github.com/rffkit/rff/rule"
 )
 
@@ -29,8 +32,9 @@ import (
 // on LETTER (d = 16), USPS (256), MNIST (784), CIFAR100 (3072, not available here) and LEUKEMIA (7129). The paper
 // gives neither n nor the number of rows; here they are fields: by default n = 1 and Rows = 1000 rows of the
 // training split, taken cyclically when the split has fewer (LEUKEMIA's 38 training rows; the cost of a map does
-// not depend on the values). Data are scaled as in the paper's other experiments (docs/conventions.md §10: divided by the global
-// maximum of the training split; MNIST by 255), with the Gaussian kernel of γ = 1/d, cos/sin form (2D columns).
+// not depend on the values). Data are scaled as in the paper's other experiments (docs/conventions.md §10: divided
+// by the global maximum of the training split; MNIST by 255), with the Gaussian kernel of γ = 1/d, cos/sin form (2D
+// columns).
 //
 // What is timed is the map alone (feature.Map.TransformRows on all cores, the output allocated once and one
 // untimed warm-up map first), not drawing the points: a map is drawn once per (dataset, rule) from Seed and mapped
@@ -38,24 +42,52 @@ import (
 // 7129×7129 QR factorizations). Dense rules run through gonum's Dgemm, which is OpenBLAS when the program installs
 // the fast backend of internal/linalg (as the rff command does).
 type QuadFig3 struct {
-	// DataDir is the shared data directory (../shared/data from the project root).
-	DataDir string
-	// Datasets are benchmark names (see Lookup) or "leukemia" (read with dataset.LoadLeukemia from
-	// DataDir/leukemia); default letter, usps, mnist, leukemia.
-	Datasets []string
-	// Rules default to g, orf, gq and sr-butterfly, the rules of the paper's Figure 3.
-	Rules []rule.Rule
-	// N is n in D = 2n(d+1) points (default 1).
-	N int
-	// Rows is the number of rows mapped per measurement (default 1000).
-	Rows int
-	// Runs is the number of timed maps per (dataset, rule) (default 10; the paper averages 50).
-	Runs int
+	Data
+	// Datasets are benchmark names (see Lookup) or "leukemia" (read with dataset.LoadLeukemiaSplit from
+	// DataDir/leukemia).
+	Datasets []string `json:"datasets" flag:"datasets" help:"comma list of datasets"`
+	// Rules are rule names (rule.ParseList).
+	Rules []string `json:"rules" flag:"rules" help:"comma list of rules"`
+	// N is n in D = 2n(d+1) points.
+	N int `json:"n" flag:"n" help:"n in D = 2n(d+1) points (cos/sin: 2D columns)"`
+	// Rows is the number of rows mapped per measurement.
+	Rows int `json:"rows" flag:"rows" help:"rows mapped per measurement (taken cyclically from the training split)"`
+	// Runs is the number of timed maps per (dataset, rule).
+	Runs int `json:"runs" flag:"runs" help:"timed maps per dataset and rule (the paper averages 50)"`
 	// Seed fixes the maps (approx.RunSeed derives one seed per rule and dataset dimension).
-	Seed uint64
-	// Progress, when set, is called after each timed map.
-	Progress func()
+	Seed uint64 `json:"seed" flag:"seed" help:"random seed"`
+	Progress
 }
+
+// QuadFig3Datasets lists the datasets of the paper's Figure 3 that the study can load, in order of dimension.
+func QuadFig3Datasets() []string { return []string{"letter", "usps", "mnist", "leukemia"} }
+
+// NewQuadFig3 returns the study with its defaults: LETTER, USPS, MNIST and LEUKEMIA; the rules g, orf, gq and
+// sr-butterfly of the paper's figure; n = 1; 1000 rows; 10 runs (the paper averages 50); seed 1; the data directory
+// is left to the caller.
+func NewQuadFig3() *QuadFig3 {
+	return &QuadFig3{Datasets: QuadFig3Datasets(), Rules: []string{"g", "orf", "gq", "sr-butterfly"}, N: 1, Rows: 1000,
+		Runs: 10, Seed: 1}
+}
+
+// Validate checks the settings without reading any data.
+func (q *QuadFig3) Validate() error {
+	if q.N < 1 || q.Rows < 1 || q.Runs < 1 {
+		return fmt.Errorf("n, rows and runs must be at least 1, got %d, %d, %d", q.N, q.Rows, q.Runs)
+	}
+	for _, name := range q.Datasets {
+		if !slices.Contains(QuadFig3Datasets(), name) {
+			return fmt.Errorf("unknown dataset %q (have %v)", name, QuadFig3Datasets())
+		}
+	}
+	if len(q.Datasets) == 0 {
+		return fmt.Errorf("no dataset given")
+	}
+	return firstError(checkRules(q.Rules), q.Data.check())
+}
+
+// Steps is the number of timed maps Run performs; 0 for invalid settings.
+func (q *QuadFig3) Steps() int { return steps(q, len(q.Datasets)*len(q.Rules)*q.Runs) }
 
 // Timing is the wall time of mapping Rows rows of one dataset with one rule, over Runs maps.
 type Timing struct {
@@ -78,65 +110,27 @@ type Timing struct {
 	DrawSeconds float64 `json:"draw_seconds"`
 }
 
-// QuadFig3Datasets lists the datasets of the paper's Figure 3 that the study can load, in order of dimension.
-func QuadFig3Datasets() []string { return []string{"letter", "usps", "mnist", "leukemia"} }
-
-func (q *QuadFig3) defaults() error {
-	if len(q.Datasets) == 0 {
-		q.Datasets = QuadFig3Datasets()
-	}
-	if len(q.Rules) == 0 {
-		var err error
-		if q.Rules, err = rule.ParseList("g,orf,gq,sr-butterfly"); err != nil {
-			return err
-		}
-	}
-	if q.N == 0 {
-		q.N = 1
-	}
-	if q.Rows == 0 {
-		q.Rows = 1000
-	}
-	if q.Runs == 0 {
-		q.Runs = 10
-	}
-	switch {
-	case q.N < 1:
-		return fmt.Errorf("experiment: n must be at least 1, got %d", q.N)
-	case q.Rows < 1:
-		return fmt.Errorf("experiment: rows must be at least 1, got %d", q.Rows)
-	case q.Runs < 1:
-		return fmt.Errorf("experiment: runs must be at least 1, got %d", q.Runs)
-	}
-	for _, name := range q.Datasets {
-		if name == "leukemia" {
-			continue
-		}
-		if _, err := Lookup(name); err != nil {
-			return fmt.Errorf("unknown dataset %q (have %v)", name, QuadFig3Datasets())
-		}
-	}
-	return nil
+// QuadFig3Result is what [QuadFig3] measured, with the linear-algebra backend it ran on.
+type QuadFig3Result struct {
+	N       int      `json:"n"`
+	Rows    int      `json:"rows"`
+	Runs    int      `json:"runs"`
+	Seed    uint64   `json:"seed"`
+	Backend string   `json:"backend"`
+	Timings []Timing `json:"timings"`
 }
 
-// Validate checks the settings (after filling in the defaults) without reading any data.
-func (q QuadFig3) Validate() error { return q.defaults() }
-
-// Steps is the number of timed maps Run performs (for a progress bar).
-func (q QuadFig3) Steps() int {
-	if q.defaults() != nil {
-		return 0
-	}
-	return len(q.Datasets) * len(q.Rules) * q.Runs
-}
-
-// Run executes the study, one dataset at a time (only one is held in memory). It stops early, returning
-// ctx.Err(), when ctx is cancelled; a missing dataset gives an error wrapping ErrNoData.
-func (q QuadFig3) Run(ctx context.Context) ([]Timing, error) {
-	if err := q.defaults(); err != nil {
+// Run times every (dataset, rule), one dataset at a time (only one is held in memory). A missing dataset gives an
+// error wrapping ErrNoData.
+func (q *QuadFig3) Run(ctx context.Context) (Result, error) {
+	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	var out []Timing
+	rules, err := rule.ParseList(strings.Join(q.Rules, ","))
+	if err != nil {
+		return nil, err
+	}
+	res := &QuadFig3Result{N: q.N, Rows: q.Rows, Runs: q.Runs, Seed: q.Seed, Backend: linalg.Info().String()}
 	for _, name := range q.Datasets {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -146,19 +140,19 @@ func (q QuadFig3) Run(ctx context.Context) ([]Timing, error) {
 			return nil, err
 		}
 		k := kernel.Gaussian{S: kernel.SigmaFromGamma(1 / float64(d))}
-		for _, r := range q.Rules {
+		for _, r := range rules {
 			tm, err := q.time(ctx, name, x, d, k, r)
 			if err != nil {
 				return nil, fmt.Errorf("%s, %s: %w", name, r.Name(), err)
 			}
-			out = append(out, tm)
+			res.Timings = append(res.Timings, tm)
 		}
 	}
-	return out, nil
+	return res, nil
 }
 
 // time draws the map of rule r and measures Runs maps of the rows x (q.Rows × d).
-func (q QuadFig3) time(ctx context.Context, name string, x []float64, d int, k kernel.Kernel, r rule.Rule) (Timing, error) {
+func (q *QuadFig3) time(ctx context.Context, name string, x []float64, d int, k kernel.Kernel, r rule.Rule) (Timing, error) {
 	t := Timing{Dataset: name, Dim: d, Rule: r.Name(), N: q.N, Rows: q.Rows, Runs: q.Runs}
 	t0 := time.Now()
 	m, err := feature.New(k, r, d, approx.PointsForN(q.N, d), approx.RunSeed(q.Seed, r.Name(), q.N, d))
@@ -181,11 +175,10 @@ func (q QuadFig3) time(ctx context.Context, name string, x []float64, d int, k k
 			return t, err
 		}
 		secs[i] = time.Since(t1).Seconds()
-		if q.Progress != nil {
-			q.Progress()
-		}
+		q.step()
 	}
-	t.Mean, t.Std, t.CI95 = MeanCI(secs)
+	s := metrics.Summarize(secs)
+	t.Mean, t.Std, t.CI95 = s.Mean, s.Std, s.CI95
 	t.RowsPerSecond = float64(q.Rows) / t.Mean
 	return t, nil
 }
@@ -229,22 +222,30 @@ func timingRows(dir, name string, rows int) ([]float64, int, error) {
 	return x, d, nil
 }
 
-// WriteQuadFig3 draws the paper's Figure 3 from the timings — mean seconds per map against the input dimension d,
-// both axes logarithmic, one line per rule with its 95% interval — as dir/quad-fig3.png, with the figure's table
-// as quad-fig3.csv (series = rule, x = d, y = mean seconds, lo/hi = the interval) and every field of the timings
-// (dataset, D, rows, runs, rows/s, draw time) as quad-fig3.json. It returns the paths.
-func WriteQuadFig3(dir string, timings []Timing) ([]string, error) {
-	if len(timings) == 0 {
-		return nil, errors.New("experiment: no timings to plot")
+// Summarize writes what was timed and one line per dataset and rule.
+func (r *QuadFig3Result) Summarize(w io.Writer) error {
+	fmt.Fprintf(w, "time to map %d rows, n = %d (D = 2n(d+1) points, 2D columns), mean of %d maps; backend %s\n",
+		r.Rows, r.N, r.Runs, r.Backend)
+	return writeTable(w, "dataset\td\trule\tD\tseconds\t±95%\trows/s\tdraw s", "%s\t%d\t%s\t%d\t%.4g\t%.2g\t%.4g\t%.3g",
+		r.Timings, func(t Timing) []any {
+			return []any{t.Dataset, t.Dim, t.Rule, t.D, t.Mean, t.CI95[1] - t.Mean, t.RowsPerSecond, t.DrawSeconds}
+		})
+}
+
+// Write draws the paper's Figure 3 from the timings — mean seconds per map against the input dimension d, both
+// axes logarithmic, one line per rule with its 95% interval — as dir/quad-fig3.png, with the figure's table as
+// quad-fig3.csv (series = rule, x = d, y = mean seconds, lo/hi = the interval) and every field of the timings
+// (dataset, D, rows, runs, rows/s, draw time) as quad-fig3.json. It returns the three paths.
+func (r *QuadFig3Result) Write(dir string) ([]string, error) {
+	if len(r.Timings) == 0 {
+		return nil, fmt.Errorf("quad-fig3: %w", errNoRows)
 	}
-	ts := slices.Clone(timings)
+	ts := slices.Clone(r.Timings)
 	slices.SortStableFunc(ts, func(a, b Timing) int { return a.Dim - b.Dim })
 	var names []string
-	seen := map[string]bool{}
 	for _, t := range ts {
-		if !seen[t.Dataset] {
-			seen[t.Dataset] = true
-			names = append(names, fmt.Sprintf("%s (%d)", t.Dataset, t.Dim))
+		if n := fmt.Sprintf("%s (%d)", t.Dataset, t.Dim); !slices.Contains(names, n) {
+			names = append(names, n)
 		}
 	}
 	f := plotting.Figure{
@@ -253,31 +254,27 @@ func WriteQuadFig3(dir string, timings []Timing) ([]string, error) {
 		YLabel: "seconds per map (mean, 95% interval)",
 		LogX:   true, LogY: true,
 	}
-	for _, t := range timings { // series in the caller's rule order
-		i := slices.IndexFunc(f.Series, func(s plotting.Series) bool { return s.Name == t.Rule })
-		if i < 0 {
-			f.Series = append(f.Series, plotting.Series{Name: t.Rule})
+	rules, _ := groupBy(r.Timings, func(t Timing) string { return t.Rule }) // series in the caller's rule order
+	for _, name := range rules {
+		se := plotting.Series{Name: name}
+		for _, t := range ts {
+			if t.Rule == name {
+				measured(&se, float64(t.Dim), Stat{Mean: t.Mean, CI95: t.CI95})
+			}
 		}
+		f.Series = append(f.Series, se)
 	}
-	for _, t := range ts {
-		i := slices.IndexFunc(f.Series, func(s plotting.Series) bool { return s.Name == t.Rule })
-		s := &f.Series[i]
-		s.X = append(s.X, float64(t.Dim))
-		s.Y = append(s.Y, t.Mean)
-		s.Lo = append(s.Lo, t.CI95[0])
-		s.Hi = append(s.Hi, t.CI95[1])
-	}
-	png := filepath.Join(dir, "quad-fig3.png")
-	if err := plotting.SaveWithCSV(png, f); err != nil {
-		return nil, err
-	}
-	js := filepath.Join(dir, "quad-fig3.json")
-	b, err := json.MarshalIndent(timings, "", " ")
+	paths, err := saveFigures(dir, figure{"quad-fig3.png", f})
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(js, append(b, '\n'), 0o644); err != nil {
+	js := filepath.Join(dir, "quad-fig3.json")
+	b, err := json.MarshalIndent(r.Timings, "", " ")
+	if err != nil {
 		return nil, err
 	}
-	return []string{png, filepath.Join(dir, "quad-fig3.csv"), js}, nil
+	if err := atomicfile.Write(js, append(b, '\n')); err != nil {
+		return nil, err
+	}
+	return append(paths, filepath.Join(dir, "quad-fig3.csv"), js), nil
 }
