@@ -86,6 +86,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("--out is required")
 	}
+	if cfg.Points < 1 {
+		return usagef("-D must be at least 1, got %d", cfg.Points)
+	}
 	if err := checkOutput(*out, df.path, *testData, *valuesPath, *gradsPath); err != nil {
 		return err
 	}
@@ -141,6 +144,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if data, err = df.loadRaw(); err != nil {
 			return err
 		}
+		rep.Seconds["load"] = time.Since(t0).Seconds()
 		var vals, grads []float64
 		if *valuesPath != "" {
 			if vals, err = readColumns(*valuesPath, data.N, 1, "--values"); err != nil {
@@ -161,12 +165,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if data, err = df.loadRaw(); err != nil {
 			return err
 		}
+		rep.Seconds["load"] = time.Since(t0).Seconds()
 		m, err = rff.Fit(cfg, data)
 	}
 	if err != nil {
 		return err
 	}
-	rep.Seconds["fit"] = time.Since(t0).Seconds()
+	rep.Seconds["fit"] = time.Since(t0).Seconds() - rep.Seconds["load"] // a streamed fit reads its file as it fits
 	rep.Info, rep.Fit = m.Info(), m.Report()
 	if *testData != "" {
 		t1 := time.Now()

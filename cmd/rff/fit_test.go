@@ -154,6 +154,8 @@ func TestFitErrors(t *testing.T) {
 	}
 	garbage := filepath.Join(t.TempDir(), "g.rff")
 	os.WriteFile(garbage, []byte("not a model"), 0o644)
+	short := filepath.Join(t.TempDir(), "short.csv")
+	os.WriteFile(short, []byte("a,c\n1,2\n3,4\n"), 0o644)
 	cases := [][]string{
 		{"fit", "--data", train},
 		{"fit", "--data", train, "--out", mpath, "--task", "clustering"},
@@ -171,7 +173,9 @@ func TestFitErrors(t *testing.T) {
 		{"fit", "--data", train, "--out", mpath, "--precision", "mixed", "--exact"},
 		{"fit", "--data", train, "--out", mpath, "--precision", "mixed", "--solver", "cg"},
 		{"predict", "--data", test},
-		{"predict", "--model", mpath, "--data", test}, // 4 columns for a 3-column model: dimension mismatch
+		{"predict", "--model", mpath, "--data", short}, // column b is missing
+		{"fit", "--data", train, "--out", train},       // the output would replace the data
+		{"fit", "--data", train, "--out", filepath.Join(t.TempDir(), "no", "m.rff")},
 		{"predict", "--model", garbage, "--data", test},
 		{"eval", "--model", "/no/such.rff", "--data", test},
 		{"eval", "--model", mpath, "--data", "/no/such.csv"},
