@@ -136,13 +136,13 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		P = len(s.Targets)
 		h.Targets = s.Targets
 	case s.Task == "classification":
-		coder := coderOf(data)
-		h.Labels = coder.labels
+		classes := dataset.ClassesOf(data)
+		h.Labels = classes.Labels
 		K := len(h.Labels)
 		if K < 2 {
 			return nil, fmt.Errorf("classification needs at least 2 classes, found %d", K)
 		}
-		if cls, err = classesOf(data, h.Labels); err != nil {
+		if cls, err = classes.Code(data); err != nil {
 			return nil, err
 		}
 		h.Loss = s.loss.String()

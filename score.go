@@ -41,7 +41,7 @@ func (m *Model) Score(data *dataset.Data) (*Score, error) {
 	}
 	s := &Score{Task: h.Task, N: data.N}
 	if h.Task == "classification" {
-		truth, err := classesOf(data, h.Labels)
+		truth, err := dataset.ClassesNamed(h.Labels).Code(data)
 		if err != nil {
 			return nil, err
 		}

@@ -98,11 +98,11 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var coder *labelCoder
+	var coder *dataset.Classes
 	if classify {
-		coder = newLabelCoder(slices.Sorted(maps.Keys(raw)), r.s.Numeric())
-		if len(coder.labels) < 2 {
-			return nil, fmt.Errorf("%s: classification needs at least 2 classes, found %d", path, len(coder.labels))
+		coder = dataset.NewClasses(slices.Sorted(maps.Keys(raw)), r.s.Numeric())
+		if len(coder.Labels) < 2 {
+			return nil, fmt.Errorf("%s: classification needs at least 2 classes, found %d", path, len(coder.Labels))
 		}
 	}
 	total := acc.Rows()
@@ -131,8 +131,8 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	}
 	P := 1
 	if classify {
-		K := len(coder.labels)
-		h.Labels, h.Loss = coder.labels, learn.Squared.String()
+		K := len(coder.Labels)
+		h.Labels, h.Loss = coder.Labels, learn.Squared.String()
 		if s.Encoding == "simplex" {
 			P, h.Encoding = K-1, "simplex"
 		} else {
@@ -240,7 +240,7 @@ func (r *chunker) next() (*dataset.Data, error) {
 }
 
 // chunkTargets returns a chunk's coded targets: Y for regression, the one-hot or simplex codes of the classes.
-func chunkTargets(s *dataset.CSVStream, b *dataset.Data, coder *labelCoder, encoding, path string) ([]float64, error) {
+func chunkTargets(s *dataset.CSVStream, b *dataset.Data, coder *dataset.Classes, encoding, path string) ([]float64, error) {
 	if coder == nil {
 		if b.Labels != nil {
 			return nil, fmt.Errorf("%s: regression needs a numeric target column", path)
@@ -249,13 +249,13 @@ func chunkTargets(s *dataset.CSVStream, b *dataset.Data, coder *labelCoder, enco
 	}
 	cls := make([]int, b.N)
 	for i := range cls {
-		c, ok := coder.class(s.Target(i))
+		c, ok := coder.Class(s.Target(i))
 		if !ok { // the file changed between the passes
 			return nil, fmt.Errorf("%s: label %q was not seen in the first pass", path, s.Target(i))
 		}
 		cls[i] = c
 	}
-	K := len(coder.labels)
+	K := len(coder.Labels)
 	if encoding == "simplex" {
 		return learn.SimplexEncode(cls, K), nil
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 
 	"github.com/rffkit/rff/dataset"
 )
@@ -132,59 +130,14 @@ func (b Benchmark) Load(dir string, train int) (*Split, error) {
 		d.X = x
 	}
 	if b.Task == "classification" {
-		s.Classes = classNames(s.Train)
-		if s.TrainClass, err = classIndex(s.Train, s.Classes); err != nil {
+		classes := dataset.ClassesOf(s.Train)
+		s.Classes = classes.Labels
+		if s.TrainClass, err = classes.Code(s.Train); err != nil {
 			return nil, fmt.Errorf("%s train: %w", b.Name, err)
 		}
-		if s.TestClass, err = classIndex(s.Test, s.Classes); err != nil {
+		if s.TestClass, err = classes.Code(s.Test); err != nil {
 			return nil, fmt.Errorf("%s test: %w", b.Name, err)
 		}
 	}
 	return s, nil
-}
-
-// label returns the class name of row i.
-func label(d *dataset.Data, i int) string {
-	if d.Labels != nil {
-		return d.Labels[int(d.Y[i])]
-	}
-	return strconv.FormatFloat(d.Y[i], 'g', -1, 64)
-}
-
-// classNames returns the distinct labels of d, sorted (numerically for numeric labels).
-func classNames(d *dataset.Data) []string {
-	if d.Labels != nil {
-		return append([]string(nil), d.Labels...)
-	}
-	seen := map[float64]bool{}
-	var v []float64
-	for _, y := range d.Y {
-		if !seen[y] {
-			seen[y] = true
-			v = append(v, y)
-		}
-	}
-	sort.Float64s(v)
-	out := make([]string, len(v))
-	for i, x := range v {
-		out[i] = strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return out
-}
-
-// classIndex maps the labels of d to indices of names.
-func classIndex(d *dataset.Data, names []string) ([]int, error) {
-	idx := make(map[string]int, len(names))
-	for i, n := range names {
-		idx[n] = i
-	}
-	out := make([]int, d.N)
-	for i := range out {
-		c, ok := idx[label(d, i)]
-		if !ok {
-			return nil, fmt.Errorf("row %d: label %q is not among the training classes", i+1, label(d, i))
-		}
-		out[i] = c
-	}
-	return out, nil
 }

@@ -1,0 +1,96 @@
+package dataset
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Classes codes class labels as indices, the one way every fit does: string labels are sorted as strings; numeric
+// targets are classes named by their shortest 'g' form ("1", "2.5") and sorted numerically.
+type Classes struct {
+	// Labels are the class names in index order.
+	Labels  []string
+	numeric bool
+	index   map[string]int
+}
+
+// NewClasses returns the classes of the distinct raw targets raw (as read from a file); numeric says that every
+// target is a number.
+func NewClasses(raw []string, numeric bool) *Classes {
+	c := &Classes{numeric: numeric, index: map[string]int{}}
+	if numeric {
+		vals := make([]float64, 0, len(raw))
+		for _, s := range raw {
+			v, _ := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			vals = append(vals, v)
+		}
+		slices.Sort(vals)
+		for _, v := range slices.Compact(vals) {
+			c.Labels = append(c.Labels, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	} else {
+		c.Labels = slices.Compact(slices.Sorted(slices.Values(raw)))
+	}
+	for k, l := range c.Labels {
+		c.index[l] = k
+	}
+	return c
+}
+
+// ClassesOf returns the classes of d's targets.
+func ClassesOf(d *Data) *Classes {
+	if d.Labels != nil {
+		return NewClasses(d.Labels, false)
+	}
+	raw := make([]string, len(d.Y))
+	for i, y := range d.Y {
+		raw[i] = strconv.FormatFloat(y, 'g', -1, 64)
+	}
+	return NewClasses(raw, true)
+}
+
+// ClassesNamed returns classes with the given labels in index order (e.g. those stored in a model).
+func ClassesNamed(labels []string) *Classes {
+	c := &Classes{Labels: labels, index: make(map[string]int, len(labels))}
+	for k, l := range labels {
+		c.index[l] = k
+	}
+	return c
+}
+
+// Class returns the index of the raw target s.
+func (c *Classes) Class(s string) (int, bool) {
+	if c.numeric {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return 0, false
+		}
+		s = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	k, ok := c.index[s]
+	return k, ok
+}
+
+// Code returns the class index of every row of d, or an error naming the first row whose label is not a class.
+func (c *Classes) Code(d *Data) ([]int, error) {
+	out := make([]int, d.N)
+	for i := range out {
+		s := d.Target(i)
+		k, ok := c.index[s]
+		if !ok {
+			return nil, fmt.Errorf("row %d: label %q was not seen in training (classes: %s)", i+1, s, strings.Join(c.Labels, ", "))
+		}
+		out[i] = k
+	}
+	return out, nil
+}
+
+// Target returns the target of row i as text: its label, or the number in its shortest 'g' form.
+func (d *Data) Target(i int) string {
+	if d.Labels != nil {
+		return d.Labels[int(d.Y[i])]
+	}
+	return strconv.FormatFloat(d.Y[i], 'g', -1, 64)
+}
