@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"github.com/rffkit/rff"
@@ -398,6 +400,37 @@ func TestFitOVK(t *testing.T) {
 	} {
 		if code, out, errOut := runCLI(c...); code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
+		}
+	}
+}
+
+// TestInconsistentModelFile: a model file whose checksum is valid but whose header contradicts its arrays (an exact
+// model with feature weights, an operator-valued kernel on a scalar model, an unknown form) exits 2 with one line.
+func TestInconsistentModelFile(t *testing.T) {
+	good, err := os.ReadFile("../../testdata/v2/ridge-sr.rff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl := binary.LittleEndian.Uint32(good[12:])
+	header := string(good[16 : 16+hl])
+	for _, c := range []struct{ from, to string }{
+		{`"task":"regression"`, `"task":"regression","exact":true`},
+		{`"task":"regression"`, `"task":"regression","ovk":"curl-free"`},
+		{`"form":"cossin"`, `"form":"cosine"`},
+		{`"kernel":"gaussian"`, `"kernel":"laplacian"`},
+	} {
+		h := strings.Replace(header, c.from, c.to, 1)
+		if h == header {
+			t.Fatalf("%q not in the header", c.from)
+		}
+		b := append(append([]byte(nil), good[:12]...), binary.LittleEndian.AppendUint32(nil, uint32(len(h)))...)
+		b = append(append(b, h...), good[16+hl:len(good)-sha256.Size]...)
+		sum := sha256.Sum256(b)
+		path := filepath.Join(t.TempDir(), "bad.rff")
+		os.WriteFile(path, append(b, sum[:]...), 0o644)
+		code, out, errOut := runCLI("eval", "--model", path, "--data", "../../testdata/data/reg.csv")
+		if code != 2 || strings.Count(errOut, "\n") != 1 || out != "" || strings.Contains(errOut, "goroutine") {
+			t.Errorf("%s: exit %d, stderr %q", c.to, code, errOut)
 		}
 	}
 }
