@@ -1,12 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/atomicfile"
 )
 
 func runGenerate(args []string, stdout, stderr io.Writer) error {
@@ -22,25 +23,25 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	n := fs.Int("n", 1000, "number of rows")
 	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same field and the same inputs)")
 	noise := fs.Float64("noise", 0, "standard deviation of the Gaussian noise added to the targets")
-	out := fs.String("out", "", "CSV file to write (default stdout); the header names the columns x1…,y1…")
+	out := fs.String("out", "", "CSV file to write atomically (default stdout); the header names the columns x1…,y1…")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
+	}
+	if *out != "" {
+		if err := checkOutput(*out); err != nil {
+			return err
+		}
 	}
 	g, err := dataset.Generate(name, *n, *seed, *noise)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		if err := g.WriteCSV(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+	if *out == "" {
+		return g.WriteCSV(stdout)
 	}
-	return g.WriteCSV(w)
+	var b bytes.Buffer
+	if err := g.WriteCSV(&b); err != nil {
+		return err
+	}
+	return atomicfile.Write(*out, b.Bytes())
 }

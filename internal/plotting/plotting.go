@@ -1,12 +1,12 @@
 package plotting
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rffkit/rff/internal/atomicfile"
 
 	// Register the output formats with vg/draw.
 	_ "gonum.org/v1/plot/vg/vgimg"
@@ -172,20 +174,14 @@ func Save(path string, f Figure) error {
 	})
 }
 
-// writeFile creates path and fills it with write, reporting the first error
-// (including the one from Close).
-func writeFile(path string, write func(io.Writer) error) (err error) {
-	file, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("plotting: %w", err)
-	}
-	defer func() {
-		if cerr := file.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("plotting: %w", cerr)
-		}
-	}()
-	if err := write(file); err != nil {
+// writeFile fills path with write, atomically (a temporary file renamed over path once complete).
+func writeFile(path string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
 		return fmt.Errorf("plotting: writing %s: %w", path, err)
+	}
+	if err := atomicfile.Write(path, b.Bytes()); err != nil {
+		return fmt.Errorf("plotting: %w", err)
 	}
 	return nil
 }
