@@ -18,13 +18,14 @@
 // (FitCSV).
 //
 // Model files store the explicit parameters of their map (points, weights, phases, B(ω)), never only a seed, so a
-// release that draws points differently still reads every file; see package model for the format.
+// release that draws points differently still reads every file (docs/conventions.md §11; package model has the
+// format).
 //
-// Vector fields. For curl-free, divergence-free and Helmholtz kernels the inputs may only be shifted and scaled by one
-// common factor (the "isotropic" preprocessing, their default): the Jacobian of the fitted field in the raw
-// coordinates is then that in the scaled ones divided by the factor, so the field is exactly curl-free (symmetric
-// Jacobian) or divergence-free (traceless Jacobian) in the user's coordinates. Per-column standardization is refused
-// for them.
+// Vector fields (docs/conventions.md §11). For curl-free, divergence-free and Helmholtz kernels the inputs may only be
+// shifted and scaled by one common factor (the "isotropic" preprocessing, their default): the Jacobian of the fitted
+// field in the raw coordinates is then that in the scaled ones divided by the factor, so the field is exactly
+// curl-free (symmetric Jacobian) or divergence-free (traceless Jacobian) in the user's coordinates. Per-column
+// standardization is refused for them.
 //
 // Errors. Data and files a caller supplies never make the library panic: bad shapes, NaN or infinite values, unknown
 // names, inconsistent model files and impossible configurations are returned as errors that name the input. A panic
