@@ -1,7 +1,10 @@
 package parallel
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -63,4 +66,55 @@ func ExampleFor() {
 	For(len(squares), 0, func(i int) { squares[i] = i * i })
 	fmt.Println(squares)
 	// Output: [0 1 4 9 16]
+}
+
+// TestForPanicReachesCaller: a panicking work item does not end the process on its worker goroutine; For panics on
+// the calling goroutine with a *Panic carrying the value and the worker's stack, after every call under way has
+// returned, and stops handing out items.
+func TestForPanicReachesCaller(t *testing.T) {
+	for _, workers := range []int{2, 4, 16} {
+		var started atomic.Int32
+		func() {
+			defer func() {
+				v := recover()
+				p, ok := v.(*Panic)
+				if !ok {
+					t.Fatalf("workers=%d: recovered %T %v, want *Panic", workers, v, v)
+				}
+				if p.Value != "boom" {
+					t.Errorf("workers=%d: panic value %v, want boom", workers, p.Value)
+				}
+				if !strings.Contains(string(p.Stack), "parallel") || !strings.Contains(p.Error(), "boom") {
+					t.Errorf("workers=%d: stack or message does not locate the panic: %s", workers, p.Error())
+				}
+			}()
+			For(1000000, workers, func(i int) {
+				started.Add(1)
+				if i == 3 {
+					panic("boom")
+				}
+			})
+			t.Fatalf("workers=%d: For returned normally after a panicking item", workers)
+		}()
+		// Items handed out before the panic was seen still run; not all 1000000 of them.
+		if n := started.Load(); n >= 1000000 {
+			t.Errorf("workers=%d: all %d items ran after a panic", workers, n)
+		}
+	}
+}
+
+// TestForPanicUnwrap: a runtime error panicking in a worker stays reachable with errors.As.
+func TestForPanicUnwrap(t *testing.T) {
+	defer func() {
+		p, ok := recover().(*Panic)
+		if !ok {
+			t.Fatal("no *Panic")
+		}
+		var re runtime.Error
+		if !errors.As(p, &re) {
+			t.Errorf("%v does not unwrap to a runtime.Error", p.Value)
+		}
+	}()
+	var s []int
+	For(8, 4, func(i int) { _ = s[i] })
 }
