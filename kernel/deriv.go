@@ -28,6 +28,9 @@ type Differentiable interface {
 // kernel. It returns an error for a kernel without closed-form derivatives (the arc-cosine kernels) and for the
 // user errors listed at [Differentiable].Deriv.
 func Deriv(k Kernel, x, y []float64, p, q []int) (float64, error) {
+	if isNil(k) {
+		return 0, errors.New("kernel.Deriv: nil kernel")
+	}
 	if dk, ok := k.(Differentiable); ok {
 		return dk.Deriv(x, y, p, q)
 	}
@@ -44,8 +47,13 @@ func Deriv(k Kernel, x, y []float64, p, q []int) (float64, error) {
 	return k.Eval(x, y), nil
 }
 
+// MaxDerivOrder is the largest order |p| a multi-index may have. Far beyond it no derivative of a kernel here fits
+// in float64 (|∂ⁿk(0)| grows like n!/σⁿ or (n−1)!!/σⁿ, past 10³⁰⁸ from n ≈ 170 on at σ = 1), and the cost of
+// evaluating one grows with the order.
+const MaxDerivOrder = 1024
+
 // MultiIndexOrder validates a multi-index p ∈ ℕ^d and returns its order |p| = Σ p_i. A nil p is the zero
-// multi-index of any length. It returns an error if len(p) ≠ d or an entry is negative.
+// multi-index of any length. It returns an error if len(p) ≠ d, an entry is negative, or |p| > [MaxDerivOrder].
 func MultiIndexOrder(p []int, d int) (int, error) {
 	if p == nil {
 		return 0, nil
@@ -58,8 +66,8 @@ func MultiIndexOrder(p []int, d int) (int, error) {
 		if v < 0 {
 			return 0, fmt.Errorf("multi-index entry %d is %d; orders must be non-negative", i+1, v)
 		}
-		if n > math.MaxInt32-v {
-			return 0, errors.New("multi-index order overflows")
+		if v > MaxDerivOrder-n {
+			return 0, fmt.Errorf("multi-index order exceeds %d (entry %d is %d)", MaxDerivOrder, i+1, v)
 		}
 		n += v
 	}

@@ -1,13 +1,16 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 )
 
 // sqRadial is implemented by kernels that are a function of the squared Euclidean distance, κ(‖x−y‖²); Gram
@@ -28,7 +31,7 @@ const gemmMinDim = 8
 const gramRelTol = 1e-12
 
 // Gram fills dst (n×m, row-major) with k(x_i, y_j), where X is n×d and Y is m×d, both row-major. It returns an
-// error if a length does not match.
+// error for a nil kernel or if a length does not match.
 //
 // For the Gaussian and Matérn kernels with d ≥ 8 the squared distances come from one matrix product (on the fast
 // BLAS backend when it is loaded), ‖x−y‖² = ‖x‖² + ‖y‖² − 2xᵀy, instead of n·m loops over d coordinates. That
@@ -40,7 +43,10 @@ const gramRelTol = 1e-12
 // the pairwise value, and a Gaussian entry within 1e-12·max_t t·e^{−t} < 4e-13 of it. Other kernels, and d < 8,
 // use the pairwise loop. Rows are computed in parallel on all cores.
 func Gram(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int) error {
-	if n < 0 || m < 0 || d <= 0 || len(X) != n*d || len(Y) != m*d || len(dst) != n*m {
+	if isNil(k) {
+		return errors.New("kernel.Gram: nil kernel")
+	}
+	if d <= 0 || !size.Is(len(X), n, d) || !size.Is(len(Y), m, d) || !size.Is(len(dst), n, m) {
 		return fmt.Errorf("kernel.Gram: shapes do not match (len X=%d, n=%d; len Y=%d, m=%d; d=%d; len dst=%d)",
 			len(X), n, len(Y), m, d, len(dst))
 	}
@@ -90,12 +96,26 @@ func sqNorms(X []float64, n, d int) []float64 {
 	return out
 }
 
-// GramDense returns the exact Gram matrix K(X, Y) (rows of X against rows of Y) as a gonum matrix.
+// GramDense returns the exact Gram matrix K(X, Y) (rows of X against rows of Y) as a gonum matrix. It returns an
+// error for a nil kernel or matrix, an empty matrix, column counts that differ, or an n×m result beyond the size
+// limit of one array (1 TiB).
 func GramDense(k Kernel, X, Y mat.Matrix) (*mat.Dense, error) {
+	if isNil(k) {
+		return nil, errors.New("kernel.GramDense: nil kernel")
+	}
+	if isNilMatrix(X) || isNilMatrix(Y) {
+		return nil, errors.New("kernel.GramDense: nil matrix")
+	}
 	n, d := X.Dims()
 	m, dy := Y.Dims()
+	if n < 1 || d < 1 || m < 1 || dy < 1 {
+		return nil, fmt.Errorf("kernel.GramDense: empty matrix (X is %d×%d, Y is %d×%d)", n, d, m, dy)
+	}
 	if d != dy {
 		return nil, fmt.Errorf("kernel.GramDense: X has %d columns, Y has %d", d, dy)
+	}
+	if _, err := size.Floats("kernel.GramDense: Gram matrix", n, m); err != nil {
+		return nil, err
 	}
 	x := mat.DenseCopyOf(X).RawMatrix().Data
 	y := mat.DenseCopyOf(Y).RawMatrix().Data
@@ -104,4 +124,22 @@ func GramDense(k Kernel, X, Y mat.Matrix) (*mat.Dense, error) {
 		return nil, err
 	}
 	return mat.NewDense(n, m, out), nil
+}
+
+// isNil reports whether k is nil or a nil pointer (a kernel implemented on a pointer type, passed as nil).
+func isNil(k Kernel) bool {
+	if k == nil {
+		return true
+	}
+	v := reflect.ValueOf(k)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// isNilMatrix reports whether a is nil or a nil pointer.
+func isNilMatrix(a mat.Matrix) bool {
+	if a == nil {
+		return true
+	}
+	v := reflect.ValueOf(a)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

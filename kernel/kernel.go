@@ -10,7 +10,8 @@ import (
 
 // Kernel is a positive-definite kernel on R^d.
 type Kernel interface {
-	// Eval returns k(x, y); x and y have the same length.
+	// Eval returns k(x, y); x and y have the same length. Eval is the unchecked hot path: the kernels of this
+	// package panic if y is shorter than x (programmer error); [Deriv] and [Gram] check their arguments.
 	Eval(x, y []float64) float64
 	// Name is the kernel's command-line name (e.g. "gaussian", "matern32", "arccos1").
 	Name() string
@@ -47,7 +48,8 @@ type Law struct {
 	Coord func(z float64) float64
 }
 
-// Sample draws one frequency ω into dst from the law (directly, from iid Gaussian coordinates).
+// Sample draws one frequency ω into dst from the law (directly, from iid Gaussian coordinates). rng must not be nil
+// (it panics otherwise, as math/rand/v2 does).
 func (l Law) Sample(dst []float64, rng *rand.Rand) {
 	s := l.Scale
 	if l.Mixing != nil {
