@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -36,8 +37,8 @@ import (
 // E|ω^{p+q}| < ∞, that is for |p|+|q| ≤ MaxOrder() of the kernel (kernel.Differentiable): any order for the Gaussian
 // and Cauchy kernels, ≤ 2ν − 1 for Matérn, none for the Laplacian.
 //
-// It returns an error for a pointwise kernel, a bad multi-index (wrong length, negative entry), lengths that do not
-// match, or a NaN or infinite input.
+// It returns an error for a nil map, a pointwise kernel, a bad multi-index (wrong length, negative entry, order above
+// kernel.MaxDerivOrder), rows < 0, lengths that do not match, or a NaN or infinite input.
 func (m *Map) Derivative(dst, x []float64, rows int, p []int) error {
 	n, err := m.checkDeriv(dst, x, rows, 1, p)
 	if err != nil {
@@ -53,6 +54,9 @@ func (m *Map) Derivative(dst, x []float64, rows int, p []int) error {
 // ∂ψ(x_r)/∂x_i laid out as in Derivative with p = e_i. The gradient of a model f(x) = ψ(x)ᵀθ at x_r is therefore
 // (block_i · θ)_{i=1..d}. It uses all cores; errors as for Derivative.
 func (m *Map) Gradient(dst, x []float64, rows int) error {
+	if err := m.check("feature map: Gradient"); err != nil {
+		return err
+	}
 	if _, err := m.checkDeriv(dst, x, rows, m.d, nil); err != nil {
 		return err
 	}
@@ -69,6 +73,9 @@ func (m *Map) Gradient(dst, x []float64, rows int) error {
 // (Sriperumbudur & Szabó 2015, the estimator below Theorem 3), plus Offset() when p = q = 0, so that it equals
 // [Map.Estimate] of the plain features in that case. nil multi-indices are zero. Errors as for Derivative.
 func (m *Map) EstimateDeriv(x, y []float64, p, q []int) (float64, error) {
+	if err := m.check("feature map: EstimateDeriv"); err != nil {
+		return 0, err
+	}
 	zx := make([]float64, m.cols)
 	zy := make([]float64, m.cols)
 	if err := m.Derivative(zx, x, 1, p); err != nil {
@@ -94,6 +101,9 @@ func (m *Map) EstimateDeriv(x, y []float64, p, q []int) (float64, error) {
 // pointwise kernel. For the cos/sin form, k̂(x,y) = Σ_j w_j cos(ω_jᵀ(x−y)) + Offset() with w_j from [Map.Weights].
 // It costs one projection of the d×d identity (O(D·d²) for dense rules).
 func (m *Map) Frequencies() []float64 {
+	if m == nil || m.points == nil {
+		return nil
+	}
 	W := rule.Dense(m.points)
 	if m.scale != nil {
 		for j, s := range m.scale {
@@ -109,11 +119,17 @@ func (m *Map) Frequencies() []float64 {
 // Weights returns a copy of the rule's weights w_j, one per point (they sum with the zero-node weight to 1; see
 // [Map.Offset]). The feature amplitudes are √w_j (cos/sin), √(2w_j) (cos+phase) or √(c·w_j) (pointwise).
 func (m *Map) Weights() []float64 {
+	if m == nil || m.points == nil {
+		return nil
+	}
 	return append([]float64(nil), m.points.Weights()...)
 }
 
 // checkDeriv validates a derivative request whose output has blocks×Features() columns per row and returns |p|.
 func (m *Map) checkDeriv(dst, x []float64, rows, blocks int, p []int) (int, error) {
+	if err := m.check("feature map derivative"); err != nil {
+		return 0, err
+	}
 	if m.phi != nil {
 		return 0, fmt.Errorf("feature map %s/%s: derivative features need a shift-invariant kernel (the pointwise "+
 			"nonlinearity is not differentiable)", m.kern.Name(), m.rule.Name())
@@ -125,10 +141,10 @@ func (m *Map) checkDeriv(dst, x []float64, rows, blocks int, p []int) (int, erro
 	if rows < 0 {
 		return 0, fmt.Errorf("feature map derivative: negative number of rows %d", rows)
 	}
-	if len(x) != rows*m.d {
+	if !size.Is(len(x), rows, m.d) {
 		return 0, fmt.Errorf("feature map derivative: input has %d values, want %d rows × %d columns", len(x), rows, m.d)
 	}
-	if want := rows * blocks * m.cols; len(dst) != want {
+	if !size.Is(len(dst), rows, blocks, m.cols) {
 		return 0, fmt.Errorf("feature map derivative: output has %d values, want %d rows × %d columns", len(dst), rows, blocks*m.cols)
 	}
 	for i, v := range x {

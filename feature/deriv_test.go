@@ -234,7 +234,10 @@ func TestEstimateDerivSpectralForm(t *testing.T) {
 			x, y := randRows(rng, 1, d, 0.6), randRows(rng, 1, d, 0.6)
 			z := make([]float64, 2*m.Features())
 			m.TransformBlock(z, append(append([]float64(nil), x...), y...), 2, nil)
-			plain := m.Estimate(z[:m.Features()], z[m.Features():])
+			plain, err := m.Estimate(z[:m.Features()], z[m.Features():])
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, pq := range pairs {
 				p, q := pq[0], pq[1]
 				got, err := m.EstimateDeriv(x, y, p, q)

@@ -24,7 +24,10 @@ func ExampleNew() {
 	if err := m.Transform(&Z, X); err != nil {
 		panic(err)
 	}
-	approx := m.Estimate(Z.RawRowView(0), Z.RawRowView(1))
+	approx, err := m.Estimate(Z.RawRowView(0), Z.RawRowView(1))
+	if err != nil {
+		panic(err)
+	}
 	exact := k.Eval(X.RawRowView(0), X.RawRowView(1))
 	fmt.Println(m.Points(), "points,", m.Features(), "columns")
 	fmt.Printf("|k̂ − k| < 0.01: %v\n", abs(approx-exact) < 0.01)

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/internal/fastmath"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -49,13 +51,26 @@ func WithForm(f Form) Option { return func(m *Map) { m.form = f } }
 // New draws a feature map for kernel k with D points of rule r on inputs of dimension d, from seed.
 // Shift-invariant kernels give 2D columns (cos/sin) or D (cos+phase); pointwise kernels give D columns.
 // SR rules round D up to whole rules: Points() reports the number drawn.
+//
+// It returns an error for a nil kernel, rule or option, d < 1, D < 1, more than 2^31 point coordinates (D·d), a form
+// other than CosSin and CosPhase, a shift-invariant kernel whose bandwidth is not positive and finite, and the
+// errors of the rule.
 func New(k kernel.Kernel, r rule.Rule, d, D int, seed uint64, opts ...Option) (*Map, error) {
-	if k == nil || r == nil {
+	if isNil(k) || isNil(r) {
 		return nil, errors.New("feature.New: kernel and rule are required")
 	}
+	if err := checkSizes("feature.New", d, D); err != nil {
+		return nil, err
+	}
 	m := &Map{kern: k, rule: r, d: d, seed: seed}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("feature.New: option %d is nil", i+1)
+		}
 		o(m)
+	}
+	if m.form != CosSin && m.form != CosPhase {
+		return nil, fmt.Errorf("feature.New: unknown form %d (want CosSin or CosPhase)", int(m.form))
 	}
 	rng := NewSource(seed)
 	switch kk := k.(type) {
@@ -103,45 +118,107 @@ func New(k kernel.Kernel, r rule.Rule, d, D int, seed uint64, opts ...Option) (*
 	return m, nil
 }
 
+// The accessors below describe an empty map (zero values, nil) for a nil *Map or a Map not made by [New] or
+// [FromParams]; the methods that compute return an error for such a map.
+
 // Dim is the input dimension d.
-func (m *Map) Dim() int { return m.d }
+func (m *Map) Dim() int {
+	if m == nil {
+		return 0
+	}
+	return m.d
+}
 
 // Points is the number of points (frequencies) D actually drawn.
-func (m *Map) Points() int { return m.points.Len() }
+func (m *Map) Points() int {
+	if m == nil || m.points == nil {
+		return 0
+	}
+	return m.points.Len()
+}
 
 // Features is the number of output columns (2D for cos/sin, D otherwise).
-func (m *Map) Features() int { return m.cols }
+func (m *Map) Features() int {
+	if m == nil {
+		return 0
+	}
+	return m.cols
+}
 
 // Offset is the constant c in k̂(x,y) = ⟨ψ(x),ψ(y)⟩ + c (the SR zero node; 0 for rules without one).
-func (m *Map) Offset() float64 { return m.offset }
+func (m *Map) Offset() float64 {
+	if m == nil {
+		return 0
+	}
+	return m.offset
+}
 
 // Kernel returns the kernel being approximated.
-func (m *Map) Kernel() kernel.Kernel { return m.kern }
+func (m *Map) Kernel() kernel.Kernel {
+	if m == nil {
+		return nil
+	}
+	return m.kern
+}
 
 // Rule returns the rule the points were drawn from.
-func (m *Map) Rule() rule.Rule { return m.rule }
+func (m *Map) Rule() rule.Rule {
+	if m == nil {
+		return nil
+	}
+	return m.rule
+}
 
 // Seed returns the seed the map was drawn from.
-func (m *Map) Seed() uint64 { return m.seed }
+func (m *Map) Seed() uint64 {
+	if m == nil {
+		return 0
+	}
+	return m.seed
+}
 
 // Form returns the nonlinearity form of a shift-invariant map.
-func (m *Map) Form() Form { return m.form }
+func (m *Map) Form() Form {
+	if m == nil {
+		return CosSin
+	}
+	return m.form
+}
 
-// Estimate returns k̂(x,y) = ⟨zx, zy⟩ + Offset() for two feature vectors.
-func (m *Map) Estimate(zx, zy []float64) float64 {
+// check returns an error, prefixed with where, if m is nil or was not made by New or FromParams.
+func (m *Map) check(where string) error {
+	if m == nil {
+		return fmt.Errorf("%s: nil feature map", where)
+	}
+	if m.points == nil || m.kern == nil {
+		return fmt.Errorf("%s: the feature map was not made by feature.New or feature.FromParams", where)
+	}
+	return nil
+}
+
+// Estimate returns k̂(x,y) = ⟨zx, zy⟩ + Offset() for two feature vectors of length Features(). It returns an error
+// for a nil map or vectors of another length.
+func (m *Map) Estimate(zx, zy []float64) (float64, error) {
+	if err := m.check("feature map: Estimate"); err != nil {
+		return 0, err
+	}
+	if len(zx) != m.cols || len(zy) != m.cols {
+		return 0, fmt.Errorf("feature map: Estimate: feature vectors have %d and %d values, want %d features",
+			len(zx), len(zy), m.cols)
+	}
 	s := m.offset
 	for i, v := range zx {
 		s += v * zy[i]
 	}
-	return s
+	return s, nil
 }
 
 // blockRows is the number of rows one goroutine maps at a time.
 const blockRows = 256
 
 // TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine.
-// proj is scratch of length ≥ rows×Points() (nil to allocate). Inputs are not validated. It is ProjectBlock
-// followed by ActivateBlock.
+// proj is scratch of length ≥ rows×Points() (nil to allocate). It is ProjectBlock followed by ActivateBlock. This
+// is the unchecked hot path: it panics if m is nil or a slice is too short ([Map.TransformRows] checks).
 func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	n := m.points.Len()
 	if len(proj) < rows*n {
@@ -155,7 +232,8 @@ func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 // ProjectBlock sets proj (rows×Points(), row-major) to the projections ⟨w_j, x⟩ of the rows x (rows×d), scaled
 // by the rule's per-point scale when it has one: the arguments of the cos/sin (or φ) of the features. It holds
 // Points() values per row against Features() = 2·Points() for cos/sin maps, which makes it the compact form in
-// which the mixed-precision ridge solver keeps the features of a data set. Inputs are not validated.
+// which the mixed-precision ridge solver keeps the features of a data set. Inputs are not validated: it panics if m
+// is nil or a slice is too short.
 func (m *Map) ProjectBlock(proj, x []float64, rows int) {
 	n := m.points.Len()
 	proj = proj[:rows*n]
@@ -172,7 +250,8 @@ func (m *Map) ProjectBlock(proj, x []float64, rows int) {
 }
 
 // ActivateBlock sets dst (rows×Features()) to the features of rows whose projections ProjectBlock computed in proj
-// (rows×Points()); proj is not modified. ProjectBlock then ActivateBlock gives the bits of TransformBlock.
+// (rows×Points()); proj is not modified. ProjectBlock then ActivateBlock gives the bits of TransformBlock. Inputs
+// are not validated: it panics if m is nil or a slice is too short.
 func (m *Map) ActivateBlock(dst, proj []float64, rows int) {
 	n := m.points.Len()
 	amp := m.amp[:n]
@@ -196,12 +275,18 @@ func (m *Map) ActivateBlock(dst, proj []float64, rows int) {
 }
 
 // TransformRows maps the n rows of x (n×d, row-major) into dst (n×Features(), row-major) using all cores.
-// It returns an error if the lengths do not match or an input is NaN or infinite.
+// It returns an error for a nil map, n < 0, lengths that do not match or an input that is NaN or infinite.
 func (m *Map) TransformRows(dst, x []float64, n int) error {
-	if len(x) != n*m.d {
+	if err := m.check("feature map: TransformRows"); err != nil {
+		return err
+	}
+	if n < 0 {
+		return fmt.Errorf("feature map: negative number of rows %d", n)
+	}
+	if !size.Is(len(x), n, m.d) {
 		return fmt.Errorf("feature map: input has %d values, want %d rows × %d columns", len(x), n, m.d)
 	}
-	if len(dst) != n*m.cols {
+	if !size.Is(len(dst), n, m.cols) {
 		return fmt.Errorf("feature map: output has %d values, want %d rows × %d features", len(dst), n, m.cols)
 	}
 	for i, v := range x {
@@ -221,13 +306,26 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 	return nil
 }
 
-// Transform maps the rows of x (n×d) into dst, which must be n×Features() (or empty, to be allocated).
+// Transform maps the rows of x (n×d) into dst, which must be n×Features() (or empty, to be allocated). It returns
+// an error for a nil map, destination or input, and as TransformRows.
 func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
+	if err := m.check("feature map: Transform"); err != nil {
+		return err
+	}
+	if dst == nil {
+		return errors.New("feature map: Transform: nil destination")
+	}
+	if isNil(x) {
+		return errors.New("feature map: Transform: nil input matrix")
+	}
 	n, d := x.Dims()
 	if d != m.d {
 		return fmt.Errorf("feature map: input has %d columns, map was drawn for %d", d, m.d)
 	}
 	if dst.IsEmpty() {
+		if _, err := size.Floats("feature map: Transform: destination", n, m.cols); err != nil {
+			return err
+		}
 		dst.ReuseAs(n, m.cols)
 	}
 	if r, c := dst.Dims(); r != n || c != m.cols {
@@ -244,4 +342,30 @@ func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
 		return nil
 	}
 	return m.TransformRows(raw.Data[:n*m.cols], xd.Data, n)
+}
+
+// maxCoords is the largest number of point coordinates D·d a map is drawn with (the limit of package rule).
+const maxCoords = 1 << 31
+
+// checkSizes validates the dimension d and number of points D of a map to be drawn; where prefixes the message.
+func checkSizes(where string, d, D int) error {
+	if d < 1 {
+		return fmt.Errorf("%s: input dimension must be at least 1, got %d", where, d)
+	}
+	if D < 1 {
+		return fmt.Errorf("%s: number of points D must be at least 1, got %d", where, D)
+	}
+	if n, ok := size.Mul(D, d); !ok || n > maxCoords {
+		return fmt.Errorf("%s: %d points in dimension %d are too many (at most 2^31 coordinates)", where, D, d)
+	}
+	return nil
+}
+
+// isNil reports whether v is nil or a nil pointer (an interface holding one).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	r := reflect.ValueOf(v)
+	return r.Kind() == reflect.Pointer && r.IsNil()
 }

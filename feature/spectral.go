@@ -1,6 +1,9 @@
 package feature
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/rffkit/rff/kernel"
@@ -29,7 +32,23 @@ func NewSource(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, sourc
 // SR rules round D up to whole rules: the points' Len reports the number drawn. [New] (for a kernel.Spectral kernel)
 // and package ovk's New draw their frequencies with it, so both spend the random stream identically; what a caller
 // draws from rng afterwards (the phases of a cos+phase map) follows.
+//
+// It returns an error for a nil rule or source, d < 1, D < 1, more than 2^31 point coordinates, a law whose scale
+// 1/σ is not positive and finite, and the rule's errors.
 func DrawSpectral(law kernel.Law, r rule.Rule, d, D int, rng *rand.Rand) (rule.Points, []float64, error) {
+	if isNil(r) {
+		return nil, nil, errors.New("feature.DrawSpectral: nil rule")
+	}
+	if rng == nil {
+		return nil, nil, errors.New("feature.DrawSpectral: nil random source")
+	}
+	if err := checkSizes("feature.DrawSpectral", d, D); err != nil {
+		return nil, nil, err
+	}
+	if !(law.Scale > 0) || math.IsInf(law.Scale, 0) {
+		return nil, nil, fmt.Errorf("feature.DrawSpectral: the spectral law's scale 1/σ is %v (the bandwidth σ must be "+
+			"positive and finite)", law.Scale)
+	}
 	p, err := r.Draw(d, D, true, rng)
 	if err != nil {
 		return nil, nil, err
