@@ -9,7 +9,6 @@ import (
 	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/model"
-	"github.com/rffkit/rff/ovk"
 )
 
 // Save writes m to the file path in the current model format, atomically (a temporary file in the same directory,
@@ -40,15 +39,7 @@ func (m *Model) encode() ([]byte, error) {
 		if m.fmap != nil {
 			setMap(&f.Header, &f, m.fmap, f.Form)
 		} else {
-			p := m.omap.Params()
-			f.Rank, f.Zero = p.Rank, p.Zero
-			f.W, f.Scale, f.Weights, f.B = p.W, p.Scale, p.Weights, p.B
-			explicit, err := ovk.FromParams(m.omap.Kernel(), p)
-			if err != nil {
-				return nil, err
-			}
-			f.Probe = make([]float64, f.Outputs*f.Features)
-			explicit.TransformBlock(f.Probe, model.ProbeInput(f.Dim), 1, nil)
+			setORFF(&f.Header, &f, m.omap)
 		}
 	}
 	f.Version = model.Version

@@ -15,6 +15,7 @@ import (
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
 	"github.com/rffkit/rff/ovk"
+	"github.com/rffkit/rff/rule"
 	"github.com/rffkit/rff/vector"
 )
 
@@ -225,15 +226,20 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 // setMap stores the explicit parameters of fmap and the probe features its rebuilt form computes in the file.
 func setMap(h *model.Header, f *model.Model, fmap *feature.Map, form string) {
 	p := fmap.Params()
-	h.Rule, h.Points, h.Features, h.Zero = p.Rule, p.Points, fmap.Features(), p.Zero
-	h.Form = form
+	h.Rule, h.Features, h.Form = p.Rule, fmap.Features(), form
 	if _, ok := fmap.Kernel().(kernel.Pointwise); ok {
 		h.Form = "cossin"
 	}
-	f.W, f.Scale, f.Weights, f.Phase = p.W, p.Scale, p.Weights, p.Phase
-	explicit, _ := feature.FromParams(fmap.Kernel(), p) // cannot fail: the parameters come from a map
+	setPoints(h, f, p.Points)
+	f.Scale, f.Phase = p.Scale, p.Phase
 	f.Probe = make([]float64, fmap.Features())
-	explicit.TransformBlock(f.Probe, model.ProbeInput(p.Dim), 1, nil)
+	fmap.TransformBlock(f.Probe, model.ProbeInput(fmap.Dim()), 1, nil)
+}
+
+// setPoints stores an explicit realization in the file.
+func setPoints(h *model.Header, f *model.Model, s rule.Stored) {
+	h.Points, h.Zero, h.PointsKind = s.Len, s.Zero, s.Kind
+	f.Points, f.Weights = s.Arrays, s.Weights
 }
 
 // fitFeatures fits the linear model on the features of X: ridge for the squared loss, the SVM or logistic
@@ -309,17 +315,19 @@ func (s *settings) fitOVK(h *model.Header, f *model.Model, rep *Report, X []floa
 		return err
 	}
 	rep.Phases[fit.Stats.Method] = fit.Stats.Seconds
-	pp := fm.Params()
-	h.Rule, h.Points, h.Features, h.Rank, h.Zero = pp.Rule, pp.Points, fm.Features(), pp.Rank, pp.Zero
-	f.W, f.Scale, f.Weights, f.B = pp.W, pp.Scale, pp.Weights, pp.B
+	setORFF(h, f, fm)
 	f.Theta, f.Bias = fit.Theta, fit.Bias
-	explicit, err := ovk.FromParams(k, pp)
-	if err != nil {
-		return err
-	}
-	f.Probe = make([]float64, p*fm.Features())
-	explicit.TransformBlock(f.Probe, model.ProbeInput(d), 1, nil)
 	return nil
+}
+
+// setORFF stores the explicit parameters of an ORFF map and its probe features in the file.
+func setORFF(h *model.Header, f *model.Model, fm *ovk.Map) {
+	pp := fm.Params()
+	h.Rule, h.Features, h.Rank = pp.Rule, fm.Features(), pp.Rank
+	setPoints(h, f, pp.Points)
+	f.Scale, f.B = pp.Scale, pp.B
+	f.Probe = make([]float64, fm.Outputs()*fm.Features())
+	fm.TransformBlock(f.Probe, model.ProbeInput(fm.Dim()), 1, nil)
 }
 
 // outputMatrix returns a decomposable kernel's A: the identity, the covariance of the training targets, or given.

@@ -143,8 +143,7 @@ func fromFile(f *model.Model) (*Model, error) {
 			return nil, fmt.Errorf("model: %w", err)
 		}
 	} else {
-		p := feature.Params{Rule: h.Rule, Form: form, Dim: h.Dim, Points: h.Points, W: f.W, Scale: f.Scale,
-			Weights: f.Weights, Zero: h.Zero, Phase: f.Phase}
+		p := feature.Params{Rule: h.Rule, Form: form, Points: storedPoints(f), Scale: f.Scale, Phase: f.Phase}
 		if m.fmap, err = feature.FromParams(k, p); err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
@@ -188,8 +187,7 @@ func (m *Model) buildOVK() error {
 			return fmt.Errorf("model: %w", err)
 		}
 	} else {
-		p := ovk.Params{Rule: h.Rule, Dim: h.Dim, Points: h.Points, Rank: h.Rank, W: f.W, Scale: f.Scale,
-			Weights: f.Weights, Zero: h.Zero, B: f.B}
+		p := ovk.Params{Rule: h.Rule, Rank: h.Rank, Points: storedPoints(f), Scale: f.Scale, B: f.B}
 		if m.omap, err = ovk.FromParams(k, p); err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
@@ -211,14 +209,20 @@ func (m *Model) buildOVK() error {
 	return nil
 }
 
+// storedPoints is the explicit realization a version-2 file stores.
+func storedPoints(f *model.Model) rule.Stored {
+	return rule.Stored{Kind: f.PointsKind, Dim: f.Dim, Len: f.Header.Points, Weights: f.Weights, Zero: f.Zero, Arrays: f.Points}
+}
+
 // checkProbe compares the rebuilt map's features of the probe input with the stored ones. A version-1 map is
-// redrawn by this release and must give the same bits. A version-2 map computes from the stored points; only the
-// summation order of its projections ωᵀx may differ between machines (a matrix product on another backend), each by
-// at most 2d·u·Σ_i|ω_i x_i| (u the unit roundoff; two orders each within d·u of the exact sum), which moves a
-// feature √w·cos(ωᵀx) by at most √w times that, and an ORFF feature by max|B| times more.
+// redrawn by this release and must give the same bits. A version-2 map computes from the stored points: structured
+// operators (and the activations) do the same floating-point operations on every machine, so they too must give the
+// same bits; dense points are projected by a matrix product whose summation order may differ between machines (another
+// linear-algebra backend), each ωᵀx by at most 2d·u·Σ_i|ω_i x_i| (u the unit roundoff; two orders each within d·u
+// of the exact sum), which moves a feature √w·cos(ωᵀx) by at most √w times that, and an ORFF feature by max|B| times
+// more.
 func (m *Model) checkProbe(probe []float64, bmax float64) error {
 	f, h := m.file, m.file.Header
-	mismatch := fmt.Errorf("model: the map rebuilt from the file does not reproduce its probe features; the file is damaged or was written for another kernel (%s, σ = %g)", h.Kernel, h.Sigma)
 	if f.Version == 1 {
 		for i, v := range probe {
 			if v != f.Probe[i] {
@@ -227,13 +231,23 @@ func (m *Model) checkProbe(probe []float64, bmax float64) error {
 		}
 		return nil
 	}
+	mismatch := fmt.Errorf("model: the map rebuilt from the file does not reproduce its probe features; the file is damaged or was written for another kernel (%s, σ = %g)", h.Kernel, h.Sigma)
+	if h.PointsKind != "dense" {
+		for i, v := range probe {
+			if v != f.Probe[i] {
+				return mismatch
+			}
+		}
+		return nil
+	}
 	x := model.ProbeInput(h.Dim)
+	W := f.Points["points"]
 	n, d := h.Points, h.Dim
 	tol := make([]float64, n) // bound on |Δ feature| for point j
 	for j := range n {
 		var s float64
 		for i, xi := range x {
-			s += math.Abs(f.W[j*d+i] * xi)
+			s += math.Abs(W[j*d+i] * xi)
 		}
 		if f.Scale != nil {
 			s *= math.Abs(f.Scale[j])

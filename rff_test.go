@@ -301,22 +301,36 @@ func TestLoadInconsistent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mg, err := Fit(Config{Points: 8, Lambda: 1e-4, Rule: "g"}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap := func(f *model.Model) { // a valid rotation, but not the one the weights were fitted with
+		c, s := f.Points["cos"], f.Points["sin"]
+		c[0], s[0] = s[0], c[0]
+	}
 	tests := []struct {
 		name string
+		m    *Model
 		edit func(f *model.Model)
 	}{
-		{"exact on a feature model", func(f *model.Model) { f.Exact = true }},
-		{"ovk on a scalar model", func(f *model.Model) { f.OVK = "curl-free" }},
-		{"another kernel", func(f *model.Model) { f.Kernel = "laplacian" }},
-		{"another bandwidth", func(f *model.Model) { f.Sigma *= 2 }},
-		{"moved point", func(f *model.Model) { f.W[0] += 0.5 }},
-		{"NaN weight", func(f *model.Model) { f.Theta[0] = math.NaN() }},
-		{"unknown kernel", func(f *model.Model) { f.Kernel = "sinc" }},
+		{"exact on a feature model", m, func(f *model.Model) { f.Exact = true }},
+		{"ovk on a scalar model", m, func(f *model.Model) { f.OVK = "curl-free" }},
+		{"another kernel", m, func(f *model.Model) { f.Kernel = "laplacian" }},
+		{"another bandwidth", m, func(f *model.Model) { f.Sigma *= 2 }},
+		{"moved point", mg, func(f *model.Model) { f.Points["points"][0] += 0.5 }},
+		{"moved radius", m, func(f *model.Model) { f.Points["rho"][0] *= 1.5 }},
+		{"another rotation", m, swap},
+		{"NaN weight", m, func(f *model.Model) { f.Theta[0] = math.NaN() }},
+		{"unknown kernel", m, func(f *model.Model) { f.Kernel = "sinc" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := *m.file
-			f.W = append([]float64(nil), f.W...)
+			f := *tc.m.file
+			f.Points = map[string][]float64{}
+			for k, v := range tc.m.file.Points {
+				f.Points[k] = append([]float64(nil), v...)
+			}
 			f.Theta = append([]float64(nil), f.Theta...)
 			tc.edit(&f)
 			if _, err := fromFile(&f); err == nil {

@@ -14,26 +14,20 @@ import (
 // rebuilt from them by [FromParams] computes the features without drawing anything, so a saved model never depends on
 // the random stream of the program that reads it.
 //
-// Structured rules (sorf, sr-butterfly) are stored as their dense points: the rebuilt map projects by a matrix
-// product, which agrees with the structured operator to rounding (a few ulps of Σ|ω_i x_i|), not bit for bit. Dense
-// rules (g, orf, qmc, gq, sr-haar) are rebuilt bit for bit.
+// The points are stored as the rule's explicit realization (rule.Stored): dense points, or the parameters of a
+// structured operator (sorf, sr-butterfly). A rebuilt map computes the same bits as the map it was taken from.
 type Params struct {
-	Rule    string    // name of the rule the points were drawn from (informative)
-	Form    Form      // CosSin or CosPhase (shift-invariant kernels)
-	Dim     int       // input dimension d
-	Points  int       // number of points n
-	W       []float64 // n×d points, row-major, before Scale: ω_j = Scale_j·W_j
-	Scale   []float64 // per-point frequency multiplier (length n), or nil
-	Weights []float64 // rule weights w_j (length n)
-	Zero    float64   // zero-node weight w₀
-	Phase   []float64 // CosPhase phases b_j (length n), or nil
+	Rule   string      // name of the rule the points were drawn from (informative)
+	Form   Form        // CosSin or CosPhase (shift-invariant kernels)
+	Points rule.Stored // the points before Scale (ω_j = Scale_j·W_j), their weights and the zero-node weight
+	Scale  []float64   // per-point frequency multiplier (length Points.Len), or nil
+	Phase  []float64   // CosPhase phases b_j (length Points.Len), or nil
 }
 
 // Params returns the explicit parameters of m (copies: m is not shared).
 func (m *Map) Params() Params {
 	n := m.points.Len()
-	p := Params{Rule: m.rule.Name(), Form: m.form, Dim: m.d, Points: n, W: rule.Dense(m.points),
-		Weights: append([]float64(nil), m.points.Weights()...), Zero: m.points.Zero()}
+	p := Params{Rule: m.rule.Name(), Form: m.form, Points: rule.Store(m.points)}
 	if m.scale != nil {
 		p.Scale = append([]float64(nil), m.scale[:n]...)
 	}
@@ -62,12 +56,16 @@ func FromParams(k kernel.Kernel, p Params) (*Map, error) {
 	if k == nil {
 		return nil, errors.New("feature.FromParams: kernel is required")
 	}
+	pts, err := rule.Restore(p.Points)
+	if err != nil {
+		return nil, fmt.Errorf("feature map parameters: %w", err)
+	}
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("feature map parameters: %w", err)
 	}
-	n, d := p.Points, p.Dim
-	m := &Map{kern: k, rule: explicitRule(p.Rule), form: p.Form, d: d}
-	m.points = rule.NewDense(append([]float64(nil), p.W...), n, d, append([]float64(nil), p.Weights...), p.Zero)
+	n, d := pts.Len(), pts.Dim()
+	m := &Map{kern: k, rule: explicitRule(p.Rule), form: p.Form, d: d, points: pts}
+	w, zero := pts.Weights(), pts.Zero()
 	m.amp = make([]float64, n)
 	switch kk := k.(type) {
 	case kernel.Spectral:
@@ -89,20 +87,20 @@ func FromParams(k kernel.Kernel, p Params) (*Map, error) {
 			}
 			m.cols = 2 * n
 		}
-		for j, w := range p.Weights {
-			m.amp[j] = math.Sqrt(f * w)
+		for j, wj := range w {
+			m.amp[j] = math.Sqrt(f * wj)
 		}
-		m.offset = p.Zero
+		m.offset = zero
 	case kernel.Pointwise:
 		if p.Scale != nil || p.Phase != nil || p.Form != CosSin {
 			return nil, fmt.Errorf("feature map parameters: kernel %s takes no scale, phase or form", k.Name())
 		}
 		m.phi = kk.Phi
-		for j, w := range p.Weights {
-			m.amp[j] = math.Sqrt(kk.Factor() * w)
+		for j, wj := range w {
+			m.amp[j] = math.Sqrt(kk.Factor() * wj)
 		}
 		phi0 := kk.Phi(0)
-		m.offset = kk.Factor() * p.Zero * phi0 * phi0
+		m.offset = kk.Factor() * zero * phi0 * phi0
 		m.cols = n
 	default:
 		return nil, fmt.Errorf("feature.FromParams: kernel %s has neither a spectral law nor a pointwise form", k.Name())
@@ -138,37 +136,22 @@ func CheckScale(law kernel.Law, scale []float64) error {
 	return nil
 }
 
-// check validates the parameters' shapes and values.
+// check validates the scales, phases and form against the points (which rule.Restore checked).
 func (p Params) check() error {
-	n, d := p.Points, p.Dim
+	n := p.Points.Len
 	switch {
-	case d < 1 || n < 1:
-		return fmt.Errorf("%d points in dimension %d", n, d)
-	case int64(n)*int64(d) > 1<<31:
-		return fmt.Errorf("%d points in dimension %d are too many", n, d)
-	case len(p.W) != n*d:
-		return fmt.Errorf("%d point coordinates for %d points in dimension %d", len(p.W), n, d)
-	case len(p.Weights) != n:
-		return fmt.Errorf("%d weights for %d points", len(p.Weights), n)
 	case p.Scale != nil && len(p.Scale) != n:
 		return fmt.Errorf("%d scales for %d points", len(p.Scale), n)
 	case p.Phase != nil && len(p.Phase) != n:
 		return fmt.Errorf("%d phases for %d points", len(p.Phase), n)
 	case p.Form != CosSin && p.Form != CosPhase:
 		return fmt.Errorf("unknown form %d", p.Form)
-	case !finite(p.Zero):
-		return fmt.Errorf("zero-node weight %v", p.Zero)
 	}
-	for _, a := range [][]float64{p.W, p.Scale, p.Phase} {
+	for _, a := range [][]float64{p.Scale, p.Phase} {
 		for _, v := range a {
 			if !finite(v) {
 				return fmt.Errorf("a point parameter is %v", v)
 			}
-		}
-	}
-	for _, w := range p.Weights {
-		if !(w >= 0) || math.IsInf(w, 0) {
-			return fmt.Errorf("a weight is %v (weights are finite and ≥ 0)", w)
 		}
 	}
 	return nil

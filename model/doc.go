@@ -13,10 +13,12 @@
 //	end−32  32    SHA-256 of every byte before it
 //
 // Version 2 stores named arrays: a uint32 count, then per array a uint16 name length, the name, a uint64 value count
-// and that many float64 values. The names are those of the [Model] fields' comments ("theta", "bias", "probe", "w",
-// "scale", "weights", "phase", "b", "train_x", "alpha"). A feature map is stored by its explicit parameters — its
-// points W, per-point scales, weights, zero-node weight, phases and the ORFF matrices B(ω) — so that reading never
-// depends on how a release draws random points. The features of a fixed probe input ([ProbeInput]) are stored as a
+// and that many float64 values. The names are those of the [Model] fields' comments ("theta", "bias", "probe",
+// "train_x", "alpha", "scale", "weights", "phase", "b") and "points/<name>" for the arrays of the points. A feature
+// map is stored by its explicit parameters — its points (dense, or the parameters of a structured operator: the
+// signs of SORF's Hadamard blocks, the radii, butterfly angles, permutations and signs of an SR(3,3) rule; see
+// rule.Stored), per-point scales, weights, zero-node weight, phases and the ORFF matrices B(ω) — so that reading
+// never depends on how a release draws random points. The features of a fixed probe input ([ProbeInput]) are stored as a
 // self-check that the rebuilt map computes what the writer computed.
 //
 // Version 1 stored five unnamed arrays (theta, bias, probe, train_x, alpha) and the map only by its seed: a reader

@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/atomicfile"
+	"github.com/rffkit/rff/rule"
 )
 
 // Magic opens every model file.
@@ -56,11 +59,13 @@ type Header struct {
 	// "helmholtz:w"); such a model has Outputs = p, Theta of length Features (θ of the ORFF map, Features = 2·D·p')
 	// and Probe of length Outputs·Features (the map's Φ̃(probe)ᵀ). A is the p×p matrix of a decomposable kernel,
 	// row-major; Rank (version 2) is p', the columns of B(ω).
-	OVK   string         `json:"ovk,omitempty"`
-	A     []float64      `json:"A,omitempty"`
-	Rank  int            `json:"rank,omitempty"`
-	Zero  float64        `json:"zero,omitempty"`  // version 2: the zero-node weight w₀ of the rule
-	Extra map[string]any `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
+	OVK  string    `json:"ovk,omitempty"`
+	A    []float64 `json:"A,omitempty"`
+	Rank int       `json:"rank,omitempty"`
+	Zero float64   `json:"zero,omitempty"` // version 2: the zero-node weight w₀ of the rule
+	// PointsKind (version 2) is how the points are stored: "dense", "sorf" or "sr-butterfly" (rule.Stored).
+	PointsKind string         `json:"points_kind,omitempty"`
+	Extra      map[string]any `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
 }
 
 // Model is a model file's content: its header and its arrays. Version is the format version it was read from (0 for
@@ -73,7 +78,10 @@ type Model struct {
 	Probe   []float64 // "probe": features of ProbeInput(d)
 	TrainX  []float64 // "train_x": exact models: N×d training inputs (preprocessed)
 	Alpha   []float64 // "alpha": exact models: N×P dual coefficients
-	W       []float64 // "w": version 2: the map's points (D×d, before Scale)
+	// Points (version 2) holds the arrays of the rule's explicit realization, stored as "points/<name>": the dense
+	// points ("points/points", D×d before Scale) or a structured operator's parameters (PointsKind; see
+	// rule.Stored).
+	Points  map[string][]float64
 	Scale   []float64 // "scale": version 2: per-point frequency multipliers, or none
 	Weights []float64 // "weights": version 2: the rule's weights w_j
 	Phase   []float64 // "phase": version 2: phases of a cos+phase map
@@ -90,9 +98,33 @@ func (m *Model) arrays() []struct {
 		a    *[]float64
 	}{
 		{"theta", &m.Theta}, {"bias", &m.Bias}, {"probe", &m.Probe}, {"train_x", &m.TrainX}, {"alpha", &m.Alpha},
-		{"w", &m.W}, {"scale", &m.Scale}, {"weights", &m.Weights}, {"phase", &m.Phase}, {"b", &m.B},
+		{"scale", &m.Scale}, {"weights", &m.Weights}, {"phase", &m.Phase}, {"b", &m.B},
 	}
 }
+
+// namedArray is an array as it is stored: its name and its values.
+type namedArray struct {
+	name string
+	v    []float64
+}
+
+// named lists the arrays of a version-2 file in file order: the fixed ones that are present, then the points' arrays
+// sorted by name.
+func (m *Model) named() []namedArray {
+	var out []namedArray
+	for _, a := range m.arrays() {
+		if *a.a != nil {
+			out = append(out, namedArray{a.name, *a.a})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Points)) {
+		out = append(out, namedArray{pointsPrefix + k, m.Points[k]})
+	}
+	return out
+}
+
+// pointsPrefix names the arrays of the points in a file.
+const pointsPrefix = "points/"
 
 // ProbeInput returns the fixed input whose features are stored in a model file to check the rebuilt map.
 func ProbeInput(d int) []float64 {
@@ -139,22 +171,14 @@ func Encode(m *Model) ([]byte, error) {
 	put32(Version)
 	put32(uint32(len(hdr)))
 	buf.Write(hdr)
-	var named int
-	for _, a := range c.arrays() {
-		if *a.a != nil {
-			named++
-		}
-	}
-	put32(uint32(named))
-	for _, a := range c.arrays() {
-		if *a.a == nil {
-			continue
-		}
+	named := c.named()
+	put32(uint32(len(named)))
+	for _, a := range named {
 		buf.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(a.name))))
 		buf.WriteString(a.name)
-		buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(*a.a))))
-		vals := make([]byte, 8*len(*a.a))
-		for i, v := range *a.a {
+		buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(a.v))))
+		vals := make([]byte, 8*len(a.v))
+		for i, v := range a.v {
 			binary.LittleEndian.PutUint64(vals[8*i:], math.Float64bits(v))
 		}
 		buf.Write(vals)
@@ -302,10 +326,6 @@ func (m *Model) readV2(rest []byte) error {
 		}
 		name := string(rest[:nl])
 		rest = rest[nl:]
-		dst, ok := byName[name]
-		if !ok {
-			return fmt.Errorf("model file has an unknown array %q", name)
-		}
 		if seen[name] {
 			return fmt.Errorf("model file has the array %q twice", name)
 		}
@@ -313,6 +333,17 @@ func (m *Model) readV2(rest []byte) error {
 		a, err := readFloats(&rest)
 		if err != nil {
 			return err
+		}
+		if k, ok := strings.CutPrefix(name, pointsPrefix); ok && k != "" {
+			if m.Points == nil {
+				m.Points = map[string][]float64{}
+			}
+			m.Points[k] = a
+			continue
+		}
+		dst, ok := byName[name]
+		if !ok {
+			return fmt.Errorf("model file has an unknown array %q", name)
 		}
 		*dst = a
 	}
@@ -393,7 +424,7 @@ func (m *Model) Check() error {
 func (m *Model) checkKind() error {
 	h := &m.Header
 	v2 := m.Version != 1
-	mapArrays := m.W != nil || m.Scale != nil || m.Weights != nil || m.Phase != nil || m.B != nil
+	mapArrays := m.Points != nil || h.PointsKind != "" || m.Scale != nil || m.Weights != nil || m.Phase != nil || m.B != nil
 	if h.OVK != "" {
 		if h.Task != "regression" {
 			return fmt.Errorf("model: an operator-valued kernel (%s) on a %s model", h.OVK, h.Task)
@@ -443,8 +474,6 @@ func (m *Model) checkKind() error {
 	switch {
 	case int64(n)*int64(d) > maxArray:
 		return fmt.Errorf("model: %d points in dimension %d", n, d)
-	case len(m.W) != n*d:
-		return fmt.Errorf("model: %d point coordinates for %d points in dimension %d", len(m.W), n, d)
 	case len(m.Weights) != n:
 		return fmt.Errorf("model: %d weights for %d points", len(m.Weights), n)
 	case m.Scale != nil && len(m.Scale) != n:
@@ -453,6 +482,9 @@ func (m *Model) checkKind() error {
 		return fmt.Errorf("model: form %q with %d phases", h.Form, len(m.Phase))
 	case m.Phase != nil && len(m.Phase) != n:
 		return fmt.Errorf("model: %d phases for %d points", len(m.Phase), n)
+	}
+	if err := m.checkPoints(); err != nil {
+		return err
 	}
 	if h.OVK != "" {
 		if h.Rank < 1 || h.Features != 2*n*h.Rank || h.Form == "cosphase" {
@@ -469,6 +501,35 @@ func (m *Model) checkKind() error {
 	}
 	if m.B != nil {
 		return errors.New("model: B on a scalar map")
+	}
+	return nil
+}
+
+// checkPoints checks that the points' arrays are those of their kind, with the sizes that the number of points and
+// the dimension fix where they fix them (rule.Restore checks the rest when the map is rebuilt).
+func (m *Model) checkPoints() error {
+	h := &m.Header
+	names, ok := rule.StoredArrays[h.PointsKind]
+	if !ok {
+		return fmt.Errorf("model: unknown points kind %q", h.PointsKind)
+	}
+	if len(m.Points) != len(names) {
+		return fmt.Errorf("model: %d arrays of points for kind %s, want %v", len(m.Points), h.PointsKind, names)
+	}
+	for _, n := range names {
+		if _, ok := m.Points[n]; !ok {
+			return fmt.Errorf("model: points of kind %s need the array %q", h.PointsKind, n)
+		}
+	}
+	if p := m.Points["points"]; h.PointsKind == "dense" && len(p) != h.Points*h.Dim {
+		return fmt.Errorf("model: %d point coordinates for %d points in dimension %d", len(p), h.Points, h.Dim)
+	}
+	for k, a := range m.Points {
+		for i, v := range a {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("model: points/%s[%d] is %v", k, i, v)
+			}
+		}
 	}
 	return nil
 }

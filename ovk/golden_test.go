@@ -116,6 +116,11 @@ func drawGolden(t *testing.T, kn, rn string, seed uint64) (goldenDraw, [][]float
 func goldenTolerance(t *testing.T, what string, m *ovk.Map, x []float64) [][]float64 {
 	t.Helper()
 	pr := m.Params()
+	pts, err := rule.Restore(pr.Points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	W := rule.Dense(pts)
 	n, d, p, rank := m.Points(), m.Dim(), m.Outputs(), m.Rank()
 	perPoint := len(pr.B) == n*p*rank
 	b := make([]float64, n)
@@ -127,7 +132,7 @@ func goldenTolerance(t *testing.T, what string, m *ovk.Map, x []float64) [][]flo
 		}
 		var norm2 float64
 		for l := range d {
-			omega[j*d+l] = s * pr.W[j*d+l]
+			omega[j*d+l] = s * W[j*d+l]
 			norm2 += omega[j*d+l] * omega[j*d+l]
 		}
 		bj := pr.B
@@ -153,7 +158,7 @@ func goldenTolerance(t *testing.T, what string, m *ovk.Map, x []float64) [][]flo
 				s += math.Abs(omega[j*d+l] * xr[l])
 				proj += omega[j*d+l] * xr[l]
 			}
-			amp := math.Sqrt(pr.Weights[j])
+			amp := math.Sqrt(pr.Points.Weights[j])
 			scale[j] = amp * (2 + s)
 			c, sn := amp*math.Cos(proj), amp*math.Sin(proj)
 			if math.Abs(z[r*2*n+j]-c) > goldenTol*scale[j] || math.Abs(z[r*2*n+n+j]-sn) > goldenTol*scale[j] {

@@ -12,26 +12,21 @@ import (
 )
 
 // Params are the explicit parameters of a drawn ORFF map: everything Φ̃ depends on besides the kernel, so that a
-// map rebuilt by [FromParams] never draws. Structured rules are stored as their dense points (see package feature's
-// Params for what that means for rounding). B holds B(ω_j) for every point (p×p' row-major each, point after point),
-// or the one shared p×p' matrix of a decomposable kernel, so that a rebuilt map does not depend on an
-// eigendecomposition's rounding or signs.
+// map rebuilt by [FromParams] never draws and computes the same bits. The points are the rule's explicit realization
+// (rule.Stored: dense points or a structured operator's parameters). B holds B(ω_j) for every point (p×p' row-major
+// each, point after point), or the one shared p×p' matrix of a decomposable kernel, so that a rebuilt map does not
+// depend on an eigendecomposition's rounding or signs.
 type Params struct {
-	Rule    string    // name of the rule the points were drawn from (informative)
-	Dim     int       // input dimension d
-	Points  int       // number of points n
-	Rank    int       // p', the columns of B(ω)
-	W       []float64 // n×d points, row-major, before Scale
-	Scale   []float64 // per-point frequency multiplier (length n), or nil
-	Weights []float64 // rule weights w_j (length n)
-	Zero    float64   // zero-node weight w₀
-	B       []float64 // B(ω_j) per point (n·p·p' values) or shared (p·p', decomposable)
+	Rule   string      // name of the rule the points were drawn from (informative)
+	Rank   int         // p', the columns of B(ω)
+	Points rule.Stored // the points before Scale, their weights and the zero-node weight
+	Scale  []float64   // per-point frequency multiplier (length Points.Len), or nil
+	B      []float64   // B(ω_j) per point (n·p·p' values) or shared (p·p', decomposable)
 }
 
 // Params returns the explicit parameters of m (copies).
 func (m *Map) Params() Params {
-	p := Params{Rule: m.r.Name(), Dim: m.d, Points: m.n, Rank: m.pr, W: rule.Dense(m.points),
-		Weights: append([]float64(nil), m.w...), Zero: m.zero, B: append([]float64(nil), m.bs...)}
+	p := Params{Rule: m.r.Name(), Rank: m.pr, Points: rule.Store(m.points), B: append([]float64(nil), m.bs...)}
 	if m.scale != nil {
 		p.Scale = append([]float64(nil), m.scale...)
 	}
@@ -53,7 +48,12 @@ func FromParams(k *Kernel, p Params) (*Map, error) {
 	if k == nil {
 		return nil, errors.New("ovk.FromParams: kernel is required")
 	}
-	out, err := k.Outputs(p.Dim)
+	pts, err := rule.Restore(p.Points)
+	if err != nil {
+		return nil, fmt.Errorf("ORFF map parameters: %w", err)
+	}
+	n, d := pts.Len(), pts.Dim()
+	out, err := k.Outputs(d)
 	if err != nil {
 		return nil, fmt.Errorf("ORFF map parameters: %w", err)
 	}
@@ -62,12 +62,12 @@ func FromParams(k *Kernel, p Params) (*Map, error) {
 	case CurlFree:
 		want = 1
 	case DivFree:
-		want = p.Dim - 1
+		want = d - 1
 	case Helmholtz:
-		want = p.Dim
+		want = d
 	}
 	if p.Rank != want {
-		return nil, fmt.Errorf("ORFF map parameters: rank %d, kernel %s on %d inputs has rank %d", p.Rank, k.Name(), p.Dim, want)
+		return nil, fmt.Errorf("ORFF map parameters: rank %d, kernel %s on %d inputs has rank %d", p.Rank, k.Name(), d, want)
 	}
 	if err := p.check(out, k.kind == Decomposable); err != nil {
 		return nil, fmt.Errorf("ORFF map parameters: %w", err)
@@ -75,9 +75,7 @@ func FromParams(k *Kernel, p Params) (*Map, error) {
 	if err := feature.CheckScale(k.law(), p.Scale); err != nil {
 		return nil, fmt.Errorf("ORFF map parameters for kernel %s: %w", k.Name(), err)
 	}
-	n, d := p.Points, p.Dim
-	m := &Map{k: k, r: explicitRule(p.Rule), d: d, p: out, pr: p.Rank, n: n}
-	m.points = rule.NewDense(append([]float64(nil), p.W...), n, d, append([]float64(nil), p.Weights...), p.Zero)
+	m := &Map{k: k, r: explicitRule(p.Rule), d: d, p: out, pr: p.Rank, n: n, points: pts}
 	if p.Scale != nil {
 		m.scale = append([]float64(nil), p.Scale...)
 	}
@@ -86,7 +84,7 @@ func FromParams(k *Kernel, p Params) (*Map, error) {
 	for j, w := range m.w {
 		m.amp[j] = math.Sqrt(w)
 	}
-	m.zero = p.Zero
+	m.zero = pts.Zero()
 	m.bs = append([]float64(nil), p.B...)
 	if k.kind == Decomposable {
 		m.ab = make([]float64, out*out)
@@ -105,37 +103,24 @@ func FromParams(k *Kernel, p Params) (*Map, error) {
 	return m, nil
 }
 
-// check validates the shapes and values of p for a kernel with out outputs.
+// check validates the scales and B of p for a kernel with out outputs (rule.Restore checked the points).
 func (p Params) check(out int, shared bool) error {
-	n, d := p.Points, p.Dim
+	n := p.Points.Len
 	switch {
-	case d < 1 || n < 1 || p.Rank < 1:
-		return fmt.Errorf("%d points in dimension %d with rank %d", n, d, p.Rank)
-	case int64(n)*int64(d)*int64(p.Rank+1) > 1<<31:
-		return fmt.Errorf("%d points in dimension %d are too many", n, d)
-	case len(p.W) != n*d:
-		return fmt.Errorf("%d point coordinates for %d points in dimension %d", len(p.W), n, d)
-	case len(p.Weights) != n:
-		return fmt.Errorf("%d weights for %d points", len(p.Weights), n)
+	case int64(n)*int64(out)*int64(p.Rank) > 1<<31:
+		return fmt.Errorf("%d points with %d×%d matrices B are too many", n, out, p.Rank)
 	case p.Scale != nil && len(p.Scale) != n:
 		return fmt.Errorf("%d scales for %d points", len(p.Scale), n)
 	case shared && len(p.B) != out*p.Rank:
 		return fmt.Errorf("B has %d values, want %d×%d", len(p.B), out, p.Rank)
 	case !shared && len(p.B) != n*out*p.Rank:
 		return fmt.Errorf("B has %d values, want %d points × %d×%d", len(p.B), n, out, p.Rank)
-	case math.IsNaN(p.Zero) || math.IsInf(p.Zero, 0):
-		return fmt.Errorf("zero-node weight %v", p.Zero)
 	}
-	for _, a := range [][]float64{p.W, p.Scale, p.B} {
+	for _, a := range [][]float64{p.Scale, p.B} {
 		for _, v := range a {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("a map parameter is %v", v)
 			}
-		}
-	}
-	for _, w := range p.Weights {
-		if !(w >= 0) || math.IsInf(w, 0) {
-			return fmt.Errorf("a weight is %v (weights are finite and ≥ 0)", w)
 		}
 	}
 	return nil
