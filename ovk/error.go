@@ -38,10 +38,10 @@ func SupError(m *Map, X, Z []float64, n int) (float64, error) {
 	if n < 1 {
 		return 0, fmt.Errorf("ovk.SupError: need at least one pair, got %d", n)
 	}
-	if err := m.checkX(X, n); err != nil {
+	if err := m.checkX("ovk.SupError", X, n); err != nil {
 		return 0, err
 	}
-	if err := m.checkX(Z, n); err != nil {
+	if err := m.checkX("ovk.SupError", Z, n); err != nil {
 		return 0, err
 	}
 	d, p := m.d, m.p
@@ -76,7 +76,7 @@ func SupError(m *Map, X, Z []float64, n int) (float64, error) {
 // whose norm Proposition 12 of the ORFF paper bounds (Fig. 1B); for a biased rule it is the mean squared error.
 // Seeds run in parallel and the sum is taken in seed order, so the result is deterministic.
 func EmpiricalVariance(k *Kernel, r rule.Rule, d, D int, x, z []float64, seeds []uint64) (*mat.SymDense, error) {
-	if k == nil || r == nil {
+	if k == nil || r == nil || isNilPtr(r) {
 		return nil, errors.New("ovk.EmpiricalVariance: kernel and rule are required")
 	}
 	if len(seeds) == 0 {
@@ -87,7 +87,10 @@ func EmpiricalVariance(k *Kernel, r rule.Rule, d, D int, x, z []float64, seeds [
 	}
 	p, err := k.Outputs(d)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ovk.EmpiricalVariance: %w", err)
+	}
+	if D < 1 {
+		return nil, fmt.Errorf("ovk.EmpiricalVariance: number of points D must be at least 1, got %d", D)
 	}
 	for _, v := range append(append([]float64(nil), x...), z...) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

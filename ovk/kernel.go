@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 )
 
@@ -69,10 +71,10 @@ func psdTol(p int) float64 { return 100 * float64(p) * 2.220446049250313e-16 }
 // tolerance otherwise, so p' = rank A. Any scalar kernel works for exact evaluation; ORFF maps ([New]) need a
 // shift-invariant one (kernel.Spectral).
 func NewDecomposable(k0 kernel.Kernel, A mat.Symmetric) (*Kernel, error) {
-	if k0 == nil {
+	if k0 == nil || isNilPtr(k0) {
 		return nil, errors.New("ovk: decomposable kernel needs a scalar kernel k₀")
 	}
-	if A == nil {
+	if A == nil || isNilPtr(A) {
 		return nil, errors.New("ovk: decomposable kernel needs a matrix A")
 	}
 	p := A.SymmetricDim()
@@ -243,11 +245,23 @@ func Parse(spec string, sigma float64, A mat.Symmetric) (*Kernel, error) {
 	return nil, fmt.Errorf("ovk: unknown operator-valued kernel %q (want one of %s)", spec, strings.Join(Names(), ", "))
 }
 
+// The accessors below describe an empty kernel (zero values, nil) for a nil *Kernel or one not made by the
+// constructors; the methods that compute return an error for such a kernel ([Kernel.Outputs], [Kernel.At]) or, for
+// the unchecked Eval, panic.
+
 // Kind returns the kernel family.
-func (k *Kernel) Kind() Kind { return k.kind }
+func (k *Kernel) Kind() Kind {
+	if k == nil {
+		return Decomposable
+	}
+	return k.kind
+}
 
 // Name is the command-line name: "decomposable", "curl-free", "div-free" or "helmholtz:w".
 func (k *Kernel) Name() string {
+	if k == nil {
+		return "<nil>"
+	}
 	if k.kind == Helmholtz {
 		return "helmholtz:" + strconv.FormatFloat(k.wc, 'g', -1, 64)
 	}
@@ -255,15 +269,25 @@ func (k *Kernel) Name() string {
 }
 
 // Scalar returns k₀ (Gaussian{σ} for the curl-free, divergence-free and Helmholtz kernels).
-func (k *Kernel) Scalar() kernel.Kernel { return k.k0 }
+func (k *Kernel) Scalar() kernel.Kernel {
+	if k == nil {
+		return nil
+	}
+	return k.k0
+}
 
 // Sigma returns the Gaussian bandwidth σ (for a decomposable kernel, k₀'s bandwidth, or 0 if it has none).
-func (k *Kernel) Sigma() float64 { return k.sigma }
+func (k *Kernel) Sigma() float64 {
+	if k == nil {
+		return 0
+	}
+	return k.sigma
+}
 
 // Weight returns the weight of the curl-free part: 1 for CurlFree, 0 for DivFree, w for Helmholtz, NaN for
 // Decomposable.
 func (k *Kernel) Weight() float64 {
-	if k.kind == Decomposable {
+	if k == nil || k.kind == Decomposable {
 		return math.NaN()
 	}
 	return k.wc
@@ -271,7 +295,7 @@ func (k *Kernel) Weight() float64 {
 
 // A returns a copy of the matrix A of a decomposable kernel, or nil for the other kinds.
 func (k *Kernel) A() *mat.SymDense {
-	if k.kind != Decomposable {
+	if k.check() != nil || k.kind != Decomposable {
 		return nil
 	}
 	return mat.NewSymDense(k.p, append([]float64(nil), k.a...))
@@ -280,7 +304,7 @@ func (k *Kernel) A() *mat.SymDense {
 // B returns a copy of the p×p' factor B of a decomposable kernel (BBᵀ = A up to the dropped null directions), or
 // nil for the other kinds, whose B(ω) depends on the frequency.
 func (k *Kernel) B() *mat.Dense {
-	if k.kind != Decomposable {
+	if k.check() != nil || k.kind != Decomposable {
 		return nil
 	}
 	return mat.NewDense(k.p, k.pr, append([]float64(nil), k.b...))
@@ -288,8 +312,12 @@ func (k *Kernel) B() *mat.Dense {
 
 // Outputs returns the output dimension p for inputs of dimension d: the size of A for a decomposable kernel, d for
 // the others. It returns an error if the kernel cannot be used in dimension d (d < 1; d < 2 for div-free and
-// Helmholtz kernels, whose divergence-free part is zero on the line).
+// Helmholtz kernels, whose divergence-free part is zero on the line), and for a nil kernel or one not made by the
+// constructors.
 func (k *Kernel) Outputs(d int) (int, error) {
+	if err := k.check(); err != nil {
+		return 0, err
+	}
 	if d < 1 {
 		return 0, fmt.Errorf("ovk: input dimension must be at least 1, got %d", d)
 	}
@@ -305,7 +333,7 @@ func (k *Kernel) Outputs(d int) (int, error) {
 }
 
 // Eval writes K(x,z) into dst (p×p, row-major), with p = Outputs(len(x)). Inputs are not validated (see [Kernel.At]
-// for a checked version); x and z must have the same length.
+// for a checked version); x and z must have the same length. It panics for a nil kernel or a slice too short.
 func (k *Kernel) Eval(dst, x, z []float64) { k.eval(dst, k.outputs(len(x)), x, z) }
 
 func (k *Kernel) outputs(d int) int {
@@ -377,9 +405,9 @@ func Gram(dst []float64, k *Kernel, X []float64, n int, Z []float64, m int, d in
 	}
 	p, err := k.Outputs(d)
 	if err != nil {
-		return err
+		return fmt.Errorf("ovk.Gram: %w", err)
 	}
-	if n < 0 || m < 0 || len(X) != n*d || len(Z) != m*d || len(dst) != n*p*m*p {
+	if !size.Is(len(X), n, d) || !size.Is(len(Z), m, d) || !size.Is(len(dst), n, p, m, p) {
 		return fmt.Errorf("ovk.Gram: shapes do not match (len X=%d, n=%d; len Z=%d, m=%d; d=%d, p=%d; len dst=%d, want %d)",
 			len(X), n, len(Z), m, d, p, len(dst), n*p*m*p)
 	}
@@ -393,18 +421,29 @@ func Gram(dst []float64, k *Kernel, X []float64, n int, Z []float64, m int, d in
 	return nil
 }
 
-// GramDense returns the block Gram matrix K(X, Z) ((n·p)×(m·p), see [Gram]) as a gonum matrix.
+// GramDense returns the block Gram matrix K(X, Z) ((n·p)×(m·p), see [Gram]) as a gonum matrix. It returns an error
+// for a nil kernel or matrix, an empty matrix, column counts that differ, and a result beyond the size limit of one
+// array (1 TiB).
 func GramDense(k *Kernel, X, Z mat.Matrix) (*mat.Dense, error) {
-	n, d := X.Dims()
-	m, dz := Z.Dims()
-	if d != dz {
-		return nil, fmt.Errorf("ovk.GramDense: X has %d columns, Z has %d", d, dz)
-	}
 	if k == nil {
 		return nil, errors.New("ovk.GramDense: nil kernel")
 	}
+	if X == nil || Z == nil || isNilPtr(X) || isNilPtr(Z) {
+		return nil, errors.New("ovk.GramDense: nil matrix")
+	}
+	n, d := X.Dims()
+	m, dz := Z.Dims()
+	if n < 1 || d < 1 || m < 1 || dz < 1 {
+		return nil, fmt.Errorf("ovk.GramDense: empty matrix (X is %d×%d, Z is %d×%d)", n, d, m, dz)
+	}
+	if d != dz {
+		return nil, fmt.Errorf("ovk.GramDense: X has %d columns, Z has %d", d, dz)
+	}
 	p, err := k.Outputs(d)
 	if err != nil {
+		return nil, fmt.Errorf("ovk.GramDense: %w", err)
+	}
+	if _, err := size.Floats("ovk.GramDense: Gram matrix", n, p, m, p); err != nil {
 		return nil, err
 	}
 	out := make([]float64, n*p*m*p)
@@ -418,7 +457,7 @@ func GramDense(k *Kernel, X, Z mat.Matrix) (*mat.Dense, error) {
 // (row-major): the usual choice of A for a decomposable kernel when no prior on the outputs is known (ORFF paper,
 // after Def. 7). It needs n ≥ 2 and finite values.
 func OutputCovariance(Y []float64, n, p int) (*mat.SymDense, error) {
-	if n < 2 || p < 1 || len(Y) != n*p {
+	if n < 2 || p < 1 || !size.Is(len(Y), n, p) {
 		return nil, fmt.Errorf("ovk.OutputCovariance: need n ≥ 2 rows of p ≥ 1 outputs, got n=%d, p=%d, len=%d", n, p, len(Y))
 	}
 	mean := make([]float64, p)
@@ -452,4 +491,41 @@ func OutputCovariance(Y []float64, n, p int) (*mat.SymDense, error) {
 		}
 	}
 	return mat.NewSymDense(p, c), nil
+}
+
+// check returns an error for a nil kernel or one not made by the constructors (a zero Kernel, say).
+func (k *Kernel) check() error {
+	if k == nil {
+		return errors.New("ovk: nil operator-valued kernel")
+	}
+	switch k.kind {
+	case Decomposable:
+		if k.k0 == nil || k.p < 1 || k.pr < 1 || len(k.a) != k.p*k.p || len(k.b) != k.p*k.pr {
+			return errors.New("ovk: the decomposable kernel was not made by ovk.NewDecomposable or ovk.Parse")
+		}
+	case CurlFree, DivFree, Helmholtz:
+		if checkSigma(k.sigma) != nil || !(k.wc >= 0 && k.wc <= 1) || k.k0 == nil {
+			return fmt.Errorf("ovk: the %s kernel was not made by ovk.New%s or ovk.Parse", k.kind, constructor(k.kind))
+		}
+	default:
+		return fmt.Errorf("ovk: unknown kernel kind %d", int(k.kind))
+	}
+	return nil
+}
+
+// constructor names the constructor of a kind.
+func constructor(k Kind) string {
+	switch k {
+	case CurlFree:
+		return "CurlFree"
+	case DivFree:
+		return "DivFree"
+	}
+	return "Helmholtz"
+}
+
+// isNilPtr reports whether v holds a nil pointer.
+func isNilPtr(v any) bool {
+	r := reflect.ValueOf(v)
+	return r.Kind() == reflect.Pointer && r.IsNil()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/fastmath"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -61,13 +62,20 @@ type Map struct {
 // and Helmholtz kernels use the law of the Gaussian of their σ, ω = z/σ for the rule's points z. The frequencies are
 // drawn by feature.DrawSpectral from feature.NewSource(seed), as package feature draws them: an ORFF map and a
 // scalar feature map of that law with the same rule and seed have the same frequencies, bit for bit.
+//
+// It returns an error for a nil kernel or rule, a kernel not made by this package's constructors, d < 1 (d < 2 for
+// div-free and Helmholtz kernels), D < 1, more than 2^31 values in the points and their B(ω) (D·d·p'), and the
+// rule's errors.
 func New(k *Kernel, r rule.Rule, d, D int, seed uint64) (*Map, error) {
-	if k == nil || r == nil {
+	if k == nil || r == nil || isNilPtr(r) {
 		return nil, errors.New("ovk.New: kernel and rule are required")
 	}
 	p, err := k.Outputs(d)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ovk.New: %w", err)
+	}
+	if D < 1 {
+		return nil, fmt.Errorf("ovk.New: number of points D must be at least 1, got %d", D)
 	}
 	var law kernel.Law
 	if k.kind == Decomposable {
@@ -88,7 +96,7 @@ func New(k *Kernel, r rule.Rule, d, D int, seed uint64) (*Map, error) {
 	case Helmholtz:
 		pr = d
 	}
-	if D >= 1 && int64(D)*int64(d)*int64(pr) > 1<<31 {
+	if v, ok := size.Mul(D, d, pr); !ok || v > 1<<31 {
 		return nil, fmt.Errorf("ovk.New: %d points × %d × %d would need too much memory", D, d, pr)
 	}
 	pts, s, err := feature.DrawSpectral(law, r, d, D, feature.NewSource(seed))
@@ -197,42 +205,101 @@ func fieldB(dst, omega []float64, kind Kind, wc float64) {
 	}
 }
 
+// The accessors below describe an empty map (zero values, nil) for a nil *Map or one not made by [New] or
+// [FromParams]; the methods that compute return an error for such a map.
+
 // Dim is the input dimension d.
-func (m *Map) Dim() int { return m.d }
+func (m *Map) Dim() int {
+	if m == nil {
+		return 0
+	}
+	return m.d
+}
 
 // Outputs is the output dimension p.
-func (m *Map) Outputs() int { return m.p }
+func (m *Map) Outputs() int {
+	if m == nil {
+		return 0
+	}
+	return m.p
+}
 
 // Rank is p', the number of columns of B(ω): rank A for a decomposable kernel, 1 for curl-free, d−1 for
 // divergence-free, d for Helmholtz.
-func (m *Map) Rank() int { return m.pr }
+func (m *Map) Rank() int {
+	if m == nil {
+		return 0
+	}
+	return m.pr
+}
 
 // Points is the number of points (frequencies) D actually drawn.
-func (m *Map) Points() int { return m.n }
+func (m *Map) Points() int {
+	if m == nil {
+		return 0
+	}
+	return m.n
+}
 
 // Features is the number of features F = 2·D·p' (the length of θ; cos and sin for each of the D points).
-func (m *Map) Features() int { return 2 * m.n * m.pr }
+func (m *Map) Features() int {
+	if m == nil {
+		return 0
+	}
+	return 2 * m.n * m.pr
+}
 
 // ScalarFeatures is 2D, the number of columns of the scalar cos/sin features z(x) (see [Map.ScalarBlock]).
-func (m *Map) ScalarFeatures() int { return 2 * m.n }
+func (m *Map) ScalarFeatures() int {
+	if m == nil {
+		return 0
+	}
+	return 2 * m.n
+}
 
 // Offset is the zero-node weight c in K̃(x,z) = Φ̃(x)ᵀΦ̃(z) + c·A for a decomposable kernel (w₀ of an SR rule, 0 for
 // other rules); it is always 0 for curl-free, divergence-free and Helmholtz kernels, where A(0) = 0.
 func (m *Map) Offset() float64 {
-	if m.k.kind == Decomposable {
+	if m != nil && m.k != nil && m.k.kind == Decomposable {
 		return m.zero
 	}
 	return 0
 }
 
 // Kernel returns the operator-valued kernel being approximated.
-func (m *Map) Kernel() *Kernel { return m.k }
+func (m *Map) Kernel() *Kernel {
+	if m == nil {
+		return nil
+	}
+	return m.k
+}
 
 // Rule returns the rule the points were drawn from.
-func (m *Map) Rule() rule.Rule { return m.r }
+func (m *Map) Rule() rule.Rule {
+	if m == nil {
+		return nil
+	}
+	return m.r
+}
 
 // Seed returns the seed the map was drawn from.
-func (m *Map) Seed() uint64 { return m.seed }
+func (m *Map) Seed() uint64 {
+	if m == nil {
+		return 0
+	}
+	return m.seed
+}
+
+// check returns an error, prefixed with where, if m is nil or was not made by New or FromParams.
+func (m *Map) check(where string) error {
+	if m == nil {
+		return fmt.Errorf("%s: nil ORFF map", where)
+	}
+	if m.k == nil || m.points == nil || m.d < 1 || m.p < 1 || m.pr < 1 {
+		return fmt.Errorf("%s: the ORFF map was not made by ovk.New or ovk.FromParams", where)
+	}
+	return nil
+}
 
 // project computes the scaled projections ω_jᵀx_r into proj (rows×D), reusing rule.Points.Project.
 func (m *Map) project(proj, x []float64, rows int) []float64 {
@@ -261,7 +328,8 @@ func (m *Map) scalar(z, t []float64) {
 
 // ScalarBlock writes the scalar cos/sin features z(x_r) (rows × 2D, row-major; identical to package feature's map for
 // the same kernel, rule and seed when the kernel is decomposable) for the rows x (rows×d). proj is scratch of length
-// ≥ rows·D (nil to allocate). Inputs are not validated. For a decomposable kernel the ORFF model is
+// ≥ rows·D (nil to allocate). Inputs are not validated (it panics for a nil map or a slice too short). For a
+// decomposable kernel the ORFF model is
 // f̃(x) = B·Θᵀ·z(x) with B = Kernel().B().
 func (m *Map) ScalarBlock(dst, x []float64, rows int, proj []float64) {
 	proj = m.project(proj, x, rows)
@@ -273,8 +341,8 @@ func (m *Map) ScalarBlock(dst, x []float64, rows int, proj []float64) {
 
 // TransformBlock writes Φ̃(x_r)ᵀ (p × F, row-major) for each row x_r of x (rows×d) into dst, stacked: dst is the
 // (rows·p)×F design matrix whose row r·p+a gives output a of row r, f̃(x_r)_a = dst[r·p+a,·]·θ (see [Map] for the
-// column layout). proj is scratch of length ≥ rows·D (nil to allocate). Inputs are not validated. It runs on the
-// calling goroutine; [Map.TransformRows] splits the work over all cores.
+// column layout). proj is scratch of length ≥ rows·D (nil to allocate). Inputs are not validated (it panics for a nil
+// map or a slice too short). It runs on the calling goroutine; [Map.TransformRows] splits the work over all cores.
 func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	proj = m.project(proj, x, rows)
 	n, p, pr := m.n, m.p, m.pr
@@ -314,8 +382,15 @@ const blockRows = 64
 // adjointChunks is the number of partial sums Adjoint keeps (rows are split into this many consecutive chunks).
 const adjointChunks = 16
 
-func (m *Map) checkX(x []float64, rows int) error {
-	if rows < 0 || len(x) != rows*m.d {
+// checkX validates the map and the rows x (rows×d); the error names the method where.
+func (m *Map) checkX(where string, x []float64, rows int) error {
+	if err := m.check(where); err != nil {
+		return err
+	}
+	if rows < 0 {
+		return fmt.Errorf("ORFF map: negative number of rows %d", rows)
+	}
+	if !size.Is(len(x), rows, m.d) {
 		return fmt.Errorf("ORFF map: input has %d values, want %d rows × %d columns", len(x), rows, m.d)
 	}
 	for i, v := range x {
@@ -341,11 +416,11 @@ func (m *Map) forBlocks(rows int, work func(r0, nr int, proj []float64)) {
 // TransformRows writes the (n·p)×F design matrix of the n rows of x (n×d, row-major) into dst (see
 // [Map.TransformBlock]) using all cores. It returns an error if a length does not match or an input is not finite.
 func (m *Map) TransformRows(dst, x []float64, n int) error {
-	if err := m.checkX(x, n); err != nil {
+	if err := m.checkX("ORFF map: TransformRows", x, n); err != nil {
 		return err
 	}
 	pf := m.p * m.Features()
-	if len(dst) != n*pf {
+	if !size.Is(len(dst), n, pf) {
 		return fmt.Errorf("ORFF map: output has %d values, want %d rows × %d outputs × %d features", len(dst), n, m.p, m.Features())
 	}
 	m.forBlocks(n, func(r0, nr int, proj []float64) {
@@ -355,14 +430,26 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 }
 
 // Transform writes the (n·p)×F design matrix of the rows of x (n×d) into dst, which must be (n·p)×F or empty (to be
-// allocated).
+// allocated). It returns an error for a nil map, destination or input, and as TransformRows.
 func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
+	if err := m.check("ORFF map: Transform"); err != nil {
+		return err
+	}
+	if dst == nil {
+		return errors.New("ORFF map: Transform: nil destination")
+	}
+	if x == nil || isNilPtr(x) {
+		return errors.New("ORFF map: Transform: nil input matrix")
+	}
 	n, d := x.Dims()
 	if d != m.d {
 		return fmt.Errorf("ORFF map: input has %d columns, map was drawn for %d", d, m.d)
 	}
 	F := m.Features()
 	if dst.IsEmpty() {
+		if _, err := size.Floats("ORFF map: Transform: destination", n, m.p, F); err != nil {
+			return err
+		}
 		dst.ReuseAs(n*m.p, F)
 	}
 	if r, c := dst.Dims(); r != n*m.p || c != F {
@@ -382,7 +469,7 @@ func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
 
 // Phi returns Φ̃(x) as an F×p matrix (the paper's orientation: f̃(x) = Φ̃(x)ᵀθ).
 func (m *Map) Phi(x []float64) (*mat.Dense, error) {
-	if err := m.checkX(x, 1); err != nil {
+	if err := m.checkX("ORFF map: Phi", x, 1); err != nil {
 		return nil, err
 	}
 	F := m.Features()
@@ -395,10 +482,10 @@ func (m *Map) Phi(x []float64) (*mat.Dense, error) {
 // the rule's weights), equal to Φ̃(x)ᵀΦ̃(z) + Offset()·A. It costs O(D·d²) (O(D·d) for a decomposable kernel),
 // without computing features.
 func (m *Map) Estimate(x, z []float64) (*mat.SymDense, error) {
-	if err := m.checkX(x, 1); err != nil {
+	if err := m.checkX("ORFF map: Estimate", x, 1); err != nil {
 		return nil, err
 	}
-	if err := m.checkX(z, 1); err != nil {
+	if err := m.checkX("ORFF map: Estimate", z, 1); err != nil {
 		return nil, err
 	}
 	out := make([]float64, m.p*m.p)

@@ -1,16 +1,21 @@
 package ovk
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 )
 
 // The operations of a model f̃(x) = Φ̃(x)ᵀθ on an ORFF map without forming Φ̃: predictions, the adjoint (the two
 // halves of the normal-equation operator of ridge regression, ORFF paper Eq. (11)) and the Jacobian.
 
 func (m *Map) checkTheta(theta []float64) error {
+	if m == nil {
+		return errors.New("ORFF map: nil map")
+	}
 	if len(theta) != m.Features() {
 		return fmt.Errorf("ORFF map: θ has %d values, want %d features", len(theta), m.Features())
 	}
@@ -60,13 +65,13 @@ func (m *Map) predictRow(dst, z, theta []float64, u []float64) {
 // Predict writes f̃(x_r) = Φ̃(x_r)ᵀθ for the rows of x (rows×d) into dst (rows×p, row-major), in O(D·p·p') per
 // row without forming Φ̃, using all cores. It returns an error if a length does not match or an input is not finite.
 func (m *Map) Predict(dst, x []float64, rows int, theta []float64) error {
-	if err := m.checkX(x, rows); err != nil {
+	if err := m.checkX("ORFF map: Predict", x, rows); err != nil {
 		return err
 	}
 	if err := m.checkTheta(theta); err != nil {
 		return err
 	}
-	if len(dst) != rows*m.p {
+	if !size.Is(len(dst), rows, m.p) {
 		return fmt.Errorf("ORFF map: prediction has %d values, want %d rows × %d outputs", len(dst), rows, m.p)
 	}
 	m.forBlocks(rows, func(r0, nr int, proj []float64) {
@@ -87,14 +92,14 @@ func (m *Map) Predict(dst, x []float64, rows int, theta []float64) error {
 // order, so the result does not depend on scheduling. It returns an error if a length does not match or an input is
 // not finite.
 func (m *Map) Adjoint(dst, x []float64, rows int, y []float64) error {
-	if err := m.checkX(x, rows); err != nil {
+	if err := m.checkX("ORFF map: Adjoint", x, rows); err != nil {
 		return err
 	}
 	F := m.Features()
 	if len(dst) != F {
 		return fmt.Errorf("ORFF map: adjoint destination has %d values, want %d features", len(dst), F)
 	}
-	if len(y) != rows*m.p {
+	if !size.Is(len(y), rows, m.p) {
 		return fmt.Errorf("ORFF map: y has %d values, want %d rows × %d outputs", len(y), rows, m.p)
 	}
 	// A fixed number of chunks of consecutive rows (independent of the core count), each summed serially into its
@@ -153,7 +158,7 @@ func (m *Map) Adjoint(dst, x []float64, rows int, y []float64) error {
 // divergence-free map tr J = Σ_j c_jᵀB(ω_j)ᵀω_j = 0 (B(ω)ᵀω = 0): the learned fields are exactly curl-free or
 // divergence-free, for every rule.
 func (m *Map) Jacobian(dst, x, theta []float64) error {
-	if err := m.checkX(x, 1); err != nil {
+	if err := m.checkX("ORFF map: Jacobian", x, 1); err != nil {
 		return err
 	}
 	if err := m.checkTheta(theta); err != nil {
