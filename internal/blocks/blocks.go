@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 )
 
 // Rows is the number of rows in a block: the unit of the chunks that learners map at a time.
@@ -78,10 +79,10 @@ func CheckData(where string, X []float64, n, d int, Y []float64, p int) error {
 	if n < 0 || d < 1 || p < 1 {
 		return fmt.Errorf("%s: need n ≥ 0, d ≥ 1, p ≥ 1, have n=%d, d=%d, p=%d", where, n, d, p)
 	}
-	if len(X) != n*d {
+	if !size.Is(len(X), n, d) {
 		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
 	}
-	if len(Y) != n*p {
+	if !size.Is(len(Y), n, p) {
 		return fmt.Errorf("%s: Y has %d values, want %d rows × %d outputs", where, len(Y), n, p)
 	}
 	if err := CheckX(where, X, n, d); err != nil {
@@ -100,7 +101,7 @@ func CheckX(where string, X []float64, n, d int) error {
 	if n < 0 || d < 1 {
 		return fmt.Errorf("%s: need n ≥ 0 and d ≥ 1, have n=%d, d=%d", where, n, d)
 	}
-	if len(X) != n*d {
+	if !size.Is(len(X), n, d) {
 		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
 	}
 	for i, v := range X {

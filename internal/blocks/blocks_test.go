@@ -125,6 +125,9 @@ func TestCheckData(t *testing.T) {
 		{"NaN in X", CheckData("w", []float64{1, math.NaN(), 3, 4}, 2, 2, Y, 1), "X row 1, column 2 is NaN"},
 		{"Inf in Y", CheckData("w", X, 2, 2, []float64{1, math.Inf(1)}, 1), "Y row 2, output 1 is +Inf"},
 		{"bad d", CheckX("w", X, 2, 0), "need n ≥ 0 and d ≥ 1"},
+		// n·d and n·p wrap to 0 in int arithmetic: empty slices must not pass for 2^62 rows.
+		{"X n·d overflows", CheckX("w", nil, 1<<62, 4), "X has 0 values"},
+		{"Y n·p overflows", CheckData("w", nil, 1<<62, 4, nil, 4), "X has 0 values"},
 	} {
 		if c.err == nil || !strings.HasPrefix(c.err.Error(), "w: ") || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, c.err, c.want)
