@@ -47,6 +47,9 @@ type Accumulator struct {
 
 // NewAccumulator returns an empty accumulator of the features of m (a *feature.Map, or any [Mapper]) against p
 // outputs.
+//
+// It returns an error for a nil map, a map without features or inputs (a zero feature.Map), p < 1, and statistics
+// too large for one array ([NewStats]).
 func NewAccumulator(m Mapper, p int) (*Accumulator, error) {
 	if isNil(m) {
 		return nil, errors.New("learn.NewAccumulator: nil feature map")
@@ -54,7 +57,22 @@ func NewAccumulator(m Mapper, p int) (*Accumulator, error) {
 	if p < 1 {
 		return nil, fmt.Errorf("learn.NewAccumulator: need p ≥ 1 outputs, have %d", p)
 	}
+	if err := checkMapper("learn.NewAccumulator", m); err != nil {
+		return nil, err
+	}
+	if err := checkStatsSize("learn.NewAccumulator", m.Features(), p); err != nil {
+		return nil, err
+	}
 	return newAccumulator(m, p), nil
+}
+
+// checkMapper returns an error if m has no features or no input dimension (a zero feature.Map, say).
+func checkMapper(where string, m Mapper) error {
+	if m.Features() < 1 || m.Dim() < 1 {
+		return fmt.Errorf("%s: the feature map has %d features on %d inputs (a map made by feature.New has at least "+
+			"one of each)", where, m.Features(), m.Dim())
+	}
+	return nil
 }
 
 func newAccumulator(m Mapper, p int) *Accumulator {
@@ -79,16 +97,29 @@ func (a *Accumulator) Add(X []float64, n int, Y []float64) error {
 }
 
 func (a *Accumulator) add(where string, X []float64, n int, Y []float64) error {
+	if a == nil {
+		return fmt.Errorf("%s: nil accumulator", where)
+	}
+	if isNil(a.m) {
+		return fmt.Errorf("%s: the accumulator was not made by learn.NewAccumulator", where)
+	}
 	if a.done {
 		return fmt.Errorf("%s: the accumulator's statistics were already taken", where)
 	}
 	if err := blocks.CheckData(where, X, n, a.m.Dim(), Y, a.p); err != nil {
 		return err
 	}
+	if err := checkMapper(where, a.m); err != nil {
+		return err
+	}
 	S, p := len(a.parts), a.p
 	for s := range S {
 		if r0, r1 := blocks.Shard(n, S, s, a.chunk); r1 > r0 && a.parts[s] == nil {
-			a.parts[s] = NewStats(a.m.Features(), p)
+			st, err := NewStats(a.m.Features(), p)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			a.parts[s] = st
 		}
 	}
 	blocks.Map(a.m, X, n, S, a.chunk, nil, func(s int, z []float64, r0, rows int) {
@@ -103,6 +134,12 @@ func (a *Accumulator) add(where string, X []float64, n int, Y []float64) error {
 // Stats merges the shards in order and returns the finished statistics of every row added (N = 0 if none were).
 // The accumulator cannot be used afterwards.
 func (a *Accumulator) Stats() (*Stats, error) {
+	if a == nil {
+		return nil, errors.New("learn.Accumulator.Stats: nil accumulator")
+	}
+	if isNil(a.m) {
+		return nil, errors.New("learn.Accumulator.Stats: the accumulator was not made by learn.NewAccumulator")
+	}
 	if a.done {
 		return nil, errors.New("learn.Accumulator.Stats: the statistics were already taken")
 	}
@@ -121,7 +158,10 @@ func (a *Accumulator) Stats() (*Stats, error) {
 	}
 	a.parts = nil
 	if total == nil {
-		total = NewStats(a.m.Features(), a.p)
+		var err error
+		if total, err = NewStats(a.m.Features(), a.p); err != nil {
+			return nil, fmt.Errorf("learn.Accumulator.Stats: %w", err)
+		}
 	}
 	total.Finish()
 	return total, nil

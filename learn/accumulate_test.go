@@ -28,7 +28,7 @@ func TestAccumulatorBatches(t *testing.T) {
 	const n, d, p = 5000, 3, 2
 	X, Y := regression(n, d, p, 0.1, 21)
 	m := gaussMap(t, d, 700, 1, 22) // F = 1400: chunks of 1280 rows, 8 shards
-	want := NewStats(m.Features(), p)
+	want := mustStats(m.Features(), p)
 	want.Add(features(t, m, X, n), Y, n)
 	for _, cuts := range [][]int{{0, n}, {0, 1, n}, {0, 999, 1000, 4321, n}, {0, 2560, 2561, n}} {
 		acc, err := NewAccumulator(m, p)

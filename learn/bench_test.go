@@ -49,7 +49,7 @@ func BenchmarkGram(b *testing.B) {
 		b.ReportMetric(float64(b.N)*rows*F*F/el/1e9, "GFLOP/s")
 	}
 	b.Run("syrk-upper", func(b *testing.B) {
-		s := NewStats(F, 1)
+		s := mustStats(F, 1)
 		run(b, func() { s.Add(Z, Y, rows) })
 	})
 	b.Run("gemm-full", func(b *testing.B) {

@@ -3,16 +3,20 @@ package learn
 import (
 	"fmt"
 	"math"
+
+	"github.com/rffkit/rff/internal/size"
 )
 
 // OneHot codes labels (each in [0, classes)) as regression targets, n×classes row-major: 1 in the label's column
 // and 0 elsewhere, or −1 elsewhere when pm is set. For pm with classes = 2 the result is a single ±1 column (n×1):
-// +1 for label 1 and −1 for label 0, which Argmax(scores, n, 2) decodes by sign. OneHot panics on a label out of
-// range or classes < 2.
+// +1 for label 1 and −1 for label 0, which Argmax(scores, n, 2) decodes by sign. OneHot panics (with a message, on
+// the calling goroutine) on a label out of range, classes < 2, or an n×classes matrix beyond the limit of one array
+// (1 TiB): the labels come from a coder such as dataset.Classes, which cannot produce them.
 func OneHot(labels []int, classes int, pm bool) []float64 {
 	if classes < 2 {
 		panic(fmt.Sprintf("learn.OneHot: need at least 2 classes, have %d", classes))
 	}
+	mustFit("learn.OneHot", len(labels), classes)
 	checkLabels("learn.OneHot", labels, classes)
 	if pm && classes == 2 {
 		out := make([]float64, len(labels))
@@ -36,6 +40,13 @@ func OneHot(labels []int, classes int, pm bool) []float64 {
 	return out
 }
 
+// mustFit panics, with a message prefixed by where, if an array of shape dims cannot be allocated.
+func mustFit(where string, dims ...int) {
+	if _, err := size.Floats(where, dims...); err != nil {
+		panic(err.Error())
+	}
+}
+
 func checkLabels(where string, labels []int, classes int) {
 	for i, l := range labels {
 		if l < 0 || l >= classes {
@@ -46,10 +57,14 @@ func checkLabels(where string, labels []int, classes int) {
 
 // Argmax returns, for each of the rows of scores (rows×classes, row-major), the index of its largest entry (the
 // first on ties; NaN entries never win unless all are NaN). With classes = 2 and a single score column
-// (len(scores) = rows, the ±1 coding of OneHot) it returns 1 where the score is > 0 and 0 otherwise.
+// (len(scores) = rows, the ±1 coding of OneHot) it returns 1 where the score is > 0 and 0 otherwise. It panics (with
+// a message) if rows < 0, classes < 1 or scores is too short.
 func Argmax(scores []float64, rows, classes int) []int {
-	out := make([]int, rows)
+	if rows < 0 || classes < 1 {
+		panic(fmt.Sprintf("learn.Argmax: need rows ≥ 0 and classes ≥ 1, have %d and %d", rows, classes))
+	}
 	if classes == 2 && len(scores) == rows {
+		out := make([]int, rows)
 		for i, s := range scores {
 			if s > 0 {
 				out[i] = 1
@@ -57,9 +72,10 @@ func Argmax(scores []float64, rows, classes int) []int {
 		}
 		return out
 	}
-	if len(scores) < rows*classes {
+	if need, ok := size.Mul(rows, classes); !ok || len(scores) < need {
 		panic(fmt.Sprintf("learn.Argmax: %d rows × %d classes need %d scores, have %d", rows, classes, rows*classes, len(scores)))
 	}
+	out := make([]int, rows)
 	for i := range rows {
 		out[i] = argmax(scores[i*classes : (i+1)*classes])
 	}
@@ -82,11 +98,12 @@ func argmax(x []float64) int {
 //
 //	C₂ = [1, −1],   C_{j+1} = [[1, −(1/j)·1ᵀ_j], [0_{j−1}, √(1 − 1/j²)·C_j]].
 //
-// It panics for k < 2.
+// It panics (with a message) for k < 2 and for a code beyond the limit of one array (1 TiB).
 func SimplexCode(k int) []float64 {
 	if k < 2 {
 		panic(fmt.Sprintf("learn.SimplexCode: need k ≥ 2 classes, have %d", k))
 	}
+	mustFit("learn.SimplexCode", k-1, k)
 	C := []float64{1, -1} // C_j is (j−1)×j
 	for j := 2; j < k; j++ {
 		// Build C_{j+1} (j × (j+1)) from C_j ((j−1) × j).
@@ -109,8 +126,13 @@ func SimplexCode(k int) []float64 {
 }
 
 // SimplexEncode codes labels (each in [0, k)) as n×(k−1) targets, row i being the column c_{labels[i]} of
-// SimplexCode(k). It panics on a label out of range or k < 2.
+// SimplexCode(k). It panics (with a message) on a label out of range, k < 2 or an output beyond the limit of one
+// array.
 func SimplexEncode(labels []int, k int) []float64 {
+	if k < 2 {
+		panic(fmt.Sprintf("learn.SimplexEncode: need k ≥ 2 classes, have %d", k))
+	}
+	mustFit("learn.SimplexEncode", len(labels), k-1)
 	C := SimplexCode(k)
 	checkLabels("learn.SimplexEncode", labels, k)
 	q := k - 1
@@ -124,13 +146,16 @@ func SimplexEncode(labels []int, k int) []float64 {
 }
 
 // SimplexDecode returns, for each of the rows of scores (rows×(k−1), row-major), the class j maximising
-// ⟨score, c_j⟩ (the first on ties). It panics if scores is too short or k < 2.
+// ⟨score, c_j⟩ (the first on ties). It panics (with a message) if rows < 0, scores is too short or k < 2.
 func SimplexDecode(scores []float64, rows, k int) []int {
-	C := SimplexCode(k)
+	if rows < 0 || k < 2 {
+		panic(fmt.Sprintf("learn.SimplexDecode: need rows ≥ 0 and k ≥ 2 classes, have %d and %d", rows, k))
+	}
 	q := k - 1
-	if len(scores) < rows*q {
+	if need, ok := size.Mul(rows, q); !ok || len(scores) < need {
 		panic(fmt.Sprintf("learn.SimplexDecode: %d rows × %d columns need %d scores, have %d", rows, q, rows*q, len(scores)))
 	}
+	C := SimplexCode(k)
 	out := make([]int, rows)
 	proj := make([]float64, k)
 	for i := range rows {

@@ -15,6 +15,7 @@ import (
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"
 )
 
@@ -142,7 +143,7 @@ func (c Classifier) Fit(Z []float64, n, F int, labels []int, K int) (*Fit, error
 	if err := c.validate(n, F, labels, K); err != nil {
 		return nil, err
 	}
-	if len(Z) != n*F {
+	if !size.Is(len(Z), n, F) {
 		return nil, fmt.Errorf("learn.Classifier.Fit: Z has %d values, want %d rows × %d features", len(Z), n, F)
 	}
 	for i, v := range Z {

@@ -13,6 +13,7 @@ import (
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 )
 
 // CVResult is the outcome of CrossValidate.
@@ -30,9 +31,10 @@ type CVResult struct {
 }
 
 // LogGrid returns count values spaced evenly in log scale from lo to hi inclusive ([lo] when count = 1), or nil
-// when the arguments do not describe a grid (count < 1, lo ≤ 0, hi < lo, or a NaN/Inf bound).
+// when the arguments do not describe a grid (count < 1, lo ≤ 0, hi < lo, a NaN/Inf bound, or more values than one
+// array may hold).
 func LogGrid(lo, hi float64, count int) []float64 {
-	if count < 1 || !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
+	if count < 1 || count > size.MaxFloats || !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
 		return nil
 	}
 	g := make([]float64, count)

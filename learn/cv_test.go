@@ -42,7 +42,7 @@ func TestCrossValidateBruteForce(t *testing.T) {
 						tr = append(tr, i)
 					}
 				}
-				s := NewStats(F, p)
+				s := mustStats(F, p)
 				s.Add(rows(Z, F, tr), rows(Y, p, tr), len(tr))
 				Zv, Yv := rows(Z, F, va), rows(Y, p, va)
 				pred := make([]float64, len(va)*p)

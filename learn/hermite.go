@@ -11,6 +11,7 @@ import (
 
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/size"
 )
 
 // Hermite is gradient-enhanced ridge regression on features (Hermite learning): it fits f̃(x) = θᵀz(x) + b from
@@ -57,7 +58,7 @@ func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64
 	if values != nil && len(values) != n {
 		return nil, fmt.Errorf("learn.Hermite.Fit: %d values for %d rows", len(values), n)
 	}
-	if grads != nil && len(grads) != n*d {
+	if grads != nil && !size.Is(len(grads), n, d) {
 		return nil, fmt.Errorf("learn.Hermite.Fit: %d gradient entries, want %d rows × %d", len(grads), n, d)
 	}
 	nv, ng := 0, 0
@@ -85,7 +86,13 @@ func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64
 	}
 	// Column F of the stacked rows is the bias indicator: 1 on value rows, 0 on derivative rows.
 	G := F + 1
-	st := NewStats(G, 1)
+	if _, err := size.Floats("learn.Hermite.Fit: derivative features of a block of rows", BlockRows, d+1, G); err != nil {
+		return nil, err
+	}
+	st, err := NewStats(G, 1)
+	if err != nil {
+		return nil, fmt.Errorf("learn.Hermite.Fit: %w", err)
+	}
 	rowsBuf := make([]float64, 0, BlockRows*(d+1)*G)
 	yBuf := make([]float64, 0, BlockRows*(d+1))
 	z := make([]float64, BlockRows*F)
@@ -157,6 +164,9 @@ func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64
 // (n×d×P, row-major: dst[(i·d + j)·P + k] = ∂_j f_k(x_i)), using the derivative features of m, which must be the map
 // the model was fitted with (a shift-invariant kernel: arc-cosine maps have no derivatives).
 func (f *Fit) PredictGradients(dst []float64, m *feature.Map, X []float64, n int) error {
+	if err := f.check("learn.Fit.PredictGradients"); err != nil {
+		return err
+	}
 	if m == nil {
 		return errors.New("learn.Fit.PredictGradients: nil feature map")
 	}
@@ -167,7 +177,7 @@ func (f *Fit) PredictGradients(dst []float64, m *feature.Map, X []float64, n int
 	if err := blocks.CheckX("learn.Fit.PredictGradients", X, n, d); err != nil {
 		return err
 	}
-	if len(dst) != n*d*f.P {
+	if !size.Is(len(dst), n, d, f.P) {
 		return fmt.Errorf("learn.Fit.PredictGradients: dst has %d values, want %d rows × %d × %d outputs", len(dst), n, d, f.P)
 	}
 	dz := make([]float64, min(n, BlockRows)*d*f.F)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"
 	"github.com/rffkit/rff/kernel"
 )
@@ -182,14 +183,25 @@ func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
 }
 
 // Predict writes f(x) = Σ_i α_i k(x_i, x) + b for the rows of X (rows×Dim, row-major) into dst (rows×P),
-// evaluating the kernel against the training rows in blocks of BlockRows rows (in parallel). It panics if a slice
-// is too short.
+// evaluating the kernel against the training rows in blocks of BlockRows rows (in parallel). It panics (with a
+// message, on the calling goroutine) if rows < 0, a slice is too short, or f is not a fit made by [KRR.Fit] (nil, a
+// nil kernel, or fields of inconsistent lengths).
 func (f *KRRFit) Predict(dst, X []float64, rows int) {
-	if rows < 0 || len(X) < rows*f.Dim || len(dst) < rows*f.P {
+	if f == nil {
+		panic("learn.KRRFit.Predict: nil fit")
+	}
+	xn, okx := size.Mul(rows, f.Dim)
+	pn, okp := size.Mul(rows, f.P)
+	if !okx || !okp || len(X) < xn || len(dst) < pn {
 		panic(fmt.Sprintf("learn.KRRFit.Predict: %d rows need %d input values and room for %d outputs, have %d and %d",
 			rows, rows*f.Dim, rows*f.P, len(X), len(dst)))
 	}
 	n, d, p := f.N, f.Dim, f.P
+	if f.Kernel == nil || n < 1 || d < 1 || p < 1 || !size.Is(len(f.X), n, d) || !size.Is(len(f.Alpha), n, p) ||
+		len(f.Bias) != p {
+		panic(fmt.Sprintf("learn.KRRFit.Predict: the fit is not one made by KRR.Fit (kernel %v, N=%d, Dim=%d, P=%d, "+
+			"len X=%d, len Alpha=%d, len Bias=%d)", f.Kernel, n, d, p, len(f.X), len(f.Alpha), len(f.Bias)))
+	}
 	Kb := make([]float64, min(BlockRows, rows)*n)
 	alphaT := transpose(f.Alpha, n, p)
 	for r0 := 0; r0 < rows; r0 += BlockRows {

@@ -83,7 +83,7 @@ func TestKRRLinearEqualsPrimal(t *testing.T) {
 			if e := relDiff(got, want); e > 1e-9 {
 				t.Errorf("%s: KRR differs from the primal solution by %.3g", name, e)
 			}
-			s := NewStats(d, p)
+			s := mustStats(d, p)
 			s.Add(X, Y, n)
 			rf, err := Ridge{Lambda: lambda, Intercept: intercept}.Solve(s)
 			if err != nil {

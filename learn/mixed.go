@@ -13,6 +13,7 @@ import (
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"
 )
 
@@ -181,6 +182,12 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int) 
 		return nil, fmt.Errorf("%s: no data (N = 0)", where)
 	}
 	pts := m.Points()
+	if _, err := size.Floats(where+": projections of the rows", n, pts); err != nil {
+		return nil, err
+	}
+	if _, err := size.Floats(where+": Gram matrix", F, F); err != nil {
+		return nil, err
+	}
 	proj := make([]float64, n*pts)
 	chunk := mixedChunkRows(F)
 	S := numShards32(F)

@@ -13,6 +13,7 @@ import (
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"
 )
 
@@ -89,10 +90,16 @@ type Fit struct {
 	Stats     SolveStats
 }
 
-// Predict writes f(z) = Θᵀz + b for the rows of Z (rows×F, row-major) into dst (rows×P). It panics if a slice is
-// too short.
+// Predict writes f(z) = Θᵀz + b for the rows of Z (rows×F, row-major) into dst (rows×P). It is the unchecked hot
+// path: it panics (with a message, on the calling goroutine) if rows < 0, a slice is too short, or f is not a valid
+// fit (nil, or Theta and Bias of other lengths than F×P and P); [Fit.PredictMap] returns errors instead.
 func (f *Fit) Predict(dst, Z []float64, rows int) {
-	if rows < 0 || len(Z) < rows*f.F || len(dst) < rows*f.P {
+	if err := f.check("learn.Fit.Predict"); err != nil {
+		panic(err.Error())
+	}
+	zn, okz := size.Mul(rows, f.F)
+	pn, okp := size.Mul(rows, f.P)
+	if !okz || !okp || len(Z) < zn || len(dst) < pn {
 		panic(fmt.Sprintf("learn.Fit.Predict: %d rows need %d feature values and room for %d outputs, have %d and %d",
 			rows, rows*f.F, rows*f.P, len(Z), len(dst)))
 	}
@@ -113,6 +120,9 @@ func (f *Fit) Predict(dst, Z []float64, rows int) {
 // PredictMap maps the n rows of X (n×d, d = m.Dim()) through m block by block and writes the predictions into
 // dst (n×P). m must be the map the model was fitted with.
 func (f *Fit) PredictMap(dst []float64, m *feature.Map, X []float64, n int) error {
+	if err := f.check("learn.Fit.PredictMap"); err != nil {
+		return err
+	}
 	if m == nil {
 		return errors.New("learn.Fit.PredictMap: nil feature map")
 	}
@@ -123,12 +133,24 @@ func (f *Fit) PredictMap(dst []float64, m *feature.Map, X []float64, n int) erro
 	if err := blocks.CheckX("learn.Fit.PredictMap", X, n, d); err != nil {
 		return err
 	}
-	if len(dst) != n*f.P {
+	if !size.Is(len(dst), n, f.P) {
 		return fmt.Errorf("learn.Fit.PredictMap: dst has %d values, want %d rows × %d outputs", len(dst), n, f.P)
 	}
 	mapBlocks(m, X, n, blocks.Count(n), func(_ int, z []float64, r0, rows int) {
 		f.Predict(dst[r0*f.P:(r0+rows)*f.P], z, rows)
 	})
+	return nil
+}
+
+// check returns an error, prefixed with where, if f is nil or its sizes do not match (a fit assembled by hand).
+func (f *Fit) check(where string) error {
+	if f == nil {
+		return fmt.Errorf("%s: nil fit", where)
+	}
+	if f.F < 1 || f.P < 1 || !size.Is(len(f.Theta), f.F, f.P) || len(f.Bias) != f.P {
+		return fmt.Errorf("%s: the fit's Theta has %d values and Bias %d, want F×P = %d×%d and P", where,
+			len(f.Theta), len(f.Bias), f.F, f.P)
+	}
 	return nil
 }
 

@@ -38,7 +38,7 @@ func TestRidgeOptimum(t *testing.T) {
 			for i := range Y {
 				Y[i] = 3 + rng.NormFloat64()
 			}
-			s := NewStats(F, c.p)
+			s := mustStats(F, c.p)
 			for r0 := 0; r0 < n; r0 += 7 {
 				r := min(7, n-r0)
 				s.Add(Z[r0*F:(r0+r)*F], Y[r0*c.p:(r0+r)*c.p], r)
@@ -187,7 +187,7 @@ func TestCGNotConverged(t *testing.T) {
 
 func TestRidgeErrors(t *testing.T) {
 	const F, p = 5, 1
-	s := NewStats(F, p)
+	s := mustStats(F, p)
 	if _, err := (Ridge{Lambda: 1}).Solve(s); err == nil {
 		t.Error("N = 0: no error")
 	}
@@ -242,7 +242,7 @@ func TestSolveInPlace(t *testing.T) {
 		solver            Solver
 	}{{true, true, Cholesky}, {false, true, Cholesky}, {true, false, Cholesky}, {false, false, CG}} {
 		t.Run(fmt.Sprintf("finish=%v,intercept=%v,%v", c.finish, c.intercept, c.solver), func(t *testing.T) {
-			s := NewStats(F, p)
+			s := mustStats(F, p)
 			s.Add(Z, Y, n)
 			if c.finish {
 				s.Finish()
@@ -278,7 +278,7 @@ func TestSolveInPlace(t *testing.T) {
 			if _, err := r.Solve(s); err == nil {
 				t.Error("Solve on consumed statistics: no error")
 			}
-			if err := NewStats(F, p).Merge(s); err == nil {
+			if err := mustStats(F, p).Merge(s); err == nil {
 				t.Error("Merge of consumed statistics: no error")
 			}
 		})

@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rffkit/rff/internal/size"
 )
 
 // Stats holds the sufficient statistics of ridge regression for features Z (N×F) and targets Y (N×P):
@@ -28,10 +30,12 @@ type Stats struct {
 	consumed bool // ZtZ was used as workspace by Ridge.SolveInPlace
 }
 
-// NewStats returns empty statistics for F features and P outputs.
-func NewStats(F, P int) *Stats {
-	if F < 1 || P < 1 {
-		panic(fmt.Sprintf("learn.NewStats: need F ≥ 1 and P ≥ 1, have F=%d, P=%d", F, P))
+// NewStats returns empty statistics for F features and P outputs. It returns an error for F < 1 or P < 1, and for
+// sizes whose F×F or F×P matrix would exceed the limit of one array (1 TiB; F ≤ 2^18.5 for ZᵀZ), checked before
+// anything is allocated.
+func NewStats(F, P int) (*Stats, error) {
+	if err := checkStatsSize("learn.NewStats", F, P); err != nil {
+		return nil, err
 	}
 	return &Stats{
 		F: F, P: P,
@@ -41,16 +45,36 @@ func NewStats(F, P int) *Stats {
 		SumY:  make([]float64, P),
 		SumYY: make([]float64, P),
 		sym:   true,
+	}, nil
+}
+
+// checkStatsSize returns an error, prefixed with where, unless statistics of F features and P outputs can be
+// allocated: F, P ≥ 1 and ZᵀZ and ZᵀY within the limit of one array.
+func checkStatsSize(where string, F, P int) error {
+	if F < 1 || P < 1 {
+		return fmt.Errorf("%s: need F ≥ 1 and P ≥ 1, have F=%d, P=%d", where, F, P)
 	}
+	if _, err := size.Floats(where+": ZᵀZ", F, F); err != nil {
+		return err
+	}
+	_, err := size.Floats(where+": ZᵀY", F, P)
+	return err
 }
 
 // Add accumulates a block of rows: Z is rows×F and Y is rows×P, row-major (longer slices are allowed; the
 // leading rows×F and rows×P values are used). ZᵀZ is updated with blas64.Syrk in sub-blocks of at most the
-// [Accumulator]'s chunk of rows (16 MiB of features), ZᵀY with blas64.Gemm. Add panics if a slice is too short, like gonum's mat; it does not check for NaN (the
-// solvers do).
+// [Accumulator]'s chunk of rows (16 MiB of features), ZᵀY with blas64.Gemm. Add is the unchecked hot path of
+// accumulation: like gonum's mat it panics (on the calling goroutine, with a message) if rows < 0, a slice is too
+// short, or s is not valid statistics ([Stats.Validate] without the finiteness check: nil, consumed, or slices of
+// the wrong lengths). It does not check for NaN (the solvers do).
 func (s *Stats) Add(Z []float64, Y []float64, rows int) {
+	if err := s.check(); err != nil {
+		panic(fmt.Sprintf("learn.Stats.Add: %v", err))
+	}
 	F, P := s.F, s.P
-	if rows < 0 || len(Z) < rows*F || len(Y) < rows*P {
+	zn, okz := size.Mul(rows, F)
+	yn, oky := size.Mul(rows, P)
+	if !okz || !oky || len(Z) < zn || len(Y) < yn {
 		panic(fmt.Sprintf("learn.Stats.Add: %d rows need %d feature values and %d targets, have %d and %d",
 			rows, rows*F, rows*P, len(Z), len(Y)))
 	}
@@ -92,6 +116,9 @@ func (s *Stats) addLinear(Z []float64, Y []float64, rows int) {
 
 // Merge adds the statistics o (another shard of the same problem) into s. Dimensions must match.
 func (s *Stats) Merge(o *Stats) error {
+	if s == nil {
+		return errors.New("learn.Stats.Merge: nil receiver")
+	}
 	if o == nil {
 		return errors.New("learn.Stats.Merge: nil statistics")
 	}
@@ -114,9 +141,10 @@ func (s *Stats) Merge(o *Stats) error {
 	return nil
 }
 
-// Finish mirrors the upper triangle of ZtZ into the lower one, so that ZtZ is the full symmetric matrix.
+// Finish mirrors the upper triangle of ZtZ into the lower one, so that ZtZ is the full symmetric matrix. It does
+// nothing to nil or invalid statistics ([Stats.Validate] reports what is wrong with them).
 func (s *Stats) Finish() {
-	if s.sym {
+	if s == nil || s.sym || s.check() != nil {
 		return
 	}
 	mirrorUpper(s.ZtZ, s.F)
@@ -145,7 +173,8 @@ func mirrorUpper(A []float64, F int) {
 // NormalEquations returns new copies of the normal equations A θ = B of s without the ridge term, centred when
 // intercept is set (the package documentation's centred normal equations): A = ZᵀZ − N z̄z̄ᵀ (full symmetric F×F,
 // row-major) and B = ZᵀY − N z̄ȳᵀ (F×P), with z̄ = Σz/N and ȳ = Σy/N; without intercept A = ZᵀZ and B = ZᵀY. Only
-// the upper triangle of s.ZtZ is read. s must be valid ([Stats.Validate]) with N ≥ 1 when intercept is set.
+// the upper triangle of s.ZtZ is read. s must be valid ([Stats.Validate]) with N ≥ 1 when intercept is set; it
+// panics on statistics whose slices do not match F and P (programmer error).
 func (s *Stats) NormalEquations(intercept bool) (A, B []float64) {
 	F := s.F
 	A = make([]float64, F*F)
@@ -162,8 +191,11 @@ func (s *Stats) NormalEquations(intercept bool) (A, B []float64) {
 	return A, B
 }
 
-// Clone returns a deep copy of s.
+// Clone returns a deep copy of s (nil for nil).
 func (s *Stats) Clone() *Stats {
+	if s == nil {
+		return nil
+	}
 	c := *s
 	c.ZtZ = append([]float64(nil), s.ZtZ...)
 	c.ZtY = append([]float64(nil), s.ZtY...)
@@ -175,6 +207,9 @@ func (s *Stats) Clone() *Stats {
 
 // check verifies the lengths of the exported slices (statistics may be assembled by hand).
 func (s *Stats) check() error {
+	if s == nil {
+		return errors.New("nil statistics")
+	}
 	F, P := s.F, s.P
 	if s.consumed {
 		return errors.New("the statistics were consumed by Ridge.SolveInPlace")
@@ -182,7 +217,8 @@ func (s *Stats) check() error {
 	if F < 1 || P < 1 {
 		return fmt.Errorf("need F ≥ 1 and P ≥ 1, have F=%d, P=%d", F, P)
 	}
-	if len(s.ZtZ) != F*F || len(s.ZtY) != F*P || len(s.SumZ) != F || len(s.SumY) != P || len(s.SumYY) != P {
+	if !size.Is(len(s.ZtZ), F, F) || !size.Is(len(s.ZtY), F, P) || len(s.SumZ) != F || len(s.SumY) != P ||
+		len(s.SumYY) != P {
 		return fmt.Errorf("slice lengths do not match F=%d, P=%d", F, P)
 	}
 	if s.N < 0 {

@@ -31,7 +31,7 @@ func compareStats(t *testing.T, name string, got, want *Stats, tol float64) {
 
 // directStats computes the statistics with explicit loops over all rows (the definition).
 func directStats(Z, Y []float64, n, F, P int) *Stats {
-	s := NewStats(F, P)
+	s := mustStats(F, P)
 	for r := range n {
 		z, y := Z[r*F:(r+1)*F], Y[r*P:(r+1)*P]
 		for i := range F {
@@ -61,7 +61,7 @@ func TestStatsAddBlockwise(t *testing.T) {
 	Z := features(t, m, X, n)
 	want := directStats(Z, Y, n, F, p)
 	for _, block := range []int{n, 1, 7, 256, 300, 1024} {
-		s := NewStats(F, p)
+		s := mustStats(F, p)
 		for r0 := 0; r0 < n; r0 += block {
 			r := min(block, n-r0)
 			s.Add(Z[r0*F:(r0+r)*F], Y[r0*p:(r0+r)*p], r)
@@ -76,12 +76,12 @@ func TestStatsMerge(t *testing.T) {
 	m := gaussMap(t, d, 10, 0.7, 4)
 	F := m.Features()
 	Z := features(t, m, X, n)
-	one := NewStats(F, p)
+	one := mustStats(F, p)
 	one.Add(Z, Y, n)
 	for _, cuts := range [][]int{{0, n}, {0, 1, n}, {0, 100, 101, 555, n}, {0, 300, 600, n}} {
-		total := NewStats(F, p)
+		total := mustStats(F, p)
 		for i := 0; i+1 < len(cuts); i++ {
-			sh := NewStats(F, p)
+			sh := mustStats(F, p)
 			sh.Add(Z[cuts[i]*F:cuts[i+1]*F], Y[cuts[i]*p:cuts[i+1]*p], cuts[i+1]-cuts[i])
 			if err := total.Merge(sh); err != nil {
 				t.Fatal(err)
@@ -89,10 +89,10 @@ func TestStatsMerge(t *testing.T) {
 		}
 		compareStats(t, "merge", total, one, 1e-12)
 	}
-	if err := one.Merge(NewStats(F+1, p)); err == nil {
+	if err := one.Merge(mustStats(F+1, p)); err == nil {
 		t.Error("Merge accepted statistics of a different F")
 	}
-	if err := one.Merge(NewStats(F, p+1)); err == nil {
+	if err := one.Merge(mustStats(F, p+1)); err == nil {
 		t.Error("Merge accepted statistics of a different P")
 	}
 }

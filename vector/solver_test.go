@@ -76,7 +76,14 @@ func TestErrors(t *testing.T) {
 		{"path with CG", func() error { _, err := Ridge{Solver: CG}.FitPath(m, X, n, Y, []float64{1}); return err }, "needs the data"},
 		{"path negative λ", func() error { _, err := Ridge{}.FitPath(m, X, n, Y, []float64{-1}); return err }, "λ"},
 		{"solve nil stats", func() error { _, err := Ridge{Lambda: 1}.Solve(m, nil); return err }, "nil statistics"},
-		{"solve wrong stats", func() error { _, err := Ridge{Lambda: 1}.Solve(m, learn.NewStats(4, 3)); return err }, "statistics have"},
+		{"solve wrong stats", func() error {
+			s, err := learn.NewStats(4, 3)
+			if err != nil {
+				return err
+			}
+			_, err = Ridge{Lambda: 1}.Solve(m, s)
+			return err
+		}, "statistics have"},
 		{"predict wrong map", func() error { return fit.Predict(make([]float64, n*2), md, X, n) }, "map has"},
 		{"predict dst length", func() error { return fit.Predict(make([]float64, 1), m, X, n) }, "prediction has"},
 		{"predict nil map", func() error { return fit.Predict(make([]float64, n*d), nil, X, n) }, "nil"},

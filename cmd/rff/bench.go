@@ -198,7 +198,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 
 	rep.GEMM = benchGemm(cfg, rng)
 	bar.Add(1)
-	rep.Gram = benchGram(cfg, rng)
+	var err error
+	if rep.Gram, err = benchGram(cfg, rng); err != nil {
+		return err
+	}
 	bar.Add(1)
 	rep.GramSyrk = benchSyrk(cfg, rng)
 	bar.Add(1)
@@ -222,7 +225,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			bar.Add(1)
 		}
 	}
-	var err error
 	if rep.Fit, err = benchFit(cfg.fitN, io.Discard); err != nil {
 		return err
 	}
@@ -269,12 +271,15 @@ func benchGemm(cfg benchConfig, rng *rand.Rand) rateResult {
 
 // benchGram accumulates ZᵀZ of gramRows rows of blasN features with learn.Stats.Add, the call rff fit makes for
 // every chunk of features (one output: ZᵀY, Σz and Σy are a negligible part of the work).
-func benchGram(cfg benchConfig, rng *rand.Rand) rateResult {
+func benchGram(cfg benchConfig, rng *rand.Rand) (rateResult, error) {
 	F, rows := cfg.blasN, cfg.gramRows
+	st, err := learn.NewStats(F, 1)
+	if err != nil {
+		return rateResult{}, err
+	}
 	z, y := randSlice(rng, rows*F), randSlice(rng, rows)
-	st := learn.NewStats(F, 1)
 	s, reps := repeat(cfg.minTime, func() { st.Add(z, y, rows) })
-	return rateResult{N: F, K: rows, Reps: reps, Seconds: s, GFLOPS: float64(F) * float64(F) * float64(rows) / s / 1e9}
+	return rateResult{N: F, K: rows, Reps: reps, Seconds: s, GFLOPS: float64(F) * float64(F) * float64(rows) / s / 1e9}, nil
 }
 
 // benchSyrk is one Gram update C += AᵀA of an n×n block through linalg.Syrk.
