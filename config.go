@@ -44,6 +44,9 @@ type Config struct {
 	Loss string
 	// Encoding codes classes for the squared loss: "onehot" (the default) or "simplex" (k−1 outputs).
 	Encoding string
+	// MaxClasses bounds the number of classes of a classifier. 0 means at most 1000 classes and at most half as many
+	// as training rows: a target with more distinct values is almost surely continuous (a regression target).
+	MaxClasses int
 	// Solver is "cholesky" (the default) or "cg" for scalar ridge; for vector-valued models "auto" (the default),
 	// "closed-form", "cholesky", "cg" or "lbfgs".
 	Solver string
@@ -68,6 +71,13 @@ type Config struct {
 	AMatrix []float64
 	// Seed seeds the points (and the SVM's visiting order): the same seed gives the same model bytes.
 	Seed uint64
+	// MaxMemory is the memory budget of the fit in bytes: a fit whose estimated peak exceeds it is refused before
+	// anything large is allocated (BudgetError). 0 means half of the memory available to the process
+	// (dataset.DefaultMaxBytes); a negative value means no limit.
+	MaxMemory int64
+	// Fallback is the rule used instead of an SR rule whose rounding to whole rules of d+1 points would more than
+	// double D (e.g. D = 64 in dimension 20000); without one such a fit is refused.
+	Fallback string
 	// Progress, when not nil, receives progress bars while it is a terminal.
 	Progress io.Writer
 }

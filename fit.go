@@ -143,6 +143,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		if K < 2 {
 			return nil, fmt.Errorf("classification needs at least 2 classes, found %d", K)
 		}
+		if err := s.checkClasses(K, n, data.TargetName); err != nil {
+			return nil, err
+		}
 		if cls, err = classes.Code(data); err != nil {
 			return nil, err
 		}
@@ -171,6 +174,12 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		h.Targets = []string{orDefault(data.TargetName, "y")}
 	}
 	h.Outputs = P
+	if err := s.checkRounding(d, k); err != nil {
+		return nil, err
+	}
+	if err := s.checkBudget(n, d, P, k); err != nil {
+		return nil, err
+	}
 	rep.Phases["load"] = time.Since(t0).Seconds()
 
 	t1 := time.Now()

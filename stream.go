@@ -104,6 +104,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		if len(coder.Labels) < 2 {
 			return nil, fmt.Errorf("%s: classification needs at least 2 classes, found %d", path, len(coder.Labels))
 		}
+		if err := s.checkClasses(len(coder.Labels), acc.Rows(), ""); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	total := acc.Rows()
 	r.s.Close()
@@ -120,6 +123,16 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	P := 1
+	if classify {
+		P = len(coder.Labels)
+	}
+	if err := s.checkRounding(d, k); err != nil {
+		return nil, err
+	}
+	if err := s.checkBudget(min(total, opt.ChunkRows), d, P, k); err != nil {
+		return nil, err
+	}
 	fmap, err := feature.New(k, s.rule, d, s.Points, s.Seed, feature.WithForm(s.form))
 	if err != nil {
 		return nil, err
@@ -129,7 +142,6 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	if _, ok := k.(kernel.Spectral); ok && !math.IsNaN(sigma) {
 		h.Sigma, rep.Sigma = sigma, sigma
 	}
-	P := 1
 	if classify {
 		K := len(coder.Labels)
 		h.Labels, h.Loss = coder.Labels, learn.Squared.String()

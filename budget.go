@@ -1,0 +1,181 @@
+package rff
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/rule"
+)
+
+// BudgetError is returned by Fit, FitHermite and FitCSV, before anything large is allocated, when a fit would need
+// more memory than Config.MaxMemory allows. A command-line tool can name its own flag from the fields.
+type BudgetError struct {
+	What   string // what needs the memory, e.g. "ZᵀZ for F = 200000 features"
+	Bytes  int64  // the estimated peak, in bytes
+	Budget int64  // the budget, in bytes
+	Hint   string // what lowers the need, e.g. "fewer points D"
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("the fit needs about %s (%s), over the memory budget of %s; %s or raise the budget",
+		FormatBytes(e.Bytes), e.What, FormatBytes(e.Budget), e.Hint)
+}
+
+// FormatBytes formats n bytes in binary units with one decimal ("512 B", "1.5 GiB").
+func FormatBytes(n int64) string {
+	if n < 1<<10 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, k := float64(n), -1
+	for v >= 1<<10 && k < len(units)-1 {
+		v /= 1 << 10
+		k++
+	}
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " " + units[k]
+}
+
+// budget is the memory budget in bytes: MaxMemory, or the default of package dataset (half of the memory
+// available to the process); a negative MaxMemory means no limit.
+func (s *settings) budget() int64 {
+	switch {
+	case s.MaxMemory < 0:
+		return math.MaxInt64
+	case s.MaxMemory == 0:
+		return dataset.DefaultMaxBytes()
+	}
+	return s.MaxMemory
+}
+
+// bytesOf multiplies counts of float64 values into bytes, saturating instead of overflowing.
+func bytesOf(factors ...float64) int64 {
+	v := 8.0
+	for _, f := range factors {
+		v *= f
+	}
+	if v >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return int64(v)
+}
+
+// pointsDrawn is the number of points the rule draws for D requested in dimension d, and the size of its whole
+// rules: SR rules round up to whole rules of d+1 points (2(d+1) for a pointwise kernel, whose integrand is not
+// even); other rules draw D points.
+func (s *settings) pointsDrawn(d int, k kernel.Kernel) (points, per int) {
+	sr, ok := s.rule.(rule.SR)
+	if !ok {
+		return s.Points, 1
+	}
+	per = d + 1
+	if !isSpectral(k) && s.OVK == "" {
+		per *= 2
+	}
+	return sr.Rules(d, s.Points, per == d+1) * per, per
+}
+
+// checkRounding refuses an SR rule whose rounding to whole rules more than doubles D, or switches to the fallback
+// rule when one is configured.
+func (s *settings) checkRounding(d int, k kernel.Kernel) error {
+	if s.Exact {
+		return nil
+	}
+	got, per := s.pointsDrawn(d, k)
+	if got <= 2*s.Points {
+		return nil
+	}
+	if s.Fallback != "" {
+		r, err := rule.Parse(s.Fallback)
+		if err != nil {
+			return fmt.Errorf("fallback rule: %w", err)
+		}
+		if _, sr := r.(rule.SR); sr {
+			return fmt.Errorf("fallback rule %s rounds D as well; choose g, orf, sorf, qmc or gq", r.Name())
+		}
+		s.rule, s.Rule = r, r.Name()
+		return nil
+	}
+	return fmt.Errorf("the %s rule comes in whole rules of %d points in dimension %d, so D = %d would become %d points; ask for D ≥ %d, or use another rule (g, orf, sorf) or a fallback rule",
+		s.Rule, per, d, s.Points, got, (got+1)/2)
+}
+
+// checkBudget estimates the peak memory of the fit of n rows of d inputs into p outputs (classes for a classifier)
+// and refuses it above the budget, before anything large is allocated.
+func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
+	budget := s.budget()
+	N, dd, P := float64(n), float64(d), float64(p)
+	need := bytesOf(N, dd) // the preprocessed copy of the inputs
+	what, hint := "", ""
+	switch {
+	case s.Exact && s.OVK != "":
+		np := N * P
+		need += bytesOf(np, np) + bytesOf(np, P)
+		what, hint = fmt.Sprintf("the %d×%d block Gram matrix", n*p, n*p), "fewer rows (exact models grow as N²)"
+	case s.Exact:
+		need += bytesOf(N, N) + bytesOf(N, P)
+		what, hint = fmt.Sprintf("the %d×%d Gram matrix", n, n), "fewer rows (exact models grow as N²)"
+	default:
+		points, _ := s.pointsDrawn(d, k)
+		D := float64(points)
+		F := 2 * D
+		if s.form == feature.CosPhase || !isSpectral(k) { // cos+phase and pointwise maps have D columns
+			F = D
+		}
+		if s.OVK != "" {
+			F = 2 * D * P // p' ≤ p
+		}
+		if s.Task == "hermite" {
+			N *= 1 + dd // every observed derivative is a row
+		}
+		need += bytesOf(D, dd) // dense points (structured rules need less)
+		shards := float64(max(1, min(int((512<<20)/max(8*F*F, 1)), 8)))
+		gram := bytesOf(F, F)
+		switch {
+		case s.loss != learn.Squared:
+			need += bytesOf(N, F) + bytesOf(F, P)
+			what = fmt.Sprintf("the %d×%d feature matrix", n, int(F))
+		case s.CV > 1:
+			need += bytesOf(float64(s.CV+1), F, F) + bytesOf(float64(min(s.CV, runtime.GOMAXPROCS(0))), 4, F, F)
+			what = fmt.Sprintf("%d fold statistics of %d×%d", s.CV+1, int(F), int(F))
+		default:
+			need += int64(shards+1)*gram + bytesOf(F, P) + 64<<20
+			what = fmt.Sprintf("ZᵀZ for F = %d features", int(F))
+			if s.precision != learn.Double {
+				need += bytesOf(N, D) // the projections kept by a mixed-precision fit
+			}
+		}
+		hint = "fewer points D"
+	}
+	if need > budget {
+		return &BudgetError{What: what, Bytes: need, Budget: budget, Hint: hint}
+	}
+	return nil
+}
+
+func isSpectral(k kernel.Kernel) bool {
+	_, ok := k.(kernel.Spectral)
+	return ok
+}
+
+// checkClasses refuses a classification target with more classes than MaxClasses allows (by default 1000, and half
+// the training rows).
+func (s *settings) checkClasses(K, n int, target string) error {
+	limit, why := s.MaxClasses, fmt.Sprintf("more than the limit of %d", s.MaxClasses)
+	if limit <= 0 {
+		limit, why = min(1000, n/2), "more than 1000 or half the training rows"
+	}
+	if K <= limit {
+		return nil
+	}
+	name := "the target"
+	if target != "" {
+		name = fmt.Sprintf("the target %q", target)
+	}
+	return fmt.Errorf("%s has %d distinct values in %d rows, %s: it looks continuous; fit a regression, or raise the class limit", name, K, n, why)
+}

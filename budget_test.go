@@ -1,0 +1,95 @@
+package rff
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rffkit/rff/dataset"
+)
+
+func smallData(n, d int) *dataset.Data {
+	data := &dataset.Data{N: n, D: d, Y: make([]float64, n)}
+	for i := range n * d {
+		data.X = append(data.X, math.Sin(float64(i)))
+	}
+	for i := range data.Y {
+		data.Y[i] = data.X[i*d]
+	}
+	return data
+}
+
+// TestBudgetRefusesBeforeAllocating: fits whose memory would exceed the budget are refused at once, with the bytes
+// and what needs them, and without allocating them.
+func TestBudgetRefusesBeforeAllocating(t *testing.T) {
+	data := smallData(500, 4)
+	two := smallData(500, 4)
+	for i := range two.Y {
+		two.Y[i] = float64(i % 2)
+	}
+	tests := []struct {
+		name string
+		data *dataset.Data
+		cfg  Config
+		what string
+	}{
+		{"D = 100000 with the default budget", data, Config{Points: 100000, Lambda: 1e-3, Rule: "g"}, "ZᵀZ for F = 200000"},
+		{"a 1 MiB budget", data, Config{Points: 1024, Lambda: 1e-3, Rule: "g", MaxMemory: 1 << 20}, "ZᵀZ"},
+		{"exact", data, Config{Exact: true, Lambda: 1e-3, MaxMemory: 1 << 20}, "Gram matrix"},
+		{"hinge", two, Config{Task: "classification", Loss: "hinge", Lambda: 1, Points: 1024, Rule: "g", MaxMemory: 1 << 20}, "feature matrix"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			_, err := Fit(tc.cfg, tc.data)
+			var be *BudgetError
+			if !errors.As(err, &be) || !strings.Contains(err.Error(), tc.what) {
+				t.Fatalf("err = %v, want a budget error about %q", err, tc.what)
+			}
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			// The refusal costs the preprocessed copy of the data and the bookkeeping, nothing of the size refused.
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 || time.Since(start) > 2*time.Second {
+				t.Errorf("the refusal allocated %d bytes in %v", grew, time.Since(start))
+			}
+			if be.Bytes <= be.Budget {
+				t.Errorf("estimate %d within the budget %d", be.Bytes, be.Budget)
+			}
+		})
+	}
+}
+
+// TestRounding: an SR rule that would more than double D is refused, or replaced by the fallback rule.
+func TestRounding(t *testing.T) {
+	data := smallData(20, 300)
+	_, err := Fit(Config{Points: 64, Lambda: 1e-3}, data)
+	if err == nil || !strings.Contains(err.Error(), "301 points") {
+		t.Fatalf("err = %v", err)
+	}
+	m, err := Fit(Config{Points: 64, Lambda: 1e-3, Fallback: "orf"}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := m.Info(); in.Rule != "orf" || in.Points != 64 {
+		t.Errorf("fallback gave %s with %d points", in.Rule, in.Points)
+	}
+	if _, err := Fit(Config{Points: 301, Lambda: 1e-3}, data); err != nil {
+		t.Errorf("one whole rule: %v", err)
+	}
+}
+
+// TestClassLimit: a continuous target is not trained as thousands of classes.
+func TestClassLimit(t *testing.T) {
+	data := smallData(100, 2)
+	if _, err := Fit(Config{Task: "classification", Points: 16, Lambda: 1e-3}, data); err == nil || !strings.Contains(err.Error(), "100 distinct values") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Fit(Config{Task: "classification", Points: 16, Lambda: 1e-3, MaxClasses: 100}, data); err != nil {
+		t.Errorf("with the limit raised: %v", err)
+	}
+}
