@@ -55,7 +55,23 @@ func (f *Fit) Jacobian(dst []float64, m *ovk.Map, x []float64) error {
 	return nil
 }
 
+// check returns an error, prefixed with where, if f is nil or its fields do not match (a fit assembled by hand).
+func (f *Fit) check(where string) error {
+	if f == nil {
+		return fmt.Errorf("%s: nil fit", where)
+	}
+	if f.F < 1 || f.P < 1 || f.Rank < 1 || len(f.Theta) != f.F || len(f.Bias) != f.P {
+		return fmt.Errorf("%s: the fit's Theta has %d values and Bias %d, want F = %d and P = %d", where, len(f.Theta),
+			len(f.Bias), f.F, f.P)
+	}
+	return nil
+}
+
+// checkMap validates f and checks that m is the kind of map it was fitted with.
 func (f *Fit) checkMap(where string, m *ovk.Map) error {
+	if err := f.check(where); err != nil {
+		return err
+	}
 	if m == nil {
 		return fmt.Errorf("%s: nil ORFF map", where)
 	}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
@@ -384,6 +385,9 @@ func (k KRR) decomposable(where string, X []float64, n, d int, Y []float64, p in
 // the block Gram times vec(α) otherwise. It returns an error if a length does not match or an input is not finite.
 func (f *KRRFit) Predict(dst, X []float64, rows int) error {
 	const where = "vector.KRRFit.Predict"
+	if f == nil {
+		return fmt.Errorf("%s: nil fit", where)
+	}
 	if f.Kernel == nil {
 		return fmt.Errorf("%s: nil kernel", where)
 	}
@@ -391,11 +395,16 @@ func (f *KRRFit) Predict(dst, X []float64, rows int) error {
 		return err
 	}
 	n, d, p := f.N, f.Dim, f.P
-	if len(dst) != rows*p {
+	if !size.Is(len(dst), rows, p) {
 		return fmt.Errorf("%s: dst has %d values, want %d rows × %d outputs", where, len(dst), rows, p)
 	}
-	if len(f.Alpha) != n*p || len(f.Bias) != p || len(f.X) != n*d {
+	if n < 1 || p < 1 || !size.Is(len(f.Alpha), n, p) || len(f.Bias) != p || !size.Is(len(f.X), n, d) {
 		return fmt.Errorf("%s: the fit is inconsistent (N=%d, Dim=%d, P=%d)", where, n, d, p)
+	}
+	if q, err := f.Kernel.Outputs(d); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	} else if q != p {
+		return fmt.Errorf("%s: kernel %s has %d outputs in dimension %d, the fit %d", where, f.Kernel.Name(), q, d, p)
 	}
 	if rows == 0 {
 		return nil

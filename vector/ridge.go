@@ -79,8 +79,8 @@ type Ridge struct {
 
 // resolve validates r against the map and returns the concrete solver.
 func (r Ridge) resolve(where string, m *ovk.Map) (Solver, error) {
-	if m == nil {
-		return 0, fmt.Errorf("%s: nil ORFF map", where)
+	if err := checkMap(where, m); err != nil {
+		return 0, err
 	}
 	if math.IsNaN(r.Lambda) || math.IsInf(r.Lambda, 0) || r.Lambda < 0 {
 		return 0, fmt.Errorf("%s: λ = %v: need a finite λ ≥ 0", where, r.Lambda)
@@ -105,6 +105,17 @@ func (r Ridge) resolve(where string, m *ovk.Map) (Solver, error) {
 		return r.Solver, nil
 	}
 	return 0, fmt.Errorf("%s: unknown solver %v", where, r.Solver)
+}
+
+// checkMap returns an error, prefixed with where, for a nil map or one not made by ovk.New or ovk.FromParams.
+func checkMap(where string, m *ovk.Map) error {
+	if m == nil {
+		return fmt.Errorf("%s: nil ORFF map", where)
+	}
+	if m.Dim() < 1 || m.Features() < 1 || m.Outputs() < 1 || m.Kernel() == nil {
+		return fmt.Errorf("%s: the ORFF map was not made by ovk.New or ovk.FromParams", where)
+	}
+	return nil
 }
 
 // checkMemory refuses dense systems larger than MaxBytes.
@@ -201,8 +212,8 @@ func (r Ridge) Solve(m *ovk.Map, s *learn.Stats) (*Fit, error) {
 func (r Ridge) FitPath(m *ovk.Map, X []float64, n int, Y []float64, lambdas []float64) ([]*Fit, error) {
 	const where = "vector.Ridge.FitPath"
 	start := time.Now()
-	if m == nil {
-		return nil, fmt.Errorf("%s: nil ORFF map", where)
+	if err := checkMap(where, m); err != nil {
+		return nil, err
 	}
 	if err := blocks.CheckData(where, X, n, m.Dim(), Y, m.Outputs()); err != nil {
 		return nil, err

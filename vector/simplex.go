@@ -5,6 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/ovk"
@@ -37,6 +39,12 @@ import (
 func SimplexKernel(k0 kernel.Kernel, classes int) (*ovk.Kernel, error) {
 	if classes < 2 {
 		return nil, fmt.Errorf("vector.SimplexKernel: need at least 2 classes, have %d", classes)
+	}
+	if k0 == nil {
+		return nil, fmt.Errorf("vector.SimplexKernel: nil scalar kernel k₀")
+	}
+	if _, err := size.Floats(fmt.Sprintf("vector.SimplexKernel: A for %d classes", classes), classes-1, classes-1); err != nil {
+		return nil, err
 	}
 	q := classes - 1
 	g := float64(classes) / float64(q)
@@ -88,6 +96,13 @@ func (r Ridge) FitSimplex(m *ovk.Map, X []float64, n int, labels []int, classes 
 // Classify predicts the classes of the n rows of X with a model fitted on simplex-coded targets
 // ([Ridge.FitSimplex]; P+1 classes), decoding the k−1 scores with [learn.SimplexDecode].
 func (f *Fit) Classify(m *ovk.Map, X []float64, n int) ([]int, error) {
+	const where = "vector.Fit.Classify"
+	if err := f.checkMap(where, m); err != nil {
+		return nil, err
+	}
+	if err := blocks.CheckX(where, X, n, m.Dim()); err != nil {
+		return nil, err
+	}
 	pred := make([]float64, n*f.P)
 	if err := f.Predict(pred, m, X, n); err != nil {
 		return nil, err
@@ -116,6 +131,16 @@ func (k KRR) FitSimplex(X []float64, n, d int, labels []int, classes int) (*KRRF
 // Classify predicts the classes of the rows of X (rows×Dim) with a model fitted on simplex-coded targets
 // ([KRR.FitSimplex]; P+1 classes).
 func (f *KRRFit) Classify(X []float64, rows int) ([]int, error) {
+	const where = "vector.KRRFit.Classify"
+	if f == nil {
+		return nil, fmt.Errorf("%s: nil fit", where)
+	}
+	if err := blocks.CheckX(where, X, rows, f.Dim); err != nil {
+		return nil, err
+	}
+	if f.P < 1 {
+		return nil, fmt.Errorf("%s: the fit has %d outputs", where, f.P)
+	}
 	pred := make([]float64, rows*f.P)
 	if err := f.Predict(pred, X, rows); err != nil {
 		return nil, err
