@@ -20,6 +20,8 @@ type BudgetError struct {
 	Bytes  int64  // the estimated peak, in bytes
 	Budget int64  // the budget, in bytes
 	Hint   string // what lowers the need, e.g. "fewer points D"
+	// Lower says which setting lowers the need most: "points" (D) or "rows" (the training rows).
+	Lower string
 }
 
 func (e *BudgetError) Error() string {
@@ -111,15 +113,15 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 	budget := s.budget()
 	N, dd, P := float64(n), float64(d), float64(p)
 	need := bytesOf(N, dd) // the preprocessed copy of the inputs
-	what, hint := "", ""
+	what, hint, lower := "", "", ""
 	switch {
 	case s.Exact && s.OVK != "":
 		np := N * P
 		need += bytesOf(np, np) + bytesOf(np, P)
-		what, hint = fmt.Sprintf("the %d×%d block Gram matrix", n*p, n*p), "fewer rows (exact models grow as N²)"
+		what, hint, lower = fmt.Sprintf("the %d×%d block Gram matrix", n*p, n*p), "fewer rows (exact models grow as N²)", "rows"
 	case s.Exact:
 		need += bytesOf(N, N) + bytesOf(N, P)
-		what, hint = fmt.Sprintf("the %d×%d Gram matrix", n, n), "fewer rows (exact models grow as N²)"
+		what, hint, lower = fmt.Sprintf("the %d×%d Gram matrix", n, n), "fewer rows (exact models grow as N²)", "rows"
 	default:
 		points, _ := s.pointsDrawn(d, k)
 		D := float64(points)
@@ -150,10 +152,10 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 				need += bytesOf(N, D) // the projections kept by a mixed-precision fit
 			}
 		}
-		hint = "fewer points D"
+		hint, lower = "fewer points D", "points"
 	}
 	if need > budget {
-		return &BudgetError{What: what, Bytes: need, Budget: budget, Hint: hint}
+		return &BudgetError{What: what, Bytes: need, Budget: budget, Hint: hint, Lower: lower}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 type dataFlags struct {
 	path, format, target, labels, preprocess string
 	train                                    int
+	mem                                      *memoryFlag // --max-memory
 }
 
 func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
@@ -20,6 +21,7 @@ func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
 	fs.StringVar(&f.target, "target", "", "CSV target column: first|last|none|NAME|INDEX (1-based), left out of the features (default: last for CSV; LibSVM and IDX carry their labels)")
 	fs.StringVar(&f.labels, "labels", "", "IDX labels file")
 	fs.IntVar(&f.train, "train", 0, "use only the first N rows (the training split; 0 = all)")
+	f.mem = registerMemory(fs)
 	if defaultPreprocess == "" { // predict and eval apply the model's own preprocessing
 		return
 	}
@@ -73,9 +75,9 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels})
+	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels, MaxBytes: f.maxBytes()})
 	if err != nil {
-		return nil, err
+		return nil, budgetHint(err)
 	}
 	if f.train > 0 {
 		data, _ = data.Split(f.train)
@@ -84,4 +86,12 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 		return nil, fmt.Errorf("%s: no data rows or no feature columns", f.path)
 	}
 	return data, nil
+}
+
+// maxBytes is the --max-memory budget as dataset.Options.MaxBytes takes it (0: the default, negative: none).
+func (f *dataFlags) maxBytes() int64 {
+	if f.mem == nil {
+		return 0
+	}
+	return int64(*f.mem)
 }

@@ -129,6 +129,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		cfg.Precision = "double" // auto only ever chooses mixed where mixed applies
 	}
 	cfg.Progress = stderr
+	cfg.MaxMemory = df.maxBytes()
 	rep := fitReport{Model: *out, Seconds: map[string]float64{}}
 	t0 := time.Now()
 	var m *rff.Model
@@ -169,7 +170,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		m, err = rff.Fit(cfg, data)
 	}
 	if err != nil {
-		return err
+		return budgetHint(err)
 	}
 	rep.Seconds["fit"] = time.Since(t0).Seconds() - rep.Seconds["load"] // a streamed fit reads its file as it fits
 	rep.Info, rep.Fit = m.Info(), m.Report()

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
+)
+
+// memoryFlag is the --max-memory flag: the memory budget of a command in bytes (0: half the memory available,
+// negative: no limit). It accepts a number of bytes or a number with a binary or decimal unit (512MiB, 8GiB, 2GB).
+type memoryFlag int64
+
+const memoryHelp = "memory budget: the most the command may allocate, in bytes or with a unit (512MiB, 8GiB); work that would need more is refused before it starts; 0 = half of the memory available, -1 = no limit"
+
+func (m *memoryFlag) String() string { return strconv.FormatInt(int64(*m), 10) }
+
+func (m *memoryFlag) Set(s string) error {
+	v, err := parseMemory(s)
+	if err != nil {
+		return err
+	}
+	*m = memoryFlag(v)
+	return nil
+}
+
+// registerMemory adds --max-memory to fs.
+func registerMemory(fs *flag.FlagSet) *memoryFlag {
+	m := new(memoryFlag)
+	fs.Var(m, "max-memory", memoryHelp)
+	return m
+}
+
+// parseMemory parses "123", "1.5e9", "512MiB", "8GiB", "2GB", "-1".
+func parseMemory(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || v*mult >= math.MaxInt64 {
+		return 0, fmt.Errorf("%q is not a number of bytes (e.g. 8GiB, 512MiB, 0 for the default, -1 for no limit)", s)
+	}
+	if v < 0 {
+		return -1, nil
+	}
+	return int64(v * mult), nil
+}
+
+// budgetHint rewrites the memory-budget errors of the library into one line that names the flag that changes the
+// budget.
+func budgetHint(err error) error {
+	var fe *rff.BudgetError
+	if errors.As(err, &fe) {
+		lower := map[string]string{"points": "lower -D", "rows": "use fewer rows (--train)"}[fe.Lower]
+		if lower == "" {
+			lower = fe.Hint
+		}
+		return usagef("the fit needs about %s (%s), over the memory budget of %s: %s, or raise --max-memory",
+			rff.FormatBytes(fe.Bytes), fe.What, rff.FormatBytes(fe.Budget), lower)
+	}
+	var de *dataset.BudgetError
+	if errors.As(err, &de) {
+		if de.Bytes == 0 {
+			return usagef("%s: %s of %s; raise --max-memory", de.Name, de.What, rff.FormatBytes(de.Budget))
+		}
+		return usagef("%s: %s needs at least %s, over the memory budget of %s; raise --max-memory",
+			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget))
+	}
+	return err
+}
+
+// budgetOf is the budget in bytes that a --max-memory value stands for.
+func budgetOf(m memoryFlag) int64 {
+	switch {
+	case m < 0:
+		return math.MaxInt64
+	case m == 0:
+		return dataset.DefaultMaxBytes()
+	}
+	return int64(m)
+}
+
+// checkMemory refuses work whose estimated memory (bytes, for what) exceeds the budget m, naming the flag that
+// lowers it.
+func checkMemory(m memoryFlag, bytes float64, what, lower string) error {
+	if b := budgetOf(m); bytes > float64(b) {
+		return usagef("%s needs about %s, over the memory budget of %s; lower %s or raise --max-memory",
+			what, rff.FormatBytes(int64(min(bytes, math.MaxInt64/2))), rff.FormatBytes(b), lower)
+	}
+	return nil
+}
