@@ -33,4 +33,11 @@
 //
 // Linear algebra runs in pure Go by default; UseOpenBLAS switches the program to OpenBLAS when it is installed.
 // Importing any package of the module has no process-wide effect.
+//
+// Determinism. The same data, Config and seed give the same model bytes on every run and for any GOMAXPROCS, on one
+// machine with one linear-algebra backend: the learners split their sums by the size of the data, never by the
+// number of goroutines, and OpenBLAS, whose rounding depends on its thread count, runs a count that does not follow
+// GOMAXPROCS (RFF_THREADS, by default the machine's CPUs lowered to a container's CPU limit). On other CPUs, with the
+// other backend, another OpenBLAS or another RFF_THREADS, the model is the same only up to rounding errors (amplified
+// by the conditioning of the fit), not byte for byte.
 package rff

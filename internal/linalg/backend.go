@@ -59,8 +59,9 @@ type BackendInfo struct {
 	// "corrected" (the user's value needed instructions the CPU lacks and was
 	// replaced), or "" (unset: OpenBLAS detected the CPU itself).
 	CoreTypeSource string
-	// Threads is the number of threads OpenBLAS uses per call; for PureGo,
-	// the goroutines SyrkBlocked uses (gonum's own Dgemm uses GOMAXPROCS).
+	// Threads is the number of threads OpenBLAS uses per call (by default
+	// DefaultThreads, whatever GOMAXPROCS is); for PureGo, the goroutines
+	// SyrkBlocked uses (gonum's own Dgemm uses GOMAXPROCS).
 	Threads int
 	// Config is openblas_get_config(), e.g. "OpenBLAS 0.3.21 NO_LAPACKE
 	// DYNAMIC_ARCH NO_AFFINITY Zen MAX_THREADS=64".
@@ -156,7 +157,8 @@ func installGonum() {
 // RFF_BLAS selects the backend: "auto" or unset, OpenBLAS if it loads and pure
 // Go otherwise (the reason is in Info().Note); "go", pure Go, OpenBLAS is not
 // even opened; "openblas", OpenBLAS or an error. RFF_THREADS=n sets the
-// threads per OpenBLAS call and the goroutines of [SyrkBlocked]. An unknown
+// threads per OpenBLAS call (default [DefaultThreads], not GOMAXPROCS) and the
+// goroutines of [SyrkBlocked]. An unknown
 // RFF_BLAS, an OpenBLAS that cannot be loaded under RFF_BLAS=openblas (the
 // error wraps [ErrUnavailable]), or an invalid RFF_THREADS is returned as an
 // error, also kept in Info().Err; the package is then on pure Go.
@@ -228,16 +230,17 @@ func goBackend(note string) *backend {
 }
 
 // nativeBackend sets the thread count and records what the library reports.
-// threads > 0 comes from RFF_THREADS; otherwise an OPENBLAS_NUM_THREADS (or
-// GOTO_NUM_THREADS / OMP_NUM_THREADS) the user set is left alone, and the
-// default is GOMAXPROCS.
+// threads > 0 comes from RFF_THREADS or SetThreads; otherwise an
+// OPENBLAS_NUM_THREADS (or GOTO_NUM_THREADS / OMP_NUM_THREADS) the user set
+// is left alone (OpenBLAS read it when it loaded), and the default is
+// DefaultThreads — never GOMAXPROCS, on which the results would then depend.
 func nativeBackend(lib nativeLib, threads int) *backend {
 	switch {
 	case threads > 0:
 		lib.setNumThreads(threads)
 	case os.Getenv("OPENBLAS_NUM_THREADS") != "" || os.Getenv("GOTO_NUM_THREADS") != "" || os.Getenv("OMP_NUM_THREADS") != "":
 	default:
-		lib.setNumThreads(runtime.GOMAXPROCS(0))
+		lib.setNumThreads(DefaultThreads())
 	}
 	ct, src, note := loadedCoreType()
 	cfg := lib.config()
@@ -329,14 +332,21 @@ func Use(name string) error {
 }
 
 // SetThreads sets the number of threads each OpenBLAS call uses and the number
-// of goroutines SyrkBlocked uses; n < 1 means runtime.GOMAXPROCS(0). It
-// returns the count now in force. gonum's own parallel Dgemm always uses
-// GOMAXPROCS.
+// of goroutines SyrkBlocked uses; n < 1 means [DefaultThreads] for OpenBLAS
+// and GOMAXPROCS for the goroutines. It returns the count now in force.
+// gonum's own parallel Dgemm always uses GOMAXPROCS. On OpenBLAS the count
+// changes the rounding of most routines (see the package documentation,
+// Determinism); the pure-Go results do not depend on it.
 func SetThreads(n int) int {
 	useMu.Lock()
 	defer useMu.Unlock()
 	if n < 1 {
-		n = runtime.GOMAXPROCS(0)
+		goThreads.Store(0)
+		if lib := native(); lib != nil {
+			lib.setNumThreads(DefaultThreads())
+			return lib.threads()
+		}
+		return pureThreads()
 	}
 	goThreads.Store(int64(n))
 	if lib := native(); lib != nil {

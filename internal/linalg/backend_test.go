@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -107,8 +108,27 @@ func TestUseAndInfo(t *testing.T) {
 	if n := SetThreads(1); n != 1 || Info().Threads != 1 {
 		t.Errorf("SetThreads(1) = %d, Info().Threads = %d", n, Info().Threads)
 	}
+	// SetThreads(0) is the default count, whatever GOMAXPROCS is.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if n, want := SetThreads(0), defaultOpenBLASThreads(info); n != want || Info().Threads != want {
+		t.Errorf("SetThreads(0) with GOMAXPROCS=1 = %d, Info().Threads = %d; want DefaultThreads = %d", n, Info().Threads, want)
+	}
 	SetThreads(prev)
 	goThreads.Store(0)
+}
+
+// defaultOpenBLASThreads is DefaultThreads as OpenBLAS applies it: capped at
+// the MAX_THREADS it was built with.
+func defaultOpenBLASThreads(info BackendInfo) int {
+	n := DefaultThreads()
+	for _, f := range strings.Fields(info.Config) {
+		if v, ok := strings.CutPrefix(f, "MAX_THREADS="); ok {
+			if m, err := strconv.Atoi(v); err == nil && m > 0 {
+				n = min(n, m)
+			}
+		}
+	}
+	return n
 }
 
 // TestConcurrentCalls runs products from many goroutines at once (the library
@@ -300,6 +320,16 @@ func TestEnvironment(t *testing.T) {
 	h = run("RFF_THREADS=1")
 	if h.Backend != OpenBLAS || h.Threads != 1 {
 		t.Errorf("RFF_THREADS=1: %+v", h)
+	}
+	// By default OpenBLAS runs DefaultThreads threads, whatever GOMAXPROCS
+	// is: its rounding depends on its thread count.
+	if os.Getenv("GOTO_NUM_THREADS") == "" && os.Getenv("OMP_NUM_THREADS") == "" {
+		for _, procs := range []string{"1", "3"} {
+			h = run("GOMAXPROCS=" + procs)
+			if want := defaultOpenBLASThreads(Info()); h.Threads != want {
+				t.Errorf("GOMAXPROCS=%s: OpenBLAS runs %d threads, want DefaultThreads = %d", procs, h.Threads, want)
+			}
+		}
 	}
 	h = run("OPENBLAS_CORETYPE=Prescott")
 	if !strings.EqualFold(h.CoreType, "Prescott") || h.CoreTypeSource != coreEnv {

@@ -55,7 +55,9 @@
 //	                           panics; the package stays on pure Go).
 //	RFF_THREADS=n              threads per OpenBLAS call (and SyrkBlocked's
 //	                           goroutines). Default: an OPENBLAS_NUM_THREADS the
-//	                           user set, else runtime.GOMAXPROCS(0).
+//	                           user set, else DefaultThreads — the CPUs, lowered
+//	                           to a cgroup CPU limit, never GOMAXPROCS (see
+//	                           Determinism, below).
 //	RFF_OPENBLAS_LIB=path      open this file instead of searching.
 //	OPENBLAS_CORETYPE=name     see below.
 //
@@ -67,6 +69,37 @@
 // count; [Info] reports the backend, version, core type and threads, and its
 // String is what `rff version` prints: "openblas 0.3.21 (SkylakeX, 2
 // threads)" or "pure Go (gonum)".
+//
+// # Determinism
+//
+// On one machine and one backend, every function of this package returns the
+// same bits for the same inputs whatever GOMAXPROCS is, so a model fitted from
+// the same data and seed is the same bytes. Precisely:
+//
+//   - Pure Go: the results depend neither on GOMAXPROCS nor on SetThreads.
+//     Work is split over goroutines by elements of the output (the packed
+//     kernel, SyrkBlocked's portable path, gonum's parallel Dgemm, dsteqrRows),
+//     never by terms of a sum, so each element goes through the same
+//     operations in the same order on any number of goroutines.
+//   - OpenBLAS: its dgemm, dtrsm, dtrmm, dsymm, dpotrf and dsyevd cut their
+//     sums differently for different thread counts (measured on 0.3.21: with 1,
+//     2, 3 or 4 threads many elements of a 300×300 product or a 500×500
+//     Cholesky factor differ in the last bits; of the routines used here only
+//     dsyrk and dsyr2k gave the same bits for every shape tried), while a
+//     fixed count gives the same bits on every run. So the thread count never follows GOMAXPROCS: it is
+//     RFF_THREADS, SetThreads, or OPENBLAS_NUM_THREADS when set, else
+//     [DefaultThreads] — runtime.NumCPU lowered to the cgroup's CPU limit,
+//     which is what GOMAXPROCS defaults to, computed without it. The thread
+//     count is part of the backend: results with RFF_THREADS=1 and =4 differ
+//     in the last bits. To limit the CPU time OpenBLAS takes, set RFF_THREADS;
+//     lowering GOMAXPROCS does not.
+//   - Across backends, OpenBLAS versions and core types, CPUs, and thread
+//     counts, results agree only to rounding (the usual bounds of each
+//     algorithm), not bit for bit.
+//
+// The callers keep their side of it: learners in package learn and vector
+// split their sums into shards that depend on the data's size only, and add
+// them in a fixed order.
 //
 // # The core type
 //
