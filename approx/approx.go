@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -24,8 +25,15 @@ type Errors struct {
 	MeanAbs      float64 // mean |K − K̂|
 }
 
-// Compare returns the errors of Khat against K (same length, row-major).
-func Compare(K, Khat []float64) Errors {
+// Compare returns the errors of Khat against K (same length, row-major). It returns an error if the lengths differ
+// or the matrices are empty.
+func Compare(K, Khat []float64) (Errors, error) {
+	if len(K) != len(Khat) {
+		return Errors{}, fmt.Errorf("approx.Compare: K has %d entries, K̂ %d (the lengths must match)", len(K), len(Khat))
+	}
+	if len(K) == 0 {
+		return Errors{}, errors.New("approx.Compare: empty matrices")
+	}
 	var num, den, mx, sum float64
 	for i, k := range K {
 		e := k - Khat[i]
@@ -41,11 +49,18 @@ func Compare(K, Khat []float64) Errors {
 	} else {
 		e.RelFrobenius = math.Inf(1)
 	}
-	return e
+	return e, nil
 }
 
-// PointsForN is the protocol's number of points D = 2n(d+1).
-func PointsForN(n, d int) int { return 2 * n * (d + 1) }
+// PointsForN is the protocol's number of points D = 2n(d+1). It returns −1, which no feature map accepts, when n or
+// d is negative or the count overflows int.
+func PointsForN(n, d int) int {
+	D, ok := size.Mul(2, n, d+1)
+	if !ok || d < 0 {
+		return -1
+	}
+	return D
+}
 
 // Study is one kernel-approximation experiment.
 type Study struct {
@@ -81,17 +96,31 @@ func RunSeed(seed uint64, ruleName string, n, run int) uint64 {
 	return h.Sum64()
 }
 
-// Run executes the study on X (nx×d) and Y (ny×d), row-major. The exact Gram is computed once.
+// Run executes the study on X (nx×d) and Y (ny×d), row-major. The exact Gram is computed once. It returns an error
+// for a missing kernel, rule, n or run, shapes that do not match, an n whose D = 2n(d+1) overflows, matrices beyond
+// the size limit of one array (1 TiB), and the errors of the feature maps (a panic while drawing or applying one, on
+// a worker goroutine, is returned as an error too).
 func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int, d int) ([]Result, error) {
 	if s.Kernel == nil || len(s.Rules) == 0 || len(s.Ns) == 0 || s.Runs < 1 {
 		return nil, errors.New("approx: a kernel, at least one rule, one n and one run are required")
 	}
-	if nx < 1 || ny < 1 || d < 1 || len(X) != nx*d || len(Y) != ny*d {
+	for i, r := range s.Rules {
+		if r == nil {
+			return nil, fmt.Errorf("approx: rule %d is nil", i+1)
+		}
+	}
+	if nx < 1 || ny < 1 || d < 1 || !size.Is(len(X), nx, d) || !size.Is(len(Y), ny, d) {
 		return nil, fmt.Errorf("approx: bad shapes (X %d values for %d×%d, Y %d values for %d×%d)", len(X), nx, d, len(Y), ny, d)
+	}
+	if _, err := size.Floats("approx: Gram matrix", nx, ny); err != nil {
+		return nil, err
 	}
 	for _, n := range s.Ns {
 		if n < 1 {
 			return nil, fmt.Errorf("approx: n must be at least 1, got %d", n)
+		}
+		if PointsForN(n, d) < 1 {
+			return nil, fmt.Errorf("approx: n = %d gives too many points 2n(d+1) in dimension %d", n, d)
 		}
 	}
 	K := make([]float64, nx*ny)
@@ -114,14 +143,27 @@ func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int
 		go func() {
 			defer wg.Done()
 			var zx, zy, khat []float64
-			for j := range jobs {
+			// one runs a job; a panic in it (a caller's kernel or rule) becomes the job's error, because nothing could
+			// recover it on this goroutine.
+			one := func(j job) (o out) {
+				o.job = j
+				defer func() {
+					if v := recover(); v != nil {
+						o.err = fmt.Errorf("approx: rule %s, n = %d, run %d: panic: %v", s.Rules[j.ri].Name(),
+							s.Ns[j.ni], j.run+1, v)
+					}
+				}()
 				r, n := s.Rules[j.ri], s.Ns[j.ni]
 				m, err := feature.New(s.Kernel, r, d, PointsForN(n, d), RunSeed(s.Seed, r.Name(), n, j.run), feature.WithForm(s.Form))
 				if err != nil {
-					outs <- out{job: j, err: err}
-					continue
+					o.err = err
+					return o
 				}
 				F := m.Features()
+				if _, err := size.Floats("approx: features", max(nx, ny), F); err != nil {
+					o.err = err
+					return o
+				}
 				zx = grow(zx, nx*F)
 				zy = grow(zy, ny*F)
 				khat = grow(khat, nx*ny)
@@ -134,7 +176,12 @@ func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int
 					blas64.General{Rows: nx, Cols: F, Stride: F, Data: zx},
 					blas64.General{Rows: ny, Cols: F, Stride: F, Data: zy},
 					1, blas64.General{Rows: nx, Cols: ny, Stride: ny, Data: khat})
-				outs <- out{job: j, e: Compare(K, khat), D: m.Points(), cols: F}
+				o.e, o.err = Compare(K, khat)
+				o.D, o.cols = m.Points(), F
+				return o
+			}
+			for j := range jobs {
+				outs <- one(j)
 			}
 		}()
 	}

@@ -12,12 +12,12 @@ import (
 
 func TestCompareByHand(t *testing.T) {
 	// K = I₂, K̂ differs by 0.1 in one entry: ‖E‖_F = 0.1, ‖K‖_F = √2, max 0.1, mean 0.1/4.
-	e := Compare([]float64{1, 0, 0, 1}, []float64{1, 0.1, 0, 1})
-	if math.Abs(e.RelFrobenius-0.1/math.Sqrt2) > 1e-15 || e.MaxAbs != 0.1 || math.Abs(e.MeanAbs-0.025) > 1e-16 {
-		t.Errorf("Compare = %+v", e)
+	e, err := Compare([]float64{1, 0, 0, 1}, []float64{1, 0.1, 0, 1})
+	if err != nil || math.Abs(e.RelFrobenius-0.1/math.Sqrt2) > 1e-15 || e.MaxAbs != 0.1 || math.Abs(e.MeanAbs-0.025) > 1e-16 {
+		t.Errorf("Compare = %+v, %v", e, err)
 	}
-	if e := Compare([]float64{0, 0}, []float64{0, 1}); !math.IsInf(e.RelFrobenius, 1) {
-		t.Errorf("zero kernel matrix: relative error %v, want +Inf", e.RelFrobenius)
+	if e, err := Compare([]float64{0, 0}, []float64{0, 1}); err != nil || !math.IsInf(e.RelFrobenius, 1) {
+		t.Errorf("zero kernel matrix: relative error %v (%v), want +Inf", e.RelFrobenius, err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 )
 
@@ -93,7 +94,8 @@ func (s Domain) Volume() float64 {
 	return math.Exp(d/2*math.Log(math.Pi) + d*math.Log(s.Diameter/2) - lg)
 }
 
-// Sample draws a point uniformly from S into dst (length Dim).
+// Sample draws a point uniformly from S into dst (length Dim). rng must not be nil (it panics otherwise, as
+// math/rand/v2 does).
 func (s Domain) Sample(dst []float64, rng *rand.Rand) {
 	if s.Shape == Cube {
 		a := s.Side()
@@ -140,6 +142,9 @@ func (s Domain) clampDiff(delta []float64) {
 
 // uniformBall draws uniformly from the ball of radius R: a Gaussian direction and radius R·U^{1/d}.
 func uniformBall(dst []float64, R float64, rng *rand.Rand) {
+	if len(dst) == 0 {
+		return // R^0 is a point: no direction to draw
+	}
 	for {
 		var n2 float64
 		for i := range dst {
@@ -174,6 +179,9 @@ type errorFn struct {
 func newErrorFn(m *feature.Map, p, q []int) (*errorFn, error) {
 	if m == nil {
 		return nil, errors.New("approx: nil feature map")
+	}
+	if m.Kernel() == nil || m.Points() < 1 || m.Dim() < 1 {
+		return nil, errors.New("approx: the feature map was not made by feature.New or feature.FromParams")
 	}
 	k := m.Kernel()
 	sk, ok := k.(kernel.Spectral)
@@ -366,6 +374,12 @@ func SupError(m *feature.Map, s Domain, p, q []int, budget Search) (Sup, error) 
 	if budget.Candidates < 0 || budget.Starts < 0 || budget.Steps < 0 {
 		return Sup{}, fmt.Errorf("approx: negative search budget %+v", budget)
 	}
+	if budget.Candidates == math.MaxInt {
+		return Sup{}, fmt.Errorf("approx: %d search candidates are too many", budget.Candidates)
+	}
+	if _, err := size.Floats("approx: search candidates", budget.Candidates+1, f.d); err != nil {
+		return Sup{}, err
+	}
 	d := f.d
 	rng := rand.New(rand.NewPCG(budget.Seed, 0x5eed5ca1ab1e))
 	nc := budget.Candidates + 1
@@ -510,6 +524,9 @@ func LrError(m *feature.Map, s Domain, p, q []int, r float64, mc MonteCarlo) (Lr
 		return Lr{}, fmt.Errorf("approx: domain has dimension %d, the map %d", s.Dim, f.d)
 	}
 	d, n := f.d, mc.Samples
+	if _, err := size.Floats("approx: Monte Carlo samples", n, d); err != nil {
+		return Lr{}, err
+	}
 	rng := rand.New(rand.NewPCG(mc.Seed, 0x1a7e5ca1ab1e))
 	deltas := make([]float64, n*d)
 	x, y := make([]float64, d), make([]float64, d)
