@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,13 +26,35 @@ import (
 // index. Feature columns must be numeric. A numeric target gives Y as is; a
 // target with any non-numeric value is treated as class labels: its distinct
 // strings, sorted, become Labels and Y holds indices into Labels.
+//
+// ReadCSV reads within the default memory budget, DefaultMaxBytes;
+// Options.ReadCSV takes the budget (and the target) from its Options.
 func ReadCSV(r io.Reader, name string, target string) (*Data, error) {
-	lr := newLineReader(r, name)
+	return Options{Target: target}.ReadCSV(r, name)
+}
+
+// ReadCSV is the function ReadCSV with the target column o.Target, within the
+// memory budget o.MaxBytes: it refuses with a *BudgetError an input that has
+// more bytes than the budget (before reading it, when r tells its size as a
+// bytes.Reader, strings.Reader or regular *os.File does) and data whose
+// arrays would take more. o.Format and o.Labels are ignored.
+func (o Options) ReadCSV(r io.Reader, name string) (*Data, error) {
+	b := newBudget(name, o.MaxBytes)
+	r, err := limitInput(b, r, inputSize(r), false)
+	if err != nil {
+		return nil, err
+	}
+	return readCSV(r, name, o.Target, b)
+}
+
+// readCSV is ReadCSV with the budget b, which r already enforces on the input.
+func readCSV(r io.Reader, name, target string, b *budget) (*Data, error) {
+	lr := newLineReader(r, name, b.limit)
 	h, err := readCSVHead(lr, name, target)
 	if err != nil {
 		return nil, err
 	}
-	p := h.rows()
+	p := h.rows(b)
 	if err := h.addPending(p); err != nil {
 		return nil, err
 	}
@@ -68,7 +89,9 @@ func ReadCSV(r io.Reader, name string, target string) (*Data, error) {
 		data.Y = p.y
 		return data, nil
 	}
-	data.Labels, data.Y = p.labels()
+	if data.Labels, data.Y, err = p.labels(); err != nil {
+		return nil, err
+	}
 	return data, nil
 }
 
@@ -104,10 +127,7 @@ func readCSVHead(lr *lineReader, name, target string) (*csvHead, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %v", name, h.line1, err)
 	}
-	h.row1 = make([][]byte, len(f1))
-	for j, f := range f1 {
-		h.row1[j] = bytes.Clone(f)
-	}
+	h.row1 = cloneFields(f1)
 	h.ncols = len(h.row1)
 
 	second, err := lr.next()
@@ -144,9 +164,24 @@ func readCSVHead(lr *lineReader, name, target string) (*csvHead, error) {
 	return h, nil
 }
 
-// rows returns an empty row accumulator for the file.
-func (h *csvHead) rows() *csvRows {
-	return &csvRows{name: h.name, ncols: h.ncols, tcol: h.tcol, numeric: true, toff: []int{0}}
+// cloneFields copies fields into one buffer (the splitter reuses its own).
+func cloneFields(fields [][]byte) [][]byte {
+	n := 0
+	for _, f := range fields {
+		n += len(f)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(fields))
+	for j, f := range fields {
+		buf = append(buf, f...)
+		out[j] = buf[len(buf)-len(f) : len(buf) : len(buf)]
+	}
+	return out
+}
+
+// rows returns an empty row accumulator for the file, whose arrays b accounts for.
+func (h *csvHead) rows(b *budget) *csvRows {
+	return &csvRows{name: h.name, ncols: h.ncols, tcol: h.tcol, numeric: true, toff: []int{0}, b: b, what: parsedData}
 }
 
 // addPending adds the data rows among the first two lines to p, once.
@@ -199,13 +234,21 @@ type csvRows struct {
 	numeric bool      // every target seen so far is a number
 	badLine int       // first line with a NaN/Inf numeric target
 	badVal  string
-	traw    []byte // raw target strings, concatenated
-	toff    []int  // offsets into traw: target i is traw[toff[i]:toff[i+1]]
+	traw    []byte  // raw target strings, concatenated
+	toff    []int   // offsets into traw: target i is traw[toff[i]:toff[i+1]]
+	b       *budget // accounts for x, y, traw and toff
+	what    string  // names the arrays in budget errors
 }
+
+// parsedData names the arrays of a loader in budget errors.
+const parsedData = "the parsed data"
 
 func (p *csvRows) add(fields [][]byte, line int) error {
 	if len(fields) != p.ncols {
 		return fmt.Errorf("%s:%d: row has %d fields, want %d", p.name, line, len(fields), p.ncols)
+	}
+	if err := p.reserve(fields, line); err != nil {
+		return err
 	}
 	for j, f := range fields {
 		if j == p.tcol {
@@ -220,6 +263,7 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 			v, err := strconv.ParseFloat(string(f), 64)
 			switch {
 			case err != nil && !errors.Is(err, strconv.ErrRange):
+				p.b.release(8 * int64(cap(p.y)))
 				p.numeric, p.y = false, nil
 			case math.IsNaN(v) || math.IsInf(v, 0):
 				if p.badLine == 0 {
@@ -241,12 +285,44 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 	return nil
 }
 
-// labels maps the raw target strings to indices into their sorted distinct values.
-func (p *csvRows) labels() ([]string, []float64) {
+// reserve makes room in p's arrays for one more row, within the budget.
+func (p *csvRows) reserve(fields [][]byte, line int) error {
+	var err error
+	d := p.ncols
+	if p.tcol >= 0 {
+		d--
+		if p.traw, err = grow(p.b, p.traw, len(fields[p.tcol]), line, p.what); err != nil {
+			return err
+		}
+		if p.toff, err = grow(p.b, p.toff, 1, line, p.what); err != nil {
+			return err
+		}
+		if p.numeric {
+			if p.y, err = grow(p.b, p.y, 1, line, p.what); err != nil {
+				return err
+			}
+		}
+	}
+	p.x, err = grow(p.b, p.x, d, line, p.what)
+	return err
+}
+
+// labelCost is what the budget charges for a distinct label besides its bytes: its string header in Labels and
+// its entry in the index map.
+const labelCost = 64
+
+// labels maps the raw target strings to indices into their sorted distinct values, within the budget.
+func (p *csvRows) labels() ([]string, []float64, error) {
+	if err := p.b.charge(8*int64(p.n), 0, p.what); err != nil { // y
+		return nil, nil, err
+	}
 	index := make(map[string]int)
 	for i := range p.n {
 		s := p.traw[p.toff[i]:p.toff[i+1]]
 		if _, ok := index[string(s)]; !ok {
+			if err := p.b.charge(int64(len(s))+labelCost, 0, p.what); err != nil {
+				return nil, nil, err
+			}
 			index[string(s)] = 0
 		}
 	}
@@ -262,7 +338,7 @@ func (p *csvRows) labels() ([]string, []float64) {
 	for i := range y {
 		y[i] = float64(index[string(p.traw[p.toff[i]:p.toff[i+1]])])
 	}
-	return labels, y
+	return labels, y, nil
 }
 
 // hasHeader decides whether row1 is a header, looking at the next row2 (nil
@@ -458,7 +534,7 @@ func CSVHeader(path string) (names []string, cols int, err error) {
 		return nil, 0, err
 	}
 	defer r.Close()
-	h, err := readCSVHead(newLineReader(r, path), path, "none")
+	h, err := readCSVHead(newLineReader(r, path, DefaultMaxBytes()), path, "none")
 	if err != nil {
 		return nil, 0, err
 	}

@@ -200,7 +200,7 @@ func GuessFormat(path string) Format {
 	return FormatAuto
 }
 
-// Options control Load.
+// Options control Load and the readers that are methods of Options.
 type Options struct {
 	// Format of the file; FormatAuto guesses it (see GuessFormat).
 	Format Format
@@ -210,27 +210,54 @@ type Options struct {
 	Target string
 	// Labels is the path of an IDX labels file (optional, IDX only).
 	Labels string
+	// MaxBytes is the memory budget of a load, in bytes: the most that the
+	// arrays a loader builds may take (N×D×8 bytes for X, 8 bytes per target,
+	// and what a format needs on the way), and the most decompressed input a
+	// whole-file loader reads. A file that needs more is refused with a
+	// *BudgetError as soon as that is known, before the memory is allocated
+	// (see the package documentation, "Memory"). CSVStream applies it to each
+	// block and does not bound the input. 0 means DefaultMaxBytes(); a
+	// negative value means no limit.
+	MaxBytes int64
 }
 
 // Open opens a file for reading, decompressing it transparently when it is
-// gzip-compressed (detected by the magic bytes 1f 8b, not by the name).
+// gzip-compressed (detected by the magic bytes 1f 8b, not by the name). The
+// memory budget does not apply to it: the caller reads what it wants.
 func Open(path string) (io.ReadCloser, error) {
-	r, _, err := openFile(path)
-	return r, err
+	in, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return in.rc, nil
 }
 
 // maxGzipRatio bounds the ratio of uncompressed to compressed size of a
 // DEFLATE stream (the format cannot do better than about 1032:1).
 const maxGzipRatio = 1032
 
-// openFile is Open that also returns an estimate of the size of the content
-// in bytes (the file size, or the gzip trailer's ISIZE bounded by what
-// DEFLATE can expand to), or -1 when unknown. Readers use it only to
-// preallocate; they never trust it for correctness.
-func openFile(path string) (io.ReadCloser, int64, error) {
+// input is an open file, decompressed when it is gzip-compressed.
+type input struct {
+	rc   io.ReadCloser
+	gzip bool
+	// size is the size of a plain regular file, -1 otherwise.
+	size int64
+	// isize is, for a gzip file, the size of its last member's content as its
+	// trailer states it (ISIZE, modulo 2³²): a lower bound of the size of the
+	// content of a valid file. -1 when unknown.
+	isize int64
+	// hint estimates the size of the content, -1 when unknown: the file size,
+	// or ISIZE bounded by what DEFLATE can expand to. Readers use it only to
+	// preallocate; they never trust it for correctness.
+	hint int64
+}
+
+// openFile opens a file, decompressing it when it starts with the gzip magic
+// bytes.
+func openFile(path string) (*input, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, -1, err
+		return nil, err
 	}
 	size := int64(-1)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -241,24 +268,47 @@ func openFile(path string) (io.ReadCloser, int64, error) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			f.Close()
-			return nil, -1, fmt.Errorf("%s: gzip: %w", path, err)
+			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
-		hint := int64(-1)
+		in := &input{gzip: true, size: -1, isize: -1, hint: -1}
 		var trailer [4]byte
 		if size >= 18 {
 			if _, err := f.ReadAt(trailer[:], size-4); err == nil {
-				hint = min(int64(binary.LittleEndian.Uint32(trailer[:])), maxGzipRatio*size)
+				in.isize = int64(binary.LittleEndian.Uint32(trailer[:]))
+				in.hint = min(in.isize, maxGzipRatio*size)
 			}
 		}
-		return &readCloser{Reader: zr, close: func() error {
+		in.rc = &readCloser{Reader: zr, close: func() error {
 			err := zr.Close()
 			if err2 := f.Close(); err == nil {
 				err = err2
 			}
 			return err
-		}}, hint, nil
+		}}
+		return in, nil
 	}
-	return &readCloser{Reader: br, close: f.Close}, size, nil
+	return &input{rc: &readCloser{Reader: br, close: f.Close}, size: size, isize: -1, hint: size}, nil
+}
+
+// openLimited opens a file for a whole-file loader with budget b: it refuses
+// a file whose content is known to exceed the budget (a plain file's size, a
+// gzip trailer's ISIZE) before reading it, and returns a reader that fails
+// once more than the budget has been read.
+func openLimited(path string, b *budget) (io.ReadCloser, int64, error) {
+	in, err := openFile(path)
+	if err != nil {
+		return nil, -1, err
+	}
+	if in.gzip && in.isize > b.limit {
+		in.rc.Close()
+		return nil, -1, b.errorAt(0, "the decompressed input (as its gzip trailer states)", in.isize)
+	}
+	r, err := limitInput(b, in.rc, in.size, in.gzip)
+	if err != nil {
+		in.rc.Close()
+		return nil, -1, err
+	}
+	return &readCloser{Reader: r, close: in.rc.Close}, in.hint, nil
 }
 
 type readCloser struct {
@@ -268,9 +318,10 @@ type readCloser struct {
 
 func (r *readCloser) Close() error { return r.close() }
 
-// Load reads a dataset file in any supported format, gzip-compressed or not.
-// Errors name the file (as given in path) and, where it applies, the line and
-// column. See the package documentation for the formats.
+// Load reads a dataset file in any supported format, gzip-compressed or not,
+// within the memory budget opt.MaxBytes. Errors name the file (as given in
+// path) and, where it applies, the line and column. See the package
+// documentation for the formats.
 func Load(path string, opt Options) (*Data, error) {
 	format := opt.Format
 	if format == FormatAuto {
@@ -285,42 +336,39 @@ func Load(path string, opt Options) (*Data, error) {
 	if format != FormatIDX && opt.Labels != "" {
 		return nil, fmt.Errorf("%s: a separate labels file applies only to IDX data (format is %v)", path, format)
 	}
-	dropY := false
 	if format != FormatCSV {
-		switch strings.ToLower(strings.TrimSpace(opt.Target)) {
-		case "":
-		case "none":
-			dropY = true
-		default:
-			return nil, fmt.Errorf("%s: target %q applies only to CSV files (format is %v; use \"\" or \"none\")", path, opt.Target, format)
-		}
-	}
-	var d *Data
-	switch format {
-	case FormatIDX:
-		var err error
-		if d, err = LoadIDX(path, opt.Labels); err != nil {
+		if _, err := dropTarget(path, opt.Target, format); err != nil {
 			return nil, err
 		}
+	}
+	switch format {
+	case FormatIDX:
+		return opt.loadIDX(path)
 	case FormatCSV, FormatLibSVM:
-		r, err := Open(path)
+		b := newBudget(path, opt.MaxBytes)
+		r, _, err := openLimited(path, b)
 		if err != nil {
 			return nil, err
 		}
 		defer r.Close()
 		if format == FormatCSV {
-			return ReadCSV(r, path, opt.Target)
+			return readCSV(r, path, opt.Target, b)
 		}
-		if d, err = ReadLibSVM(r, path); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("%s: unknown format %v", path, format)
+		return readLibSVM(r, path, opt.Target, b)
 	}
-	if dropY {
-		d.Y, d.TargetName = nil, ""
+	return nil, fmt.Errorf("%s: unknown format %v", path, format)
+}
+
+// dropTarget reports whether Options.Target asks to drop the labels of a
+// LibSVM or IDX file ("none"); "" keeps them and anything else is an error.
+func dropTarget(name, target string, format Format) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(target)) {
+	case "":
+		return false, nil
+	case "none":
+		return true, nil
 	}
-	return d, nil
+	return false, fmt.Errorf("%s: target %q applies only to CSV files (format is %v; use \"\" or \"none\")", name, target, format)
 }
 
 // sniffFile guesses the format of a file from its content.
@@ -369,10 +417,12 @@ func sniff(br *bufio.Reader) (Format, error) {
 	return FormatCSV, nil
 }
 
-// maxDense bounds N*D of a densified LibSVM matrix and of an IDX payload, so
-// that a corrupt header or a stray huge index gives an error instead of an
-// attempt to allocate terabytes. Tests lower it.
+// maxDense bounds N×D of a generated dataset (see Generate). Tests lower it.
 var maxDense = 1 << 30
+
+// nameCost is what the budget charges for a generated column name: its
+// string header and its bytes.
+const nameCost = 32
 
 // genNames returns "x1" … "xd".
 func genNames(d int) []string {

@@ -50,8 +50,33 @@
 //	t10k-images-idx3-ubyte.gz: truncated IDX file: [10000 28 28] needs 7840000 elements, got 4096
 //
 // Errors from the operating system or the decompressor are wrapped with %w.
-// No input makes the readers panic; sizes that a corrupt file could inflate
-// (IDX dimensions, LibSVM indices) are bounded before memory is allocated.
+// No input makes the readers panic.
+//
+// # Memory
+//
+// The loaders read within a memory budget, Options.MaxBytes (by default
+// DefaultMaxBytes: half of the memory available, at least 256 MiB), and
+// refuses a file that would exceed it before the memory is spent, with a
+// *BudgetError:
+//
+//	big.csv.gz: the decompressed input needs at least 16777217 bytes (16 MiB), over the memory budget of 16777216 bytes (16 MiB); set Options.MaxBytes to raise it
+//
+// The budget bounds the arrays a loader builds (N×D×8 bytes for X; for each
+// CSV target 8 bytes, its text and an 8-byte offset, kept until the targets
+// are known to be numbers or labels; a LibSVM file's sparse entries at 12
+// bytes each before densifying; the names of the columns of a LibSVM or IDX
+// file, 32 bytes each), checked before each array grows; it
+// bounds the dense LibSVM matrix and the IDX array its header describes
+// before they are allocated; and it bounds the input of a whole-file loader
+// after decompression: a plain file larger than the budget is refused
+// before it is read, a gzip file as soon as its trailer or the bytes
+// inflated so far exceed it, so a small file that inflates to gigabytes
+// costs no more than the budget. While an array doubles, its old and new
+// copies coexist, so the heap may briefly hold about twice the budget. A
+// text line may take at most 1/64 of the budget (splitting a line into
+// fields takes up to about 40 bytes per byte of the line), and never more
+// than 64 MiB. CSVStream applies the budget to each block, not to the file,
+// which may be any size. Open does not apply it.
 //
 // # Preprocessing
 //

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 )
 
@@ -44,22 +43,31 @@ func idxSize(t byte) int {
 // number of dimensions), NN big-endian uint32 sizes, then the elements,
 // big-endian. Bytes after the last element are ignored. NaN and Inf values are
 // an error.
+//
+// ReadIDX reads within the default memory budget, DefaultMaxBytes;
+// Options.ReadIDX takes the budget from its Options.
 func ReadIDX(r io.Reader, name string) (x []float64, dims []int, err error) {
-	hint := int64(-1)
-	switch r := r.(type) {
-	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
-		hint = int64(r.Len())
-	case *os.File:
-		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
-			hint = fi.Size()
-		}
+	return Options{}.ReadIDX(r, name)
+}
+
+// ReadIDX is the function ReadIDX within the memory budget o.MaxBytes: it
+// refuses with a *BudgetError, before reading the elements, an array whose
+// dimensions need more than the budget (8 bytes per element), and an input
+// with more bytes than the budget. Only o.MaxBytes is used.
+func (o Options) ReadIDX(r io.Reader, name string) (x []float64, dims []int, err error) {
+	b := newBudget(name, o.MaxBytes)
+	size := inputSize(r)
+	if r, err = limitInput(b, r, size, false); err != nil {
+		return nil, nil, err
 	}
-	return readIDX(r, name, hint)
+	return readIDX(r, name, size, b, false)
 }
 
 // readIDX is ReadIDX with an estimate of the size of the input in bytes (-1
-// if unknown), used only to preallocate.
-func readIDX(r io.Reader, name string, sizeHint int64) (x []float64, dims []int, err error) {
+// if unknown), used only to preallocate, and the budget b, which r already
+// enforces on the input. With names, b is charged for the names of the
+// columns too (those of LoadIDX's X).
+func readIDX(r io.Reader, name string, sizeHint int64, b *budget, names bool) (x []float64, dims []int, err error) {
 	var magic [4]byte
 	if n, err := io.ReadFull(r, magic[:]); err != nil {
 		if n == 0 && errors.Is(err, io.EOF) {
@@ -77,13 +85,20 @@ func readIDX(r io.Reader, name string, sizeHint int64) (x []float64, dims []int,
 		return nil, nil, idxReadErr(name, "dimensions", err)
 	}
 	dims = make([]int, nd)
-	total := 1
+	need := int64(8) // bytes of the array, saturated
 	for k := range dims {
 		dims[k] = int(binary.BigEndian.Uint32(hdr[4*k:]))
-		if dims[k] != 0 && total > maxDense/dims[k] {
-			return nil, nil, fmt.Errorf("%s: IDX dimensions %v are too large", name, dimsUpTo(hdr, nd))
-		}
-		total *= dims[k]
+		need = satMul(need, int64(dims[k]))
+	}
+	if need == math.MaxInt64 {
+		return nil, nil, fmt.Errorf("%s: IDX dimensions %v are too large", name, dimsUpTo(hdr, nd))
+	}
+	total := int(need / 8)
+	if names && dims[0] > 0 {
+		need = satAdd(need, nameCost*int64(total/dims[0]))
+	}
+	if err := b.charge(need, 0, "the IDX array "+dimsUpTo(hdr, nd)); err != nil {
+		return nil, nil, err
 	}
 
 	// Read the payload in chunks, growing x as data actually arrives, so that
@@ -108,6 +123,9 @@ func readIDX(r io.Reader, name string, sizeHint int64) (x []float64, dims []int,
 		}
 		x = x[:len(x)+k]
 		if err != nil {
+			if be := budgetError(err); be != nil {
+				return nil, nil, be
+			}
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return nil, nil, fmt.Errorf("%s: truncated IDX file: %v needs %d elements, got %d", name, dims, total, len(x))
 			}
@@ -137,6 +155,9 @@ func dimsUpTo(hdr []byte, nd int) string {
 }
 
 func idxReadErr(name, what string, err error) error {
+	if be := budgetError(err); be != nil {
+		return be
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%s: truncated IDX file (in the %s)", name, what)
 	}
@@ -186,9 +207,22 @@ func decodeIDX(dst []float64, b []byte, t byte) int {
 // LoadIDX loads an IDX images file (gzip-compressed or not) as X, with
 // N = the first dimension and D = the product of the others (784 for MNIST),
 // and, when labels is not "", an IDX labels file with N elements as Y.
-// Names are "x1" … "xD" and TargetName is "label".
+// Names are "x1" … "xD" and TargetName is "label". It reads within the
+// default memory budget, DefaultMaxBytes; Load with Format FormatIDX takes
+// the budget from its Options.
 func LoadIDX(images, labels string) (*Data, error) {
-	x, dims, err := readIDXFile(images)
+	return Options{Labels: labels}.loadIDX(images)
+}
+
+// loadIDX is LoadIDX with the labels file o.Labels, the budget o.MaxBytes
+// (shared by both files) and o.Target "none" to drop the labels.
+func (o Options) loadIDX(images string) (*Data, error) {
+	drop, err := dropTarget(images, o.Target, FormatIDX)
+	if err != nil {
+		return nil, err
+	}
+	b := newBudget(images, o.MaxBytes)
+	x, dims, err := readIDXFile(images, b, true)
 	if err != nil {
 		return nil, err
 	}
@@ -201,10 +235,12 @@ func LoadIDX(images, labels string) (*Data, error) {
 		return nil, fmt.Errorf("%s: items have no values (IDX dimensions %v)", images, dims)
 	}
 	data := &Data{X: x, N: n, D: d, Names: genNames(d)}
-	if labels == "" {
+	if o.Labels == "" {
 		return data, nil
 	}
-	y, ldims, err := readIDXFile(labels)
+	labels := o.Labels
+	b.name = labels
+	y, ldims, err := readIDXFile(labels, b, false)
 	if err != nil {
 		return nil, err
 	}
@@ -214,15 +250,17 @@ func LoadIDX(images, labels string) (*Data, error) {
 	if len(y) != n {
 		return nil, fmt.Errorf("%s: has %d labels, but %s has %d items", labels, len(y), images, n)
 	}
-	data.Y, data.TargetName = y, "label"
+	if !drop {
+		data.Y, data.TargetName = y, "label"
+	}
 	return data, nil
 }
 
-func readIDXFile(path string) ([]float64, []int, error) {
-	r, hint, err := openFile(path)
+func readIDXFile(path string, b *budget, names bool) ([]float64, []int, error) {
+	r, hint, err := openLimited(path, b)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.Close()
-	return readIDX(r, path, hint)
+	return readIDX(r, path, hint, b, names)
 }

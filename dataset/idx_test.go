@@ -95,7 +95,7 @@ type onlyReader struct{ r *bytes.Reader }
 func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1000)]) }
 
 func TestIDXErrors(t *testing.T) {
-	defer setMaxDense(1 << 20)()
+	opt := Options{MaxBytes: 8 << 20}
 	good := encodeIDX(idxUint8, []int{3, 2}, []float64{1, 2, 3, 4, 5, 6})
 	for _, c := range []struct {
 		raw  []byte
@@ -111,9 +111,10 @@ func TestIDXErrors(t *testing.T) {
 		{encodeIDX(idxInt32, []int{2}, []float64{1, 2})[:13], []string{"m.idx: truncated IDX file", "got 1"}},
 		{encodeIDX(idxFloat32, []int{3}, []float64{1, math.NaN(), 3}), []string{"m.idx: element 1: NaN/Inf not allowed"}},
 		{encodeIDX(idxFloat64, []int{2}, []float64{math.Inf(-1), 3}), []string{"m.idx: element 0: NaN/Inf not allowed"}},
-		{encodeIDX(idxUint8, []int{1 << 16, 1 << 16}, nil), []string{"m.idx: IDX dimensions [65536 65536] are too large"}},
+		{encodeIDX(idxUint8, []int{1 << 16, 1 << 16}, nil), []string{"m.idx: the IDX array [65536 65536] needs at least 34359738368 bytes (32 GiB), over the memory budget of 8388608 bytes (8 MiB); set Options.MaxBytes"}},
+		{encodeIDX(idxUint8, []int{1<<32 - 1, 1<<32 - 1, 1<<32 - 1}, nil), []string{"m.idx: IDX dimensions [4294967295 4294967295 4294967295] are too large"}},
 	} {
-		_, _, err := ReadIDX(bytes.NewReader(c.raw), "m.idx")
+		_, _, err := opt.ReadIDX(bytes.NewReader(c.raw), "m.idx")
 		checkErr(t, err, c.want...)
 	}
 

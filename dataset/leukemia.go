@@ -116,10 +116,14 @@ func loadLeukemia(dir string) (*Data, int, error) {
 }
 
 // newLeukemiaReader opens a CSV file of the Broad layout: commas, CRLF or LF line ends, and stray double quotes
-// inside unquoted gene descriptions (`... "A FORM" PRECURSOR`).
+// inside unquoted gene descriptions (`... "A FORM" PRECURSOR`). The input is read within the default memory budget
+// (DefaultMaxBytes), which bounds the arrays too: they take at most a few bytes per byte of input.
 func newLeukemiaReader(path string) (*csv.Reader, io.Closer, error) {
-	f, err := Open(path)
+	f, _, err := openLimited(path, newBudget(path, 0))
 	if err != nil {
+		if be := budgetError(err); be != nil {
+			return nil, nil, be
+		}
 		return nil, nil, fmt.Errorf("leukemia: %w", err)
 	}
 	r := csv.NewReader(f)
@@ -133,6 +137,9 @@ func csvError(path string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s:%d: %v", path, pe.Line, pe.Err)
+	}
+	if be := budgetError(err); be != nil {
+		return be
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }

@@ -16,8 +16,37 @@ import (
 // Missing features are 0. D is the largest index that occurs. Y holds the
 // labels as numbers (e.g. +1/-1, or 1..10); Names are "x1" … "xD" and
 // TargetName is "label".
+//
+// ReadLibSVM reads within the default memory budget, DefaultMaxBytes;
+// Options.ReadLibSVM takes the budget from its Options.
 func ReadLibSVM(r io.Reader, name string) (*Data, error) {
-	lr := newLineReader(r, name)
+	return Options{}.ReadLibSVM(r, name)
+}
+
+// ReadLibSVM is the function ReadLibSVM within the memory budget o.MaxBytes,
+// which bounds the input, the sparse entries (12 bytes each) and the labels
+// as they are read, and then the dense N×D matrix before it is allocated.
+// o.Target "none" drops the labels (Y is nil); "" keeps them; other targets
+// are an error. o.Format and o.Labels are ignored.
+func (o Options) ReadLibSVM(r io.Reader, name string) (*Data, error) {
+	if _, err := dropTarget(name, o.Target, FormatLibSVM); err != nil {
+		return nil, err
+	}
+	b := newBudget(name, o.MaxBytes)
+	r, err := limitInput(b, r, inputSize(r), false)
+	if err != nil {
+		return nil, err
+	}
+	return readLibSVM(r, name, o.Target, b)
+}
+
+// readLibSVM is ReadLibSVM with the budget b, which r already enforces on the input.
+func readLibSVM(r io.Reader, name, target string, b *budget) (*Data, error) {
+	drop, err := dropTarget(name, target, FormatLibSVM)
+	if err != nil {
+		return nil, err
+	}
+	lr := newLineReader(r, name, b.limit)
 	var (
 		y      []float64
 		idx    []int32   // feature indices (1-based), all rows
@@ -74,6 +103,12 @@ func ReadLibSVM(r io.Reader, name string) (*Data, error) {
 			}
 			prev = k
 			maxIdx = max(maxIdx, k)
+			if idx, err = grow(b, idx, 1, lr.line, parsedData); err != nil {
+				return nil, err
+			}
+			if val, err = grow(b, val, 1, lr.line, parsedData); err != nil {
+				return nil, err
+			}
 			idx = append(idx, int32(k))
 			val = append(val, v)
 		}
@@ -86,6 +121,12 @@ func ReadLibSVM(r io.Reader, name string) (*Data, error) {
 				}
 			}
 		}
+		if y, err = grow(b, y, 1, lr.line, parsedData); err != nil {
+			return nil, err
+		}
+		if rowEnd, err = grow(b, rowEnd, 1, lr.line, parsedData); err != nil {
+			return nil, err
+		}
 		y = append(y, lab)
 		rowEnd = append(rowEnd, len(idx))
 	}
@@ -96,10 +137,11 @@ func ReadLibSVM(r io.Reader, name string) (*Data, error) {
 	if maxIdx == 0 {
 		return nil, fmt.Errorf("%s: no features (every line has only a label)", name)
 	}
-	if maxIdx > maxDense/n {
-		return nil, fmt.Errorf("%s: %d rows × %d features is too large to hold densely", name, n, maxIdx)
-	}
 	d := maxIdx
+	what := fmt.Sprintf("densifying %d rows × %d features", n, d)
+	if err := b.charge(satAdd(satMul(satMul(int64(n), int64(d)), 8), nameCost*int64(d)), 0, what); err != nil {
+		return nil, err
+	}
 	x := make([]float64, n*d)
 	s := 0
 	for i, e := range rowEnd {
@@ -108,6 +150,9 @@ func ReadLibSVM(r io.Reader, name string) (*Data, error) {
 			row[idx[k]-1] = val[k]
 		}
 		s = e
+	}
+	if drop {
+		return &Data{X: x, N: n, D: d, Names: genNames(d)}, nil
 	}
 	return &Data{X: x, N: n, D: d, Y: y, Names: genNames(d), TargetName: "label"}, nil
 }

@@ -93,7 +93,7 @@ func TestLibSVMRoundTrip(t *testing.T) {
 }
 
 func TestLibSVMErrors(t *testing.T) {
-	defer setMaxDense(1 << 20)()
+	opt := Options{MaxBytes: 8 << 20}
 	for _, c := range []struct {
 		text string
 		want []string
@@ -115,9 +115,9 @@ func TestLibSVMErrors(t *testing.T) {
 		{"1 2:1 5:2 2:3\n", []string{"train.libsvm:1: feature index 2 repeated"}},
 		{"1 2:1 2:3\n", []string{"train.libsvm:1: feature index 2 repeated"}},
 		{"1\n-1\n", []string{"train.libsvm: no features"}},
-		{"1 1:1\n1 2000000:1\n", []string{"train.libsvm: 2 rows × 2000000 features is too large"}},
+		{"1 1:1\n1 2000000:1\n", []string{"train.libsvm: densifying 2 rows × 2000000 features needs at least 96000", "memory budget of 8388608 bytes (8 MiB); set Options.MaxBytes"}},
 	} {
-		_, err := ReadLibSVM(strings.NewReader(c.text), "train.libsvm")
+		_, err := opt.ReadLibSVM(strings.NewReader(c.text), "train.libsvm")
 		checkErr(t, err, c.want...)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // CSVStream reads a CSV file block by block, with the parsing rules of [ReadCSV] (delimiter and header detection,
@@ -26,6 +27,7 @@ type CSVStream struct {
 	n      int          // rows returned so far
 	eof    bool         // the input is exhausted
 	failed error
+	limit  int64 // memory budget of a block, in bytes
 
 	numeric bool // every target so far is a number
 	badLine int  // first line with a NaN/Inf numeric target
@@ -34,13 +36,21 @@ type CSVStream struct {
 
 // OpenCSVStream opens the CSV file at path (gzip-compressed or not) for reading in blocks, with target as in
 // [ReadCSV]. It reads the first two lines to detect the delimiter, the header and the target column, and returns
-// their errors (empty file, unknown target, no feature columns).
+// their errors (empty file, unknown target, no feature columns). Each block is read within the default memory
+// budget, DefaultMaxBytes; Options.OpenCSVStream takes the budget from its Options.
 func OpenCSVStream(path string, target string) (*CSVStream, error) {
+	return Options{Target: target}.OpenCSVStream(path)
+}
+
+// OpenCSVStream is the function OpenCSVStream with the target column o.Target and the memory budget o.MaxBytes,
+// which bounds each block: Next refuses with a *BudgetError a block whose arrays would take more (ask for fewer
+// rows, or raise the budget). The file as a whole may be any size. o.Format and o.Labels are ignored.
+func (o Options) OpenCSVStream(path string) (*CSVStream, error) {
 	rc, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewCSVStream(rc, path, target)
+	s, err := o.NewCSVStream(rc, path)
 	if err != nil {
 		rc.Close()
 		return nil, err
@@ -51,21 +61,23 @@ func OpenCSVStream(path string, target string) (*CSVStream, error) {
 
 // NewCSVStream is OpenCSVStream on a reader; name is used in error messages. Close does not close r.
 func NewCSVStream(r io.Reader, name string, target string) (*CSVStream, error) {
-	lr := newLineReader(r, name)
-	h, err := readCSVHead(lr, name, target)
+	return Options{Target: target}.NewCSVStream(r, name)
+}
+
+// NewCSVStream is Options.OpenCSVStream on a reader; name is used in error messages. Close does not close r.
+func (o Options) NewCSVStream(r io.Reader, name string) (*CSVStream, error) {
+	limit := limitOf(o.MaxBytes)
+	lr := newLineReader(r, name, limit)
+	h, err := readCSVHead(lr, name, o.Target)
 	if err != nil {
 		return nil, err
 	}
-	s := &CSVStream{name: name, lr: lr, head: h, numeric: true}
+	s := &CSVStream{name: name, lr: lr, head: h, numeric: true, limit: limit}
 	if !h.header {
 		s.pend = append(s.pend, pendingRow{h.row1, h.line1})
 	}
 	if h.row2 != nil { // h.row2 aliases the splitter's buffers: copy it
-		row2 := make([][]byte, len(h.row2))
-		for j, f := range h.row2 {
-			row2[j] = slices.Clone(f)
-		}
-		s.pend = append(s.pend, pendingRow{row2, h.line2})
+		s.pend = append(s.pend, pendingRow{cloneFields(h.row2), h.line2})
 	}
 	h.row1, h.row2 = nil, nil
 	return s, nil
@@ -113,8 +125,11 @@ func (s *CSVStream) Next(maxRows int) (*Data, error) {
 
 func (s *CSVStream) next(maxRows int) (*Data, error) {
 	h := s.head
-	p := h.rows()
-	p.x = make([]float64, 0, min(maxRows, 1<<16)*h.d)
+	b := &budget{name: s.name, limit: s.limit}
+	p := h.rows(b)
+	p.what = "a block of " + strconv.Itoa(maxRows) + " rows"
+	// Preallocate up to 65536 rows, within half the budget.
+	p.x, _ = grow(b, p.x, int(min(int64(min(maxRows, 1<<16)*h.d), b.room()/16)), 0, p.what)
 	for len(s.pend) > 0 && p.n < maxRows {
 		if err := p.add(s.pend[0].fields, s.pend[0].line); err != nil {
 			return nil, err
@@ -161,7 +176,10 @@ func (s *CSVStream) next(maxRows int) (*Data, error) {
 		return data, nil
 	}
 	s.numeric = false
-	data.Labels, data.Y = p.labels()
+	var err error
+	if data.Labels, data.Y, err = p.labels(); err != nil {
+		return nil, err
+	}
 	return data, nil
 }
 

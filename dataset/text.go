@@ -10,22 +10,28 @@ import (
 	"strconv"
 )
 
-// maxLine is the longest text line the readers accept.
+// maxLine is the longest text line the readers accept, whatever the memory
+// budget (which may lower it, see lineLimit).
 const maxLine = 64 << 20
 
 // lineReader returns the non-blank lines of a text file with their 1-based
 // line numbers. It strips a UTF-8 byte order mark from line 1 and a trailing
 // '\r' from every line (CRLF files).
 type lineReader struct {
-	sc   *bufio.Scanner
-	name string
-	line int // number of the line last returned
+	sc     *bufio.Scanner
+	name   string
+	line   int   // number of the line last returned
+	max    int   // longest line accepted
+	budget int64 // the memory budget that sets max
 }
 
-func newLineReader(r io.Reader, name string) *lineReader {
+// newLineReader returns a lineReader on r for a loader with a memory budget
+// of limit bytes, which bounds the length of a line (see lineLimit).
+func newLineReader(r io.Reader, name string, limit int64) *lineReader {
 	trap := &errTrap{r: r}
 	sc := bufio.NewScanner(trap)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	lr := &lineReader{sc: sc, name: name, max: lineLimit(limit), budget: limit}
+	sc.Buffer(make([]byte, 0, min(64<<10, lr.max)), lr.max)
 	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
 		// After a read error (a truncated gzip stream, say), the bytes after
 		// the last newline are a cut line: report the error, not the line.
@@ -34,7 +40,7 @@ func newLineReader(r io.Reader, name string) *lineReader {
 		}
 		return bufio.ScanLines(data, atEOF)
 	})
-	return &lineReader{sc: sc, name: name}
+	return lr
 }
 
 // errTrap records the first read error other than io.EOF.
@@ -66,7 +72,17 @@ func (lr *lineReader) next() ([]byte, error) {
 		return b, nil
 	}
 	if err := lr.sc.Err(); err != nil {
+		if be := budgetError(err); be != nil {
+			return nil, be
+		}
 		if errors.Is(err, bufio.ErrTooLong) {
+			if lr.max < maxLine {
+				return nil, &BudgetError{
+					Name:   lr.name + ":" + strconv.Itoa(lr.line+1),
+					What:   "line longer than " + strconv.Itoa(lr.max) + " bytes: a line may take at most 1/" + strconv.Itoa(lineShare) + " of the memory budget",
+					Budget: lr.budget,
+				}
+			}
 			return nil, fmt.Errorf("%s:%d: line longer than %d MiB", lr.name, lr.line+1, maxLine>>20)
 		}
 		return nil, fmt.Errorf("%s:%d: read error: %w", lr.name, lr.line+1, err)

@@ -1,0 +1,334 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// The memory budget (Options.MaxBytes) is described in the package documentation, "Memory".
+
+// BudgetError is the error of a loader that refuses a file because reading it would exceed the memory budget,
+// Options.MaxBytes. Its message names the file (and the line, when there is one), the bytes, and the setting that
+// raises the budget; a command-line tool names its own flag with Message.
+type BudgetError struct {
+	// Name is the file as the loader was given it, followed by ":line" when the error arises at a line.
+	Name string
+	// What is what needs the memory: "the decompressed input", "the parsed data", "densifying 2 rows × 9 features",
+	// "the IDX array [60000 28 28]", or, with Bytes 0, "line longer than 16384 bytes: …".
+	What string
+	// Bytes is the number of bytes needed, with what the loader already holds: a lower bound, since the loader
+	// stops as soon as the budget is exceeded. 0 when the error is a line longer than the budget allows.
+	Bytes int64
+	// Budget is the memory budget in bytes.
+	Budget int64
+}
+
+func (e *BudgetError) Error() string { return e.Message("set Options.MaxBytes to raise it") }
+
+// Message returns the error's message with raise, in place of "set Options.MaxBytes to raise it", telling how to
+// raise the budget; a command-line tool passes, say, "raise it with --max-memory".
+func (e *BudgetError) Message(raise string) string {
+	if e.Bytes == 0 {
+		return fmt.Sprintf("%s: %s of %d bytes (%s); %s", e.Name, e.What, e.Budget, formatBytes(e.Budget), raise)
+	}
+	return fmt.Sprintf("%s: %s needs at least %d bytes (%s), over the memory budget of %d bytes (%s); %s",
+		e.Name, e.What, e.Bytes, formatBytes(e.Bytes), e.Budget, formatBytes(e.Budget), raise)
+}
+
+// formatBytes formats n bytes in binary units, rounded down to one decimal ("512 B", "1.5 GiB").
+func formatBytes(n int64) string {
+	if n < 1<<10 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, k := float64(n), -1
+	for v >= 1<<10 && k < len(units)-1 {
+		v /= 1 << 10
+		k++
+	}
+	return strconv.FormatFloat(math.Floor(v*10)/10, 'f', -1, 64) + " " + units[k]
+}
+
+// Memory budget defaults (see DefaultMaxBytes).
+const (
+	minDefaultMaxBytes      = 256 << 20
+	fallbackDefaultMaxBytes = 4 << 30
+)
+
+// DefaultMaxBytes is the memory budget a loader uses when Options.MaxBytes is 0: half of the memory available to
+// the process, and at least 256 MiB. On Linux the memory available is MemAvailable in /proc/meminfo, lowered to
+// what the process's cgroup (v1 or v2) still allows when that is less; elsewhere, or when these files cannot be
+// read, the budget is 4 GiB. It is evaluated at every call, so it follows the state of the machine.
+func DefaultMaxBytes() int64 {
+	avail := availableMemory()
+	if avail <= 0 {
+		return fallbackDefaultMaxBytes
+	}
+	return max(avail/2, minDefaultMaxBytes)
+}
+
+// availableMemory returns the memory available to the process in bytes, or -1 when it is not known.
+func availableMemory() int64 {
+	avail := memAvailable("/proc/meminfo")
+	if avail <= 0 {
+		return -1
+	}
+	if room := cgroupRoom(); room >= 0 && room < avail {
+		avail = room
+	}
+	return avail
+}
+
+// memAvailable reads MemAvailable from a meminfo file, in bytes; -1 if absent.
+func memAvailable(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return -1
+	}
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(line, "MemAvailable:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return -1
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || kb < 0 || kb > math.MaxInt64>>10 {
+			return -1
+		}
+		if len(f) > 1 && f[1] != "kB" {
+			return -1
+		}
+		return kb << 10
+	}
+	return -1
+}
+
+// cgroupRoom returns the memory the process's cgroup still allows (limit − usage) in bytes, or -1 when there is
+// no limit or it cannot be read. It looks at cgroup v2 (memory.max) and v1 (memory.limit_in_bytes).
+func cgroupRoom() int64 {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	room := int64(-1)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// hierarchy-ID:controllers:path
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var dirs []string
+		var limitFile, usageFile string
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			dirs = []string{filepath.Join("/sys/fs/cgroup", parts[2]), "/sys/fs/cgroup"}
+			limitFile, usageFile = "memory.max", "memory.current"
+		case strings.Contains(","+parts[1]+",", ",memory,"):
+			dirs = []string{filepath.Join("/sys/fs/cgroup/memory", parts[2]), "/sys/fs/cgroup/memory"}
+			limitFile, usageFile = "memory.limit_in_bytes", "memory.usage_in_bytes"
+		default:
+			continue
+		}
+		for _, dir := range dirs {
+			limit := readInt(filepath.Join(dir, limitFile))
+			if limit < 0 {
+				continue
+			}
+			if limit >= 1<<60 { // "no limit" in cgroup v1 is a huge number
+				break
+			}
+			r := max(0, limit-max(0, readInt(filepath.Join(dir, usageFile))))
+			if room < 0 || r < room {
+				room = r
+			}
+			break
+		}
+	}
+	return room
+}
+
+// readInt reads a file holding one non-negative integer; -1 if it cannot (as for cgroup v2's "max").
+func readInt(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return -1
+	}
+	v, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
+	if err != nil || v < 0 {
+		return -1
+	}
+	return v
+}
+
+// limitOf returns the budget in bytes that opt.MaxBytes stands for: DefaultMaxBytes for 0, no limit
+// (math.MaxInt64) for a negative value.
+func limitOf(maxBytes int64) int64 {
+	switch {
+	case maxBytes == 0:
+		return DefaultMaxBytes()
+	case maxBytes < 0:
+		return math.MaxInt64
+	}
+	return maxBytes
+}
+
+// lineShare is the share of the budget a text line may take: splitting the first lines of a CSV file into fields
+// (the line, the field slices of 24 bytes for every two bytes at worst, a copy of the first row) takes up to about
+// 40 bytes per byte of line.
+const lineShare = 64
+
+// lineLimit is the longest line a text reader accepts under a budget of limit bytes.
+func lineLimit(limit int64) int {
+	return int(min(int64(maxLine), limit/lineShare))
+}
+
+// budget accounts for the arrays a loader holds against its limit.
+type budget struct {
+	name  string
+	limit int64
+	used  int64
+}
+
+// newBudget returns the budget of one load of the file called name, for Options.MaxBytes = maxBytes.
+func newBudget(name string, maxBytes int64) *budget {
+	return &budget{name: name, limit: limitOf(maxBytes)}
+}
+
+// errorAt returns the BudgetError for what needing need bytes, at a 1-based line (0 for none).
+func (b *budget) errorAt(line int, what string, need int64) error {
+	name := b.name
+	if line > 0 {
+		name += ":" + strconv.Itoa(line)
+	}
+	return &BudgetError{Name: name, What: what, Bytes: need, Budget: b.limit}
+}
+
+// charge accounts for n more bytes, or returns the error (and charges nothing) if they do not fit.
+func (b *budget) charge(n int64, line int, what string) error {
+	if n > b.limit-b.used {
+		return b.errorAt(line, what, satAdd(b.used, n))
+	}
+	b.used += n
+	return nil
+}
+
+// release gives back n bytes.
+func (b *budget) release(n int64) { b.used = max(0, b.used-n) }
+
+// room returns how many more bytes fit.
+func (b *budget) room() int64 { return b.limit - b.used }
+
+// grow returns s with room for at least k more elements, charging b for the capacity it adds before allocating it
+// (what and line name the data in the error). The capacity doubles as append's would, but never beyond what the
+// budget allows; the error comes only when len(s)+k elements do not fit.
+func grow[T any](b *budget, s []T, k int, line int, what string) ([]T, error) {
+	if cap(s)-len(s) >= k {
+		return s, nil
+	}
+	var zero T
+	size := int64(unsafe.Sizeof(zero))
+	need := int64(len(s)) + int64(k)
+	most := satAdd(int64(cap(s)), b.room()/size) // the largest capacity that fits
+	if need > most {
+		return nil, b.errorAt(line, what, satAdd(b.used, satMul(need-int64(cap(s)), size)))
+	}
+	c := min(max(need, 2*int64(cap(s)), 64/size), most, math.MaxInt/size)
+	t := make([]T, len(s), c)
+	copy(t, s)
+	b.used += (c - int64(cap(s))) * size
+	return t, nil
+}
+
+// satAdd is a+b for non-negative a, b, saturated at math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// satMul is a*b for non-negative a, b, saturated at math.MaxInt64.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// limitReader returns the error of b's budget once more than limit bytes have been read through it.
+type limitReader struct {
+	r     io.Reader
+	n     int64 // bytes read so far
+	limit int64
+	err   func(n int64) error
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n > l.limit {
+		return 0, l.err(l.n)
+	}
+	if room := l.limit - l.n + 1; int64(len(p)) > room {
+		p = p[:room] // read one byte past the limit to know it is exceeded
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if l.n > l.limit {
+		return n, l.err(l.n)
+	}
+	return n, err
+}
+
+// inputSize returns the number of bytes left in r when r tells it cheaply (a bytes, strings or regular-file
+// reader), else -1.
+func inputSize(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+		return int64(r.Len())
+	case *os.File:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			if off, err := r.Seek(0, io.SeekCurrent); err == nil {
+				return max(0, fi.Size()-off)
+			}
+		}
+	}
+	return -1
+}
+
+// limitInput checks the known size of an input (-1 if unknown) against the budget of b and returns r wrapped so
+// that reading more than the budget fails. gzipped says the input is decompressed content (for the message).
+func limitInput(b *budget, r io.Reader, size int64, gzipped bool) (io.Reader, error) {
+	what := "the input"
+	if gzipped {
+		what = "the decompressed input"
+	}
+	if size > b.limit {
+		return nil, b.errorAt(0, what, size)
+	}
+	if b.limit == math.MaxInt64 {
+		return r, nil
+	}
+	return &limitReader{r: r, limit: b.limit, err: func(n int64) error { return b.errorAt(0, what, n) }}, nil
+}
+
+// budgetError returns the *BudgetError in err's chain, or nil.
+func budgetError(err error) *BudgetError {
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return be
+	}
+	return nil
+}
