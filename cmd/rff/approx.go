@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/plotting"
 	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
 
@@ -26,6 +28,7 @@ const allRules = "g,orf,sorf,qmc,gq,sr-butterfly,sr-haar"
 // studyFlags are the flags of a kernel-approximation study.
 type studyFlags struct {
 	kernelFlags
+	mem                   *memoryFlag
 	rules, ns, form, plot string
 	runs, samples         int
 	seed                  uint64
@@ -118,15 +121,35 @@ func (f *studyFlags) runStudy(name string, data *dataset.Data, preprocess string
 			return usagef("--plot %q: the file must end in .png, .svg or .pdf", f.plot)
 		}
 	}
+	// Memory: per worker the features of both subsets and K̂ (samples²), the exact K, and a few numbers per run.
+	maxD := 0
+	for _, n := range ns {
+		maxD = max(maxD, approx.PointsForN(n, data.D))
+	}
+	S, workers := float64(f.samples), float64(runtime.GOMAXPROCS(0))
+	need := 8 * (workers*(2*S*2*float64(maxD)+S*S) + S*S + 4*float64(len(rules)*len(ns))*float64(f.runs) + 2*S*float64(data.D))
+	if err := checkMemory(*f.mem, need, "the study", "--runs, --n or --samples"); err != nil {
+		return err
+	}
 	rng := rand.New(rand.NewPCG(f.seed, 0x5eed))
 	X := data.Subset(dataset.Subsample(rng, data.N, f.samples))
 	Y := data.Subset(dataset.Subsample(rng, data.N, f.samples))
+	if lo, hi, err := gramRange(k, X, Y); err != nil {
+		return err
+	} else if !(hi-lo > 1e-6) {
+		fmt.Fprintf(stderr, "rff approx: warning: the kernel matrix is constant within %.1g on these rows (K ≈ %.6g): the preprocessing or the bandwidth collapses the data, so the errors below say nothing about the rules\n", hi-lo, hi)
+	}
 	bar := progress.New(stderr, name, len(rules)*len(ns)*f.runs)
 	st := approx.Study{Kernel: k, Rules: rules, Ns: ns, Runs: f.runs, Seed: f.seed, Form: form, Progress: func() { bar.Add(1) }}
 	res, err := st.Run(context.Background(), X.X, X.N, Y.X, Y.N, data.D)
 	bar.Done()
 	if err != nil {
 		return err
+	}
+	for _, x := range res {
+		if math.IsNaN(x.Mean) || math.IsInf(x.Mean, 0) || math.IsNaN(x.Std) || math.IsInf(x.Std, 0) {
+			return usagef("the error of %s at n = %d is not finite (%v): the exact kernel matrix is zero or overflows at this bandwidth; choose another --sigma or --gamma", x.Rule, x.N, x.Mean)
+		}
 	}
 	rep := studyReport{Dataset: name, Rows: data.N, Dim: data.D, Kernel: k.Name(), Preprocess: preprocess,
 		Samples: f.samples, Runs: f.runs, Seed: f.seed, Form: f.form, Results: res}
@@ -147,6 +170,22 @@ func (f *studyFlags) runStudy(name string, data *dataset.Data, preprocess string
 		fmt.Fprintf(stdout, "\nfigure: %s (data: %s)\n", f.plot, csvPath(f.plot))
 	}
 	return nil
+}
+
+// gramRange returns the smallest and largest exact kernel value between the rows of X and Y.
+func gramRange(k kernel.Kernel, X, Y *dataset.Data) (lo, hi float64, err error) {
+	K := make([]float64, X.N*Y.N)
+	if err := kernel.Gram(K, k, X.X, X.N, Y.X, Y.N, X.D); err != nil {
+		return 0, 0, err
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range K {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, 0, usagef("the exact kernel %s is %v between some rows at this bandwidth; choose another --sigma or --gamma", k.Name(), v)
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return lo, hi, nil
 }
 
 func csvPath(p string) string { return strings.TrimSuffix(p, filepath.Ext(p)) + ".csv" }
@@ -198,6 +237,7 @@ func runApprox(args []string, stdout, stderr io.Writer) error {
 	df.register(fs.FlagSet, "paper")
 	var sf studyFlags
 	sf.register(fs.FlagSet, 100)
+	sf.mem = df.mem
 	kind := fs.String("ovk", "", "operator-valued kernel (decomposable with A = I, curl-free, div-free, helmholtz[:w]): measure sup ‖K̃ − K‖₂ over pairs instead")
 	dim := fs.Int("dim", 4, "with --ovk and no --data: pairs uniform in [−1, 1]^dim")
 	Ds := fs.String("Ds", "100,1000,10000", "with --ovk: comma list of D (points)")

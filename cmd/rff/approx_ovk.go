@@ -59,6 +59,15 @@ func runApproxOVK(kind string, data *dataset.Data, d int, sf *studyFlags, Ds []i
 	if sf.runs < 1 || sf.samples < 1 {
 		return usagef("--runs and --samples must be at least 1")
 	}
+	maxD := 0
+	for _, D := range Ds {
+		maxD = max(maxD, D)
+	}
+	// Memory: the pairs, and per map its points, frequencies and matrices B(ω) (up to d×d per point).
+	dd := float64(d)
+	if err := checkMemory(*sf.mem, 8*(2*float64(sf.samples)*dd+float64(maxD)*dd*(dd+2)), "the study", "--Ds, --dim or --samples"); err != nil {
+		return err
+	}
 	rng := rand.New(rand.NewPCG(sf.seed, 0x0f1))
 	n := sf.samples
 	X, Z := make([]float64, n*d), make([]float64, n*d)

@@ -167,6 +167,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	quick := fs.Bool("quick", false, "small sizes (n = 512 products, d ∈ {16, 256} with D = 256 points, a 2000-row fit): seconds, for smoke tests")
 	rulesFlag := fs.String("rules", "", "comma list of rules for the map measurements (default: every rule)")
 	dimsFlag := fs.String("dims", "", "comma list of input dimensions d for the map measurements (default 16,256,784,3072; --quick 16,256)")
+	mem := registerMemory(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -188,6 +189,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cfg.mapDims = dims
+	}
+	for _, d := range cfg.mapDims {
+		// The map measurement holds the rows (mapRows×d), their features, and dense points for the dense rules.
+		need := 8 * float64(d) * (float64(cfg.mapRows) + float64(cfg.mapPoints) + float64(d))
+		need += 8 * float64(cfg.mapRows) * 2 * float64(cfg.mapPoints+d)
+		if err := checkMemory(*mem, need, fmt.Sprintf("the map measurement at d = %d", d), "--dims"); err != nil {
+			return err
+		}
 	}
 	t0 := time.Now()
 	bar := progress.New(stderr, "bench", 3+len(cfg.mapDims)*len(rules)+1)

@@ -17,15 +17,21 @@ import (
 	"github.com/rffkit/rff/rule"
 )
 
+// maxLambdas bounds the λ grid of --cv: beyond a few hundred values a grid resolves nothing more.
+const maxLambdas = 10000
+
 // parseLambdas accepts "lo:hi:count" (a log grid) or a comma list.
 func parseLambdas(s string) ([]float64, error) {
 	if parts := strings.Split(s, ":"); len(parts) == 3 {
 		lo, e1 := strconv.ParseFloat(parts[0], 64)
 		hi, e2 := strconv.ParseFloat(parts[1], 64)
 		n, e3 := strconv.Atoi(parts[2])
+		if e1 != nil || e2 != nil || e3 != nil || n < 1 || n > maxLambdas {
+			return nil, usagef("--lambdas %q: want lo:hi:count with 0 < lo ≤ hi and 1 ≤ count ≤ %d", s, maxLambdas)
+		}
 		g := learn.LogGrid(lo, hi, n)
-		if e1 != nil || e2 != nil || e3 != nil || g == nil {
-			return nil, usagef("--lambdas %q: want lo:hi:count with 0 < lo ≤ hi and count ≥ 1", s)
+		if g == nil {
+			return nil, usagef("--lambdas %q: want lo:hi:count with 0 < lo ≤ hi and 1 ≤ count ≤ %d", s, maxLambdas)
 		}
 		return g, nil
 	}
@@ -249,6 +255,9 @@ func (f *kernelFlags) config() (string, float64, error) {
 	}
 	if f.sigma < 0 || f.gamma < 0 || math.IsNaN(f.sigma) || math.IsNaN(f.gamma) || math.IsInf(f.sigma, 0) || math.IsInf(f.gamma, 0) {
 		return "", 0, usagef("bandwidth must be positive and finite")
+	}
+	if (f.sigma != 0 || f.gamma != 0) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(f.name)), "arccos") {
+		return "", 0, usagef("--kernel %s is scale-free: it takes no --sigma or --gamma", f.name)
 	}
 	if f.gamma > 0 {
 		return f.name, kernel.SigmaFromGamma(f.gamma), nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -24,7 +23,15 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same field and the same inputs)")
 	noise := fs.Float64("noise", 0, "standard deviation of the Gaussian noise added to the targets")
 	out := fs.String("out", "", "CSV file to write atomically (default stdout); the header names the columns x1…,y1…")
+	mem := registerMemory(fs.FlagSet)
 	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *n < 1 {
+		return usagef("--n must be at least 1, got %d", *n)
+	}
+	// The rows (at most 24 columns for the generators here); the CSV text is streamed to the file.
+	if err := checkMemory(*mem, float64(*n)*24*8, fmt.Sprintf("%d rows", *n), "--n"); err != nil {
 		return err
 	}
 	if *out != "" {
@@ -39,9 +46,5 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return g.WriteCSV(stdout)
 	}
-	var b bytes.Buffer
-	if err := g.WriteCSV(&b); err != nil {
-		return err
-	}
-	return atomicfile.Write(*out, b.Bytes())
+	return atomicfile.WriteWith(*out, g.WriteCSV)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -125,14 +126,16 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			return usageError{"--gradients: " + err.Error()}
 		}
 	}
-	var b strings.Builder
-	if p.Labels != nil {
-		b.WriteString("label\n")
-		for _, l := range p.Labels {
-			b.WriteString(l)
-			b.WriteByte('\n')
+	write := func(w io.Writer) error {
+		b := bufio.NewWriter(w)
+		if p.Labels != nil {
+			b.WriteString("label\n")
+			for _, l := range p.Labels {
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+			return b.Flush()
 		}
-	} else {
 		names := info.Targets
 		if len(names) != p.Outputs {
 			names = nil
@@ -142,29 +145,32 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		}
 		b.WriteString(strings.Join(names, ","))
 		for j := 0; grads != nil && j < len(info.Inputs); j++ {
-			fmt.Fprintf(&b, ",d%s/d%s", names[0], info.Inputs[j])
+			fmt.Fprintf(b, ",d%s/d%s", names[0], info.Inputs[j])
 		}
 		b.WriteByte('\n')
 		d := len(info.Inputs)
+		var num []byte
 		for i := 0; i < p.N; i++ {
 			for j := 0; j < p.Outputs; j++ {
 				if j > 0 {
 					b.WriteByte(',')
 				}
-				b.WriteString(strconv.FormatFloat(p.Values[i*p.Outputs+j], 'g', -1, 64))
+				num = strconv.AppendFloat(num[:0], p.Values[i*p.Outputs+j], 'g', -1, 64)
+				b.Write(num)
 			}
 			for j := 0; grads != nil && j < d; j++ {
 				b.WriteByte(',')
-				b.WriteString(strconv.FormatFloat(grads[i*d+j], 'g', -1, 64))
+				num = strconv.AppendFloat(num[:0], grads[i*d+j], 'g', -1, 64)
+				b.Write(num)
 			}
 			b.WriteByte('\n')
 		}
+		return b.Flush()
 	}
 	if *out != "" {
-		return atomicfile.Write(*out, []byte(b.String()))
+		return atomicfile.WriteWith(*out, write)
 	}
-	_, err = io.WriteString(stdout, b.String())
-	return err
+	return write(stdout)
 }
 
 func runEval(args []string, stdout, stderr io.Writer) error {

@@ -2,7 +2,9 @@
 package atomicfile
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -10,6 +12,15 @@ import (
 // Write writes data to path through a temporary file in the same directory that is synced and then renamed
 // over path, so that path holds either its old content or all of data, whatever fails (a full disk, a crash).
 func Write(path string, data []byte) error {
+	return WriteWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteWith is Write for content produced by write, streamed (buffered) into the temporary file: nothing of it is
+// held in memory, and path is replaced only when write and every step after it succeed.
+func WriteWith(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -21,7 +32,11 @@ func Write(path string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := write(bw); err != nil {
+		return fail(fmt.Errorf("writing %s: %w", path, err))
+	}
+	if err := bw.Flush(); err != nil {
 		return fail(fmt.Errorf("writing %s: %w", path, err))
 	}
 	if err := f.Sync(); err != nil {

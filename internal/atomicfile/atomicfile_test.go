@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,5 +24,27 @@ func TestWrite(t *testing.T) {
 	}
 	if e, _ := os.ReadDir(dir); len(e) != 1 {
 		t.Errorf("%d entries left in the directory, want 1", len(e))
+	}
+}
+
+// TestWriteWithFailure: when the content cannot be produced, the old file stays and no temporary file is left.
+func TestWriteWithFailure(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	if err := Write(p, []byte("good")); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteWith(p, func(w io.Writer) error {
+		w.Write([]byte("partial"))
+		return errors.New("the producer failed")
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if b, _ := os.ReadFile(p); string(b) != "good" {
+		t.Errorf("the old file became %q", b)
+	}
+	if e, _ := os.ReadDir(dir); len(e) != 1 {
+		t.Errorf("%d entries left", len(e))
 	}
 }

@@ -1,7 +1,6 @@
 package plotting
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -176,11 +175,7 @@ func Save(path string, f Figure) error {
 
 // writeFile fills path with write, atomically (a temporary file renamed over path once complete).
 func writeFile(path string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return fmt.Errorf("plotting: writing %s: %w", path, err)
-	}
-	if err := atomicfile.Write(path, b.Bytes()); err != nil {
+	if err := atomicfile.WriteWith(path, write); err != nil {
 		return fmt.Errorf("plotting: %w", err)
 	}
 	return nil
