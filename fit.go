@@ -106,6 +106,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	X := append([]float64(nil), raw.X...)
 	sc.Apply(X, raw.N, raw.D)
 	n, d := raw.N, raw.D
+	if err := checkMagnitude(X, d, raw.Names); err != nil {
+		return nil, err
+	}
 	names := raw.Names
 	if names == nil {
 		names = make([]string, d)
@@ -188,7 +191,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 			return nil, err
 		}
 	} else if s.Exact {
-		fit, err := learn.KRR{Kernel: k, Lambda: s.Lambda, Intercept: true}.Fit(X, n, d, Y, P)
+		fit, err := learn.KRR{Kernel: k, Lambda: s.Lambda, Intercept: true, MaxBytes: s.budget()}.Fit(X, n, d, Y, P)
 		if err != nil {
 			return nil, err
 		}
@@ -230,6 +233,24 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	}
 	m.report = rep
 	return m, nil
+}
+
+// maxInput bounds the preprocessed inputs: beyond it a projection ωᵀx, a squared distance or the statistics of the
+// features can overflow to ±Inf.
+const maxInput = 1e100
+
+// checkMagnitude refuses preprocessed inputs too large for the feature maps and kernels, naming the first one.
+func checkMagnitude(X []float64, d int, names []string) error {
+	for i, v := range X {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxInput {
+			name := fmt.Sprintf("column %d", i%d+1)
+			if i%d < len(names) {
+				name = fmt.Sprintf("column %d (%s)", i%d+1, names[i%d])
+			}
+			return fmt.Errorf("row %d, %s is %v after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs", i/d+1, name, v)
+		}
+	}
+	return nil
 }
 
 // setMap stores the explicit parameters of fmap and the probe features its rebuilt form computes in the file.
@@ -275,7 +296,7 @@ func (s *settings) fitFeatures(fmap *feature.Map, X []float64, n int, Y []float6
 	rep.Phases["features"] = time.Since(tf).Seconds()
 	ts := time.Now()
 	bar := progress.New(s.Progress, s.loss.String()+" iterations", 0)
-	fit, err := learn.Classifier{Loss: s.loss, Lambda: s.Lambda, Seed: s.Seed, Progress: bar.Add}.Fit(Z, n, fmap.Features(), cls, P)
+	fit, err := learn.Classifier{Loss: s.loss, Lambda: s.Lambda, Seed: s.Seed, Progress: bar.Add, MaxBytes: s.budget()}.Fit(Z, n, fmap.Features(), cls, P)
 	bar.Done()
 	rep.Phases["solve"] = time.Since(ts).Seconds()
 	return fit, err
@@ -307,7 +328,7 @@ func (s *settings) fitOVK(h *model.Header, f *model.Model, rep *Report, X []floa
 		h.A = append([]float64(nil), A.RawSymmetric().Data...)
 	}
 	if s.Exact {
-		fit, err := vector.KRR{Kernel: k, Lambda: s.Lambda, Intercept: true}.Fit(X, n, d, Y)
+		fit, err := vector.KRR{Kernel: k, Lambda: s.Lambda, Intercept: true, MaxBytes: s.budget()}.Fit(X, n, d, Y)
 		if err != nil {
 			return err
 		}
@@ -319,7 +340,7 @@ func (s *settings) fitOVK(h *model.Header, f *model.Model, rep *Report, X []floa
 	if err != nil {
 		return err
 	}
-	fit, err := vector.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.ovkSolver}.Fit(fm, X, n, Y)
+	fit, err := vector.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.ovkSolver, MaxBytes: s.budget()}.Fit(fm, X, n, Y)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -58,7 +59,14 @@ func runBound(args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(bound.Names(), *theorem) {
 		return usagef("--theorem %q: want one of %s", *theorem, strings.Join(bound.Names(), ", "))
 	}
-	if (p.Eps > 0) == (p.M > 0) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case set["eps"] && !(p.Eps > 0) || math.IsInf(p.Eps, 0):
+		return usagef("--eps must be a positive error, got %v", p.Eps)
+	case set["D"] && p.M < 1:
+		return usagef("-D must be at least 1 point, got %d", p.M)
+	case set["eps"] == set["D"]:
 		return usagef("give exactly one of --eps (solve for D) and -D (solve for the error)")
 	}
 	if p.Eps < 0 || p.M < 0 || math.IsNaN(p.Eps) {
