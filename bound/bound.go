@@ -30,9 +30,19 @@ var ErrInfiniteMoment = errors.New("spectral moment is infinite")
 // maxPoints is the largest point count the solvers report (2^53, where float64 stops counting integers).
 const maxPoints = 1 << 53
 
+// MaxDim is the largest input dimension d the bounds accept, 2^37: one input point of more coordinates would not
+// fit in the 1 TiB the library allows one array, and far before d nears the range of int the d+1, d+2, 2^{d−1} of the
+// theorems stop meaning anything in floating point. Every bound is evaluated in closed form in d (no loop or
+// allocation over the d coordinates, except over multi-indices p and q the caller passes), so any d up to MaxDim
+// costs microseconds.
+const MaxDim = 1 << 37
+
 func checkDim(d int) error {
 	if d < 1 {
 		return fmt.Errorf("dimension d must be ≥ 1, got %d", d)
+	}
+	if d > MaxDim {
+		return fmt.Errorf("dimension d = %d is beyond the largest one supported, 2^37 (one input would exceed 1 TiB)", d)
 	}
 	return nil
 }

@@ -354,11 +354,7 @@ func buildSSDerivBounded(p Params, g *Guarantee) (Bound, string, string, error) 
 		if err != nil {
 			return nil, "", "", err
 		}
-		a2 := make([]int, len(a))
-		for i := range a {
-			a2[i] = 2 * a[i]
-		}
-		m2, err := s.Moments(a2)
+		m2, err := s.Moments(doubled(a))
 		if err != nil {
 			return nil, "", "", err
 		}

@@ -156,16 +156,19 @@ func (s Spectrum) Moments(a []int) (Moments, error) {
 		return Moments{}, err
 	}
 	d := s.Dim
-	if a == nil {
-		a = make([]int, d)
-	}
-	if len(a) != d {
+	// A nil a is the zero multi-index, handled without materializing d zeros: every closed form below is a product
+	// (or sum) over the coordinates in which zero entries contribute a known factor, so the cost is O(len(a)), not
+	// O(d) — d may be as large as an int allows.
+	if a != nil && len(a) != d {
 		return Moments{}, fmt.Errorf("bound: multi-index has length %d, want d = %d", len(a), d)
 	}
 	order := 0
 	for _, ai := range a {
 		if ai < 0 {
 			return Moments{}, fmt.Errorf("bound: multi-index entries must be ≥ 0, got %v", a)
+		}
+		if ai > 2*maxOrder-order {
+			return Moments{}, fmt.Errorf("bound: moments of order above %d are refused", 2*maxOrder)
 		}
 		order += ai
 	}
@@ -211,6 +214,9 @@ func (s Spectrum) Moments(a []int) (Moments, error) {
 			abs *= abs1(ai)
 		}
 		var nsq float64
+		if a == nil {
+			nsq = float64(d) * abs1(2) // d equal terms abs/abs1(0)·abs1(2), abs = abs1(0) = 1
+		}
 		for _, ai := range a {
 			nsq += abs / abs1(ai) * abs1(ai+2)
 		}
@@ -219,7 +225,11 @@ func (s Spectrum) Moments(a []int) (Moments, error) {
 			m.Sup = math.Pow(c, float64(order))
 		}
 		if d == 1 {
-			m.Norm = abs1(a[0] + 1)
+			a0 := 0
+			if a != nil {
+				a0 = a[0]
+			}
+			m.Norm = abs1(a0 + 1)
 		} else {
 			m.Norm = math.Sqrt(abs * nsq)
 			m.NormIsBound = true
@@ -284,11 +294,7 @@ func (s Spectrum) Bernstein(p, q []int) (variance, L float64, err error) {
 	c := 1 / s.Sigma
 	switch {
 	case s.Kernel == "sinc":
-		a2 := make([]int, len(a))
-		for i := range a {
-			a2[i] = 2 * a[i]
-		}
-		m2, err := s.Moments(a2)
+		m2, err := s.Moments(doubled(a))
 		if err != nil {
 			return 0, 0, err
 		}
@@ -304,20 +310,45 @@ func (s Spectrum) Bernstein(p, q []int) (variance, L float64, err error) {
 		"|p+q| = %d (the moments of |ω^{p+q}| grow too fast or are infinite)", s.describe(), order)
 }
 
-// addIndex returns p+q (each nil or of length d) and its order |p+q|.
+// doubled returns 2a (nil for nil, the zero multi-index).
+func doubled(a []int) []int {
+	if a == nil {
+		return nil
+	}
+	a2 := make([]int, len(a))
+	for i, v := range a {
+		a2[i] = 2 * v
+	}
+	return a2
+}
+
+// maxOrder is the largest order |p| (and |q|) of a derivative multi-index, as kernel.MaxDerivOrder: far beyond it no
+// moment or derivative of these kernels fits in float64.
+const maxOrder = 1024
+
+// addIndex returns p+q (each nil or of length d) and its order |p+q|; nil (the zero multi-index, without
+// materializing d zeros) when both are nil. It refuses |p| or |q| above 1024.
 func addIndex(p, q []int, d int) ([]int, int, error) {
+	if p == nil && q == nil {
+		return nil, 0, nil
+	}
 	a := make([]int, d)
 	for _, v := range [][]int{p, q} {
 		if v == nil {
 			continue
 		}
 		if len(v) != d {
-			return nil, 0, fmt.Errorf("bound: multi-index %v has length %d, want d = %d", v, len(v), d)
+			return nil, 0, fmt.Errorf("bound: multi-index of length %d, want d = %d", len(v), d)
 		}
+		n := 0
 		for i, vi := range v {
 			if vi < 0 {
-				return nil, 0, fmt.Errorf("bound: multi-index entries must be ≥ 0, got %v", v)
+				return nil, 0, fmt.Errorf("bound: multi-index entry %d is %d; entries must be ≥ 0", i+1, vi)
 			}
+			if vi > maxOrder-n {
+				return nil, 0, fmt.Errorf("bound: multi-index order exceeds %d", maxOrder)
+			}
+			n += vi
 			a[i] += vi
 		}
 	}
