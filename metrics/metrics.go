@@ -2,7 +2,8 @@
 // counts for classification, and the mean of repeated measurements with its normal 95% interval.
 //
 // Every function takes predictions before truths, row-major n×p matrices for several outputs, and returns NaN
-// (never ±Inf) where a score is undefined: R² of a constant target, any score of no rows. Callers print NaN as "n/a"
+// (never ±Inf) where a score is undefined: R² of a constant target, any score of no rows, and any score of
+// predictions and truths whose lengths do not match (no function here panics on them). Callers print NaN as "n/a"
 // or null.
 package metrics
 
@@ -11,9 +12,9 @@ import (
 	"math"
 )
 
-// RMSE is the root mean squared error over every entry of pred and truth (equal lengths).
+// RMSE is the root mean squared error over every entry of pred and truth (equal lengths; NaN otherwise).
 func RMSE(pred, truth []float64) float64 {
-	if len(truth) == 0 {
+	if len(truth) == 0 || len(pred) != len(truth) {
 		return math.NaN()
 	}
 	var se float64
@@ -24,9 +25,9 @@ func RMSE(pred, truth []float64) float64 {
 	return math.Sqrt(se / float64(len(truth)))
 }
 
-// MAE is the mean absolute error over every entry of pred and truth (equal lengths).
+// MAE is the mean absolute error over every entry of pred and truth (equal lengths; NaN otherwise).
 func MAE(pred, truth []float64) float64 {
-	if len(truth) == 0 {
+	if len(truth) == 0 || len(pred) != len(truth) {
 		return math.NaN()
 	}
 	var ae float64
@@ -42,9 +43,10 @@ func R2(pred, truth []float64) float64 {
 }
 
 // MultiR2 is the overall coefficient of determination of n predictions of p outputs (row-major n×p):
-// 1 − Σ_all (y − ŷ)² / Σ_all (y − ȳ_a)², ȳ_a the mean of output a. NaN when every output is constant.
+// 1 − Σ_all (y − ŷ)² / Σ_all (y − ȳ_a)², ȳ_a the mean of output a. NaN when every output is constant, and when
+// pred and truth do not both hold n×p values.
 func MultiR2(pred, truth []float64, n, p int) float64 {
-	if n == 0 || p == 0 {
+	if n <= 0 || p <= 0 || !shape(len(truth), n, p) || len(pred) != len(truth) {
 		return math.NaN()
 	}
 	mean := make([]float64, p)
@@ -86,8 +88,13 @@ type Regression struct {
 }
 
 // ScoreRegression scores n predictions of p outputs (row-major n×p) against the truths; names (length p, or nil)
-// name the outputs.
+// name the outputs. When pred and truth do not both hold n×p values the scores are NaN and there are no per-output
+// scores.
 func ScoreRegression(pred, truth []float64, n, p int, names []string) Regression {
+	if n < 0 || p < 1 || !shape(len(truth), n, p) || len(pred) != len(truth) {
+		nan := math.NaN()
+		return Regression{N: max(n, 0), RMSE: nan, MAE: nan, R2: nan}
+	}
 	r := Regression{N: n, RMSE: RMSE(pred, truth), MAE: MAE(pred, truth), R2: MultiR2(pred, truth, n, p)}
 	if p == 1 {
 		return r
@@ -106,9 +113,9 @@ func ScoreRegression(pred, truth []float64, n, p int, names []string) Regression
 	return r
 }
 
-// Accuracy is the fraction of pred equal to truth (equal lengths); NaN for no rows.
+// Accuracy is the fraction of pred equal to truth (equal lengths); NaN for no rows or lengths that differ.
 func Accuracy(pred, truth []int) float64 {
-	if len(truth) == 0 {
+	if len(truth) == 0 || len(pred) != len(truth) {
 		return math.NaN()
 	}
 	c := 0
@@ -134,10 +141,14 @@ type Classification struct {
 	PerClass []Class `json:"per_class"`
 	// Confusion[t][p] counts the rows of true class t predicted as class p.
 	Confusion [][]int `json:"confusion"`
+	// Invalid counts the rows whose true or predicted index lies outside [0, len(labels)): they are in N and
+	// Accuracy but not in PerClass or Confusion. It is 0 for indices from one class coder.
+	Invalid int `json:"invalid,omitempty"`
 }
 
 // ScoreClassification scores predicted class indices against true ones, for the classes named by labels (indices
-// must lie in [0, len(labels))).
+// lie in [0, len(labels)); rows with other indices are counted in Invalid). When pred and truth have different
+// lengths, Accuracy is NaN and no row is counted.
 func ScoreClassification(pred, truth []int, labels []string) Classification {
 	K := len(labels)
 	c := Classification{N: len(truth), Accuracy: Accuracy(pred, truth), PerClass: make([]Class, K), Confusion: make([][]int, K)}
@@ -145,7 +156,14 @@ func ScoreClassification(pred, truth []int, labels []string) Classification {
 		c.Confusion[k] = make([]int, K)
 		c.PerClass[k].Label = labels[k]
 	}
+	if len(pred) != len(truth) {
+		return c
+	}
 	for i, t := range truth {
+		if t < 0 || t >= K || pred[i] < 0 || pred[i] >= K {
+			c.Invalid++
+			continue
+		}
 		c.Confusion[t][pred[i]]++
 		c.PerClass[t].Total++
 		if pred[i] == t {
@@ -227,5 +245,17 @@ func (c Classification) MarshalJSON() ([]byte, error) {
 		Accuracy  num     `json:"accuracy"`
 		PerClass  []Class `json:"per_class"`
 		Confusion [][]int `json:"confusion"`
-	}{c.N, num(c.Accuracy), c.PerClass, c.Confusion})
+		Invalid   int     `json:"invalid,omitempty"`
+	}{c.N, num(c.Accuracy), c.PerClass, c.Confusion, c.Invalid})
+}
+
+// shape reports whether n×p values, computed without overflow, are exactly l (n, p ≥ 0).
+func shape(l, n, p int) bool {
+	if n < 0 || p < 0 {
+		return false
+	}
+	if p != 0 && n > math.MaxInt/p {
+		return false
+	}
+	return n*p == l
 }
