@@ -112,6 +112,9 @@ func (c Classifier) validate(n, F int, labels []int, K int) error {
 	if K < 2 {
 		return fmt.Errorf("learn.Classifier: need at least 2 classes, have %d", K)
 	}
+	if _, err := size.Floats("learn.Classifier: weights", F+1, K); err != nil {
+		return err
+	}
 	if len(labels) != n {
 		return fmt.Errorf("learn.Classifier: %d labels for %d examples", len(labels), n)
 	}

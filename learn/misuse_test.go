@@ -146,6 +146,10 @@ func TestMisuse(t *testing.T) {
 			_, err := Classifier{Loss: Hinge, Lambda: 1}.Fit(Z, n, F, []int{0, 1, 2, 0, 1, 0}, 2)
 			return err
 		}, "label"},
+		{"Classifier.Fit 2^40 classes", func() error {
+			_, err := Classifier{Loss: Hinge, Lambda: 1}.Fit(Z, n, F, labels, 1<<40)
+			return err
+		}, "GiB"},
 		{"Classifier.Fit K = 1", func() error { _, err := Classifier{Loss: Hinge, Lambda: 1}.Fit(Z, n, F, labels, 1); return err }, "classes"},
 		{"Classifier.Fit squared loss", func() error { _, err := Classifier{Loss: Squared, Lambda: 1}.Fit(Z, n, F, labels, 2); return err }, "loss"},
 		{"Classifier.FitMap nil map", func() error { _, err := Classifier{Loss: Hinge, Lambda: 1}.FitMap(nil, X, n, labels, 2); return err }, "nil"},
