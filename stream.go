@@ -53,7 +53,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	rep := &Report{Phases: map[string]float64{}}
 	classify := s.Task == "classification"
 	open := func() (*chunker, error) {
-		cs, err := dataset.OpenCSVStream(path, opt.Target)
+		cs, err := dataset.Options{Target: opt.Target, MaxBytes: s.MaxMemory}.OpenCSVStream(path)
 		if err != nil {
 			return nil, err
 		}
