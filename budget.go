@@ -136,6 +136,9 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 			N *= 1 + dd // every observed derivative is a row
 		}
 		need += bytesOf(D, dd) // dense points (structured rules need less)
+		if _, orf := s.rule.(rule.ORF); orf || s.rule == (rule.SR{Rotation: rule.Haar}) {
+			need += bytesOf(2, dd, dd) // the d×d Haar rotations being drawn
+		}
 		shards := float64(max(1, min(int((512<<20)/max(8*F*F, 1)), 8)))
 		gram := bytesOf(F, F)
 		switch {

@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rffkit/rff/internal/size"
 )
 
 // Rule draws realizations of a cubature rule for N(0, I_d).
@@ -36,19 +38,29 @@ type Points interface {
 	Project(dst, x []float64, rows int)
 }
 
-// Dense returns the points as a Len×d row-major matrix, computed by projecting the identity.
+// Dense returns the points as a Len×d row-major matrix: a copy for dense realizations, otherwise computed by
+// projecting the identity, a block of rows at a time (memory Len×d for the result and O(Len + d) per row of the
+// block).
 func Dense(p Points) []float64 {
-	d, D := p.Dim(), p.Len()
-	eye := make([]float64, d*d)
-	for i := 0; i < d; i++ {
-		eye[i*d+i] = 1
+	if dp, ok := p.(*densePoints); ok {
+		return append([]float64(nil), dp.W...)
 	}
-	wt := make([]float64, d*D) // d×D = Wᵀ
-	p.Project(wt, eye, d)
+	d, D := p.Dim(), p.Len()
 	W := make([]float64, D*d)
-	for i := 0; i < d; i++ {
-		for j := 0; j < D; j++ {
-			W[j*d+i] = wt[i*D+j]
+	const block = 64
+	eye := make([]float64, block*d)
+	wt := make([]float64, block*D) // rows of Wᵀ
+	for i0 := 0; i0 < d; i0 += block {
+		B := min(block, d-i0)
+		clear(eye[:B*d])
+		for b := range B {
+			eye[b*d+i0+b] = 1
+		}
+		p.Project(wt[:B*D], eye[:B*d], B)
+		for b := range B {
+			for j := 0; j < D; j++ {
+				W[j*d+i0+b] = wt[b*D+j]
+			}
 		}
 	}
 	return W
@@ -108,15 +120,30 @@ func ParseList(s string) ([]Rule, error) {
 	return out, nil
 }
 
-func checkSize(name string, d, D int) error {
+func checkSize(name string, d, D int, rng *rand.Rand) error {
+	if rng == nil {
+		return fmt.Errorf("rule %s: a random source is required", name)
+	}
 	if d < 1 {
 		return fmt.Errorf("rule %s: dimension must be at least 1, got %d", name, d)
 	}
 	if D < 1 {
 		return fmt.Errorf("rule %s: number of points must be at least 1, got %d", name, D)
 	}
-	if int64(d)*int64(D) > 1<<31 {
-		return fmt.Errorf("rule %s: %d points in dimension %d are too many (%d values)", name, D, d, int64(d)*int64(D))
+	if n, ok := size.Mul(d, D); !ok || n > 1<<31 {
+		return fmt.Errorf("rule %s: %d points in dimension %d are too many", name, D, d)
+	}
+	return nil
+}
+
+// MaxSquareDim is the largest dimension for which the rules that form d×d matrices (orf and sr-haar draw Haar
+// rotations; Dense projects the identity) do so: 32768, an 8 GiB matrix.
+const MaxSquareDim = 1 << 15
+
+// checkSquare refuses a dimension whose d×d matrix would exceed MaxSquareDim.
+func checkSquare(name string, d int) error {
+	if d > MaxSquareDim {
+		return fmt.Errorf("rule %s: dimension %d needs %d×%d rotations, more than the limit of %d; use sorf or sr-butterfly (O(d log d)) or g", name, d, d, d, MaxSquareDim)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ type G struct{}
 
 func (G) Name() string { return "g" }
 func (r G) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
-	if err := checkSize(r.Name(), d, D); err != nil {
+	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
 	}
 	W := make([]float64, D*d)
@@ -30,7 +30,10 @@ type ORF struct{}
 
 func (ORF) Name() string { return "orf" }
 func (r ORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
-	if err := checkSize(r.Name(), d, D); err != nil {
+	if err := checkSize(r.Name(), d, D, rng); err != nil {
+		return nil, err
+	}
+	if err := checkSquare(r.Name(), d); err != nil {
 		return nil, err
 	}
 	W := make([]float64, D*d)
@@ -63,7 +66,7 @@ type SORF struct{ Blocks int }
 
 func (SORF) Name() string { return "sorf" }
 func (r SORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
-	if err := checkSize(r.Name(), d, D); err != nil {
+	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
 	}
 	k := r.Blocks
@@ -136,7 +139,7 @@ const DefaultSkip = 1000
 
 func (QMC) Name() string { return "qmc" }
 func (r QMC) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
-	if err := checkSize(r.Name(), d, D); err != nil {
+	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
 	}
 	skip := r.Skip
@@ -161,7 +164,7 @@ func (r GQ) Name() string {
 	return "gq:" + strconv.Itoa(r.Degree)
 }
 func (r GQ) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
-	if err := checkSize(r.Name(), d, D); err != nil {
+	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
 	}
 	m := r.Degree

@@ -39,7 +39,7 @@ func (r SR) Rules(d, D int, even bool) int {
 }
 
 func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
-	if err := checkSize(r.Name(), d, D); err != nil {
+	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
 	}
 	t := r.Rules(d, D, even)
@@ -68,6 +68,9 @@ func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	}
 	zero := 1 - sum
 	if r.Rotation == Haar {
+		if err := checkSquare(r.Name(), d); err != nil {
+			return nil, err
+		}
 		V := structured.Simplex(d) // d×(d+1)
 		W := make([]float64, t*per*d)
 		QV := make([]float64, m*d) // row j is (Q v_j)ᵀ: QV = Vᵀ Qᵀ, one GEMM instead of m·d² strided dot products

@@ -88,3 +88,22 @@ func TestRestoreRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestDrawMisuse: a missing random source, impossible sizes and dimensions too large for d×d rotations are errors.
+func TestDrawMisuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, name := range append(Names(), "gq:3") {
+		r, _ := Parse(name)
+		if _, err := r.Draw(3, 4, true, nil); err == nil {
+			t.Errorf("%s: nil random source accepted", name)
+		}
+		if _, err := r.Draw(1<<32, 1<<32, true, rng); err == nil {
+			t.Errorf("%s: 2^64 values accepted", name)
+		}
+	}
+	for _, r := range []Rule{ORF{}, SR{Rotation: Haar}} {
+		if _, err := r.Draw(MaxSquareDim+1, 1, true, rng); err == nil {
+			t.Errorf("%s: a %d×%d rotation accepted", r.Name(), MaxSquareDim+1, MaxSquareDim+1)
+		}
+	}
+}
