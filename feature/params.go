@@ -24,8 +24,11 @@ type Params struct {
 	Phase  []float64   // CosPhase phases b_j (length Points.Len), or nil
 }
 
-// Params returns the explicit parameters of m (copies: m is not shared).
+// Params returns the explicit parameters of m (copies: m is not shared); the zero Params for a nil or zero Map.
 func (m *Map) Params() Params {
+	if m == nil || m.points == nil {
+		return Params{}
+	}
 	n := m.points.Len()
 	p := Params{Rule: m.rule.Name(), Form: m.form, Points: rule.Store(m.points)}
 	if m.scale != nil {

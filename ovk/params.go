@@ -24,8 +24,11 @@ type Params struct {
 	B      []float64   // B(ω_j) per point (n·p·p' values) or shared (p·p', decomposable)
 }
 
-// Params returns the explicit parameters of m (copies).
+// Params returns the explicit parameters of m (copies); the zero Params for a nil or zero Map.
 func (m *Map) Params() Params {
+	if m == nil || m.points == nil || m.r == nil {
+		return Params{}
+	}
 	p := Params{Rule: m.r.Name(), Rank: m.pr, Points: rule.Store(m.points), B: append([]float64(nil), m.bs...)}
 	if m.scale != nil {
 		p.Scale = append([]float64(nil), m.scale...)
