@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rffkit/rff/serve"
+)
+
+// serveListening, when set (by tests), is called with the address once the server listens and its signal handlers
+// are installed.
+var serveListening func(addr net.Addr)
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stdout, "--models DIR [--addr 127.0.0.1:8080] [flags]")
+	dir := fs.String("models", "", "directory of model files: every NAME.rff is served as the model NAME")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	maxBody := fs.String("max-body", "32MiB", "largest request body (bytes, or with a KiB/MiB/GiB suffix); larger requests get 413")
+	maxRows := fs.Int("max-rows", 100000, "most rows in one inference request; more get 413")
+	maxConc := fs.Int("max-concurrent", 0, "inference requests processed at once (default 2 × GOMAXPROCS)")
+	maxQueue := fs.Int("max-queue", 0, "inference requests that may wait for a slot (default 8 × --max-concurrent; -1: none); beyond, 503 with Retry-After")
+	queueTimeout := fs.Duration("queue-timeout", time.Second, "longest wait for an inference slot before 503")
+	readTimeout := fs.Duration("read-timeout", 60*time.Second, "time to read a whole request")
+	writeTimeout := fs.Duration("write-timeout", 60*time.Second, "time to answer, from the end of the request header")
+	idleTimeout := fs.Duration("idle-timeout", 120*time.Second, "time an idle keep-alive connection is kept")
+	drainTimeout := fs.Duration("drain-timeout", 30*time.Second, "on SIGTERM or SIGINT, time given to the requests in flight")
+	tokenFile := fs.String("token-file", "", "file holding a bearer token: requests other than the health checks must send \"Authorization: Bearer TOKEN\"")
+	tlsCert := fs.String("tls-cert", "", "certificate file (PEM) for HTTPS, with --tls-key")
+	tlsKey := fs.String("tls-key", "", "private key file (PEM) for HTTPS, with --tls-cert")
+	watch := fs.Bool("watch", false, "poll the model directory and reload changed files (SIGHUP always reloads)")
+	watchEvery := fs.Duration("watch-interval", 2*time.Second, "polling interval of --watch")
+	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
+	logLevel := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usagef("--models is required")
+	}
+	body, err := parseBytes(*maxBody)
+	if err != nil {
+		return usagef("--max-body: %v", err)
+	}
+	if *maxRows < 1 || *maxConc < 0 || *maxQueue < -1 {
+		return usagef("--max-rows must be ≥ 1, --max-concurrent ≥ 0 and --max-queue ≥ -1")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"queue-timeout", *queueTimeout}, {"read-timeout", *readTimeout}, {"write-timeout", *writeTimeout},
+		{"idle-timeout", *idleTimeout}, {"drain-timeout", *drainTimeout}, {"watch-interval", *watchEvery}} {
+		if d.v <= 0 {
+			return usagef("--%s must be positive", d.name)
+		}
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usagef("--log-level: %q is not debug, info, warn or error", *logLevel)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var logger *slog.Logger
+	switch *logFormat {
+	case "text":
+		logger = slog.New(slog.NewTextHandler(stderr, hopts))
+	case "json":
+		logger = slog.New(slog.NewJSONHandler(stderr, hopts))
+	default:
+		return usagef("--log-format: %q is not text or json", *logFormat)
+	}
+	opts := serve.Options{MaxBodyBytes: body, MaxRows: *maxRows, MaxConcurrent: *maxConc, MaxQueue: *maxQueue,
+		QueueTimeout: *queueTimeout, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
+		IdleTimeout: *idleTimeout, DrainTimeout: *drainTimeout, Logger: logger, Version: Version}
+	opts.ReadHeaderTimeout = min(*readTimeout, 10*time.Second)
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return err
+		}
+		opts.Token = strings.TrimSpace(string(b))
+		if opts.Token == "" || strings.ContainsAny(opts.Token, " \t\r\n") {
+			return usagef("--token-file %s must hold one token (no spaces)", *tokenFile)
+		}
+	}
+	var tlsConfig *tls.Config
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+
+	s, err := serve.New(*dir, opts)
+	if err != nil {
+		return fmt.Errorf("--models: %w", err)
+	}
+	if len(s.Models()) == 0 && !*watch {
+		return usagef("--models %s holds no model that loads (NAME%s files; the log says why); add --watch to wait for one", *dir, serve.Ext)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case sig := <-sigs:
+				if sig == syscall.SIGHUP {
+					logger.Info("SIGHUP: reloading the model directory")
+					_ = s.Reload() // the files that failed are logged
+					continue
+				}
+				logger.Info("signal received", "signal", sig.String())
+				stop()
+				return
+			}
+		}
+	}()
+	if *watch {
+		go s.Watch(ctx, *watchEvery)
+	}
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	logger.Info("listening", "url", scheme+"://"+ln.Addr().String(), "models", s.Models(),
+		"max_concurrent", s.Options().MaxConcurrent, "max_queue", s.Options().MaxQueue, "auth", opts.Token != "")
+	if serveListening != nil {
+		serveListening(ln.Addr())
+	}
+	return s.Serve(ctx, ln, tlsConfig)
+}
+
+// parseBytes reads a byte count: a whole number, optionally with a KiB, MiB or GiB suffix.
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = v, u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || v < 1 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a byte count such as 1048576 or 32MiB", s)
+	}
+	return v * mult, nil
+}

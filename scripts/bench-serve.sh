@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Benchmarks `rff serve` on 127.0.0.1 with wrk (Debian package wrk), bounded in time (about 3 minutes):
+#
+#   scripts/bench-serve.sh [WORKDIR]        (RFF_SERVE_PORT, default 18181; SECONDS_PER_RUN, default 15)
+#
+# 1. fits a regression model on synthetic data with d = 784 inputs and sr-butterfly features, D = 4096 points
+#    (rounded up to whole SR rules: 6 × 785 = 4710 points, 9420 cos/sin features);
+# 2. single-row requests: the saturation rate (closed loop, 8 connections), then p50/p99 latency with the
+#    connections paced to half that rate;
+# 3. batches of 1000 rows: rows/s over HTTP, next to rows/s of Model.PredictRows in-process on the same model
+#    (go test -bench);
+# 4. overload: 256 connections paced to twice the saturation rate for OVERLOAD_SECONDS (default 20): counts 200,
+#    503 and any other 5xx (there must be none), and the server's resident memory before, after and at its peak;
+# 5. SIGTERM: the server drains and must exit 0.
+# wrk and the server share the machine's cores; the numbers are for both on one machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+WORK=${1:-$(mktemp -d /tmp/rff-bench-serve.XXXXXX)}
+mkdir -p "$WORK/models"
+PORT=${RFF_SERVE_PORT:-18181}
+SECS=${SECONDS_PER_RUN:-15}
+OVERLOAD=${OVERLOAD_SECONDS:-20}
+URL="http://127.0.0.1:$PORT"
+
+if ! command -v wrk > /dev/null; then
+  echo "wrk is missing: apt-get update && apt-get install -y wrk" >&2
+  exit 1
+fi
+
+echo "== build" >&2
+go build -o "$WORK/rff" ./cmd/rff
+RFF="$WORK/rff"
+
+echo "== data and model (d = 784, sr-butterfly, D = 4096)" >&2
+if [ ! -f "$WORK/models/mnistlike.rff" ]; then
+  awk -v n=2000 -v d=784 'BEGIN { srand(1)
+    for (j = 1; j <= d; j++) printf "p%d,", j; print "y"
+    for (i = 0; i < n; i++) { s = 0
+      for (j = 1; j <= d; j++) { v = rand(); s += v * ((j % 7) - 3); printf "%.4f,", v }
+      printf "%.6f\n", sin(s / 20) } }' > "$WORK/train.csv"
+  "$RFF" fit --data "$WORK/train.csv" -D 4096 --rule sr-butterfly --lambda 1e-3 --solver cg --out "$WORK/models/mnistlike.rff" >&2
+fi
+# request bodies: one row, and 1000 rows, of the training inputs
+body() { # rows
+  awk -F, -v n="$1" 'NR == 1 { next } NR > n + 1 { exit }
+    { for (j = 1; j < NF; j++) { printf "%s%s", sep, $j; sep = "," } }
+    END { }' "$WORK/train.csv" |
+    awk -v n="$1" '{ printf "{\"inputs\":[{\"name\":\"input\",\"shape\":[%d,784],\"datatype\":\"FP64\",\"data\":[%s]}]}", n, $0 }'
+}
+body 1 > "$WORK/row1.json"
+body 1000 > "$WORK/batch1000.json"
+
+# the wrk script: POSTs BODY_FILE, paces each connection by DELAY_MS, counts status codes, prints one RESULT line
+cat > "$WORK/infer.lua" <<'EOF'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = assert(io.open(os.getenv("BODY_FILE"), "rb"))
+wrk.body = f:read("*a")
+f:close()
+local delay_ms = tonumber(os.getenv("DELAY_MS") or "0")
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) ok = 0; s503 = 0; s5xx = 0; other = 0 end
+function delay() return delay_ms end
+function response(status, headers, body)
+  if status == 200 then ok = ok + 1
+  elseif status == 503 then s503 = s503 + 1
+  elseif status >= 500 then s5xx = s5xx + 1
+  else other = other + 1 end
+end
+function done(summary, latency, requests)
+  local a, b, c, d = 0, 0, 0, 0
+  for _, t in ipairs(threads) do
+    a = a + t:get("ok"); b = b + t:get("s503"); c = c + t:get("s5xx"); d = d + t:get("other")
+  end
+  local e = summary.errors
+  io.write(string.format("RESULT rps=%.1f ok=%d s503=%d s5xx=%d other=%d p50_ms=%.3f p99_ms=%.3f max_ms=%.3f sock_errors=%d\n",
+    summary.requests / (summary.duration / 1e6), a, b, c, d, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    latency.max / 1000, e.connect + e.read + e.write + e.timeout))
+end
+EOF
+# wrk_run NAME BODY DELAY_MS THREADS CONNECTIONS SECONDS → the RESULT fields as shell variables NAME_field
+wrk_run() {
+  local name=$1 bodyf=$2 delay=$3 threads=$4 conns=$5 secs=$6 line
+  line=$(BODY_FILE="$bodyf" DELAY_MS="$delay" wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "$WORK/infer.lua" "$URL/v2/models/mnistlike/infer" | grep '^RESULT')
+  echo "$name: $line" >&2
+  for kv in ${line#RESULT }; do eval "${name}_${kv%%=*}=${kv#*=}"; done
+}
+rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+hwm_kib() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
+
+echo "== in-process PredictRows (go test -bench)" >&2
+INPROC=$(cd "$ROOT" && RFF_SERVE_MODEL="$WORK/models/mnistlike.rff" go test -run '^$' -bench 'PredictRows|Handler' -benchtime 3s ./serve/ | tee /dev/stderr)
+inproc_rows=$(echo "$INPROC" | awk '/BenchmarkPredictRows\/rows=1000/ { for (i = 1; i <= NF; i++) if ($(i+1) == "rows/s") print $i }')
+inproc_row1_us=$(echo "$INPROC" | awk '/BenchmarkPredictRows\/rows=1-/ { print $3 / 1000 }')
+handler_rows=$(echo "$INPROC" | awk '/BenchmarkHandler\/rows=1000/ { for (i = 1; i <= NF; i++) if ($(i+1) == "rows/s") print $i }')
+
+echo "== serve" >&2
+"$RFF" serve --models "$WORK/models" --addr "127.0.0.1:$PORT" --log-level warn 2> "$WORK/serve.log" &
+PID=$!
+trap 'kill -TERM $PID 2> /dev/null || true' EXIT
+for _ in $(seq 100); do
+  curl -sf "$URL/v2/health/ready" > /dev/null && break
+  sleep 0.1
+done
+curl -sf "$URL/v2/health/ready" > /dev/null
+
+wrk_run warm "$WORK/row1.json" 0 1 4 3
+wrk_run sat "$WORK/row1.json" 0 1 8 "$SECS"
+# half the saturation rate: 4 connections, each waiting DELAY after an answer
+half_delay=$(awk -v r="$sat_rps" 'BEGIN { printf "%d", 4 * 1000 / (r / 2) }')
+wrk_run half "$WORK/row1.json" "$half_delay" 1 4 "$SECS"
+wrk_run batch "$WORK/batch1000.json" 0 1 2 "$SECS"
+batch_rows=$(awk -v r="$batch_rps" 'BEGIN { printf "%.0f", r * 1000 }')
+
+rss0=$(rss_kib $PID)
+over_delay=$(awk -v r="$sat_rps" 'BEGIN { printf "%d", 256 * 1000 / (2 * r) }')
+wrk_run over "$WORK/row1.json" "$over_delay" 2 256 "$OVERLOAD"
+sleep 1
+rss1=$(rss_kib $PID)
+hwm=$(hwm_kib $PID)
+rejected=$(curl -s "$URL/metrics" | awk '/^rff_serve_rejected_total/ { print $2 }')
+
+kill -TERM $PID
+set +e
+wait $PID
+exit_code=$?
+set -e
+trap - EXIT
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+cat <<EOF
+rff serve benchmark ($(date -u +%Y-%m-%d), $cpu, $(nproc) cores, $(go version | cut -d' ' -f3); wrk on the same machine)
+model: regression, d = 784, sr-butterfly D = 4096 (4710 points, 9420 features)
+single row, saturation (8 connections, closed loop): ${sat_rps} req/s, p50 ${sat_p50_ms} ms, p99 ${sat_p99_ms} ms
+single row at half of it (4 paced connections): ${half_rps} req/s, p50 ${half_p50_ms} ms, p99 ${half_p99_ms} ms
+  in-process PredictRows, one row: ${inproc_row1_us} µs
+batches of 1000 rows over HTTP: ${batch_rows} rows/s (p50 ${batch_p50_ms} ms per batch)
+  in-process PredictRows, 1000 rows: ${inproc_rows} rows/s; whole handler without the network: ${handler_rows} rows/s
+overload, 256 connections paced to 2 × saturation for ${OVERLOAD} s: ${over_ok} × 200, ${over_s503} × 503 (rejected_total ${rejected}), ${over_s5xx} other 5xx, ${over_other} other, ${over_sock_errors} socket errors; p99 ${over_p99_ms} ms
+  resident memory: ${rss0} KiB before, ${rss1} KiB after, peak ${hwm} KiB
+SIGTERM: exit code ${exit_code}
+EOF
+[ "$over_s5xx" -eq 0 ] && [ "$exit_code" -eq 0 ]

@@ -1,0 +1,112 @@
+package serve
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rffkit/rff"
+)
+
+// benchModel is the model of the benchmarks: the file RFF_SERVE_MODEL names (scripts/bench-serve.sh fits one with
+// d = 784 and sr-butterfly features), else a golden file.
+func benchModel(b *testing.B) (dir, name string, m *rff.Model) {
+	path := os.Getenv("RFF_SERVE_MODEL")
+	if path == "" {
+		path = filepath.Join(golden, "ridge-sr.rff")
+	}
+	m, err := rff.Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir = b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bench.rff"), data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir, "bench", m
+}
+
+func reportRows(b *testing.B, rows int, start time.Time) {
+	b.ReportMetric(float64(b.N*rows)/time.Since(start).Seconds(), "rows/s")
+}
+
+// BenchmarkPredictRows is the in-process reference: one PredictRows call per batch.
+func BenchmarkPredictRows(b *testing.B) {
+	_, _, m := benchModel(b)
+	d := len(m.Info().Inputs)
+	for _, n := range []int{1, 1000} {
+		X := randomRows(1, n, d)
+		b.Run(map[int]string{1: "rows=1", 1000: "rows=1000"}[n], func(b *testing.B) {
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if _, err := m.PredictRows(X, n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRows(b, n, start)
+		})
+	}
+}
+
+// BenchmarkHandler is one inference request through the whole handler (decode, predict, encode), without the
+// network.
+func BenchmarkHandler(b *testing.B) {
+	dir, name, m := benchModel(b)
+	d := len(m.Info().Inputs)
+	s, err := New(dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := s.Handler()
+	for _, n := range []int{1, 1000} {
+		body := matrixBody(randomRows(2, n, d), n, d, "FP64")
+		b.Run(map[int]string{1: "rows=1", 1000: "rows=1000"}[n], func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("POST", "/v2/models/"+name+"/infer", bytes.NewReader(body)))
+				if rec.Code != 200 {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
+			reportRows(b, n, start)
+		})
+	}
+}
+
+// BenchmarkDecode is the request decoder alone: parsing the body into the input matrix.
+func BenchmarkDecode(b *testing.B) {
+	dir, name, m := benchModel(b)
+	d := len(m.Info().Inputs)
+	data, _ := os.ReadFile(filepath.Join(dir, name+".rff"))
+	e, err := loadEntry(name, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := matrixBody(randomRows(3, 1000, d), 1000, d, "FP64")
+	buf := make([]float64, 1000*d)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req, err := parseRequest(body, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, aerr := e.inputs(req, 1000, buf); aerr != nil {
+			b.Fatal(aerr)
+		}
+	}
+}

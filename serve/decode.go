@@ -1,0 +1,469 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// maxDepth bounds the nesting of JSON values: deeper input is refused, so no request can exhaust the stack.
+const maxDepth = 64
+
+// maxRank and maxOutputs bound the small lists of a request.
+const (
+	maxRank    = 8
+	maxOutputs = 16
+)
+
+// request is an inference request as parsed from its JSON body, before it is matched to a model: the tensors'
+// data stay in the body as byte ranges, checked for grammar and counted, and are parsed into numbers only once the
+// shapes are known to be right (decodeInputs).
+type request struct {
+	id      string
+	hasID   bool
+	inputs  []tensor
+	outputs []string // the requested outputs, in order; nil: all of them
+}
+
+// tensor is one input tensor of a request.
+type tensor struct {
+	name     string
+	datatype string
+	shape    []int64
+	data     []byte // the JSON array, as sent
+	count    int    // the numbers in data
+	has      uint8  // which fields were present: hasName | hasShape | …
+}
+
+const (
+	hasName = 1 << iota
+	hasShape
+	hasDatatype
+	hasData
+)
+
+// syntaxError is a malformed request body.
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.off, e.msg) }
+
+// scanner reads JSON from a byte slice. It implements the grammar of RFC 8259 without building values, so the
+// caller decides what to keep; every method either advances past a complete token or returns an error.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) fail(msg string) error { return &syntaxError{s.i, msg} }
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// consume skips white space and then c, reporting whether c was there.
+func (s *scanner) consume(c byte) bool {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string token and returns its contents (escapes decoded).
+func (s *scanner) str() (string, error) {
+	s.ws()
+	if s.peek() != '"' {
+		return "", s.fail("expected a string")
+	}
+	start := s.i
+	s.i++
+	esc := false
+	for {
+		if s.i >= len(s.b) {
+			return "", s.fail("unterminated string")
+		}
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			if !esc {
+				return string(s.b[start+1 : s.i-1]), nil
+			}
+			var v string
+			if err := json.Unmarshal(s.b[start:s.i], &v); err != nil {
+				return "", &syntaxError{start, "bad string"}
+			}
+			return v, nil
+		case c == '\\':
+			esc = true
+			if s.i+1 >= len(s.b) {
+				return "", s.fail("unterminated string")
+			}
+			switch s.b[s.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i += 2
+			case 'u':
+				if s.i+6 > len(s.b) {
+					return "", s.fail("unterminated string")
+				}
+				for _, h := range s.b[s.i+2 : s.i+6] {
+					if !isHex(h) {
+						return "", s.fail(`bad \u escape`)
+					}
+				}
+				s.i += 6
+			default:
+				return "", s.fail("bad escape in string")
+			}
+		case c < 0x20:
+			return "", s.fail("control character in string")
+		default:
+			s.i++
+		}
+	}
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// special values a client may write in place of a number (Python's json module does): they are read so that the
+// error can say which value is not finite, and refused.
+const (
+	finite = iota
+	isNaN
+	isPosInf
+	isNegInf
+	tooLarge    // a number beyond the range of the datatype, positive
+	tooLargeNeg // … negative
+)
+
+// number reads a JSON number (or NaN, Infinity, -Infinity when special is set) and returns its text and kind.
+func (s *scanner) number(special bool) ([]byte, int, error) {
+	s.ws()
+	start := s.i
+	neg := s.peek() == '-'
+	if neg {
+		s.i++
+	}
+	if special {
+		if lit := "Infinity"; s.hasPrefix(lit) {
+			s.i += len(lit)
+			if neg {
+				return s.b[start:s.i], isNegInf, nil
+			}
+			return s.b[start:s.i], isPosInf, nil
+		}
+		if lit := "NaN"; !neg && s.hasPrefix(lit) {
+			s.i += len(lit)
+			return s.b[start:s.i], isNaN, nil
+		}
+	}
+	switch c := s.peek(); {
+	case c == '0':
+		s.i++
+	case '1' <= c && c <= '9':
+		for s.i < len(s.b) && isDigit(s.b[s.i]) {
+			s.i++
+		}
+	default:
+		return nil, 0, s.fail("expected a number")
+	}
+	if s.peek() == '.' {
+		s.i++
+		if !isDigit(s.peek()) {
+			return nil, 0, s.fail("expected a digit after the decimal point")
+		}
+		for s.i < len(s.b) && isDigit(s.b[s.i]) {
+			s.i++
+		}
+	}
+	if c := s.peek(); c == 'e' || c == 'E' {
+		s.i++
+		if c := s.peek(); c == '+' || c == '-' {
+			s.i++
+		}
+		if !isDigit(s.peek()) {
+			return nil, 0, s.fail("expected a digit in the exponent")
+		}
+		for s.i < len(s.b) && isDigit(s.b[s.i]) {
+			s.i++
+		}
+	}
+	return s.b[start:s.i], finite, nil
+}
+
+func (s *scanner) hasPrefix(lit string) bool {
+	return len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit
+}
+
+// object reads an object, calling field for each key with the scanner positioned at the value, which field must
+// consume.
+func (s *scanner) object(field func(key string) error) error {
+	if !s.consume('{') {
+		return s.fail("expected an object")
+	}
+	if s.consume('}') {
+		return nil
+	}
+	for {
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if !s.consume(':') {
+			return s.fail("expected ':'")
+		}
+		if err := field(key); err != nil {
+			return err
+		}
+		if s.consume(',') {
+			continue
+		}
+		if s.consume('}') {
+			return nil
+		}
+		return s.fail("expected ',' or '}'")
+	}
+}
+
+// array reads an array, calling elem with the scanner positioned at each element, which elem must consume.
+func (s *scanner) array(elem func() error) error {
+	if !s.consume('[') {
+		return s.fail("expected an array")
+	}
+	if s.consume(']') {
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		if s.consume(',') {
+			continue
+		}
+		if s.consume(']') {
+			return nil
+		}
+		return s.fail("expected ',' or ']'")
+	}
+}
+
+// skip reads any value and drops it.
+func (s *scanner) skip(depth int) error {
+	if depth > maxDepth {
+		return s.fail("values nested too deeply")
+	}
+	s.ws()
+	switch c := s.peek(); c {
+	case '{':
+		return s.object(func(string) error { return s.skip(depth + 1) })
+	case '[':
+		return s.array(func() error { return s.skip(depth + 1) })
+	case '"':
+		_, err := s.str()
+		return err
+	case 't', 'f', 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if s.hasPrefix(lit) {
+				s.i += len(lit)
+				return nil
+			}
+		}
+		return s.fail("unexpected literal")
+	default:
+		_, _, err := s.number(false)
+		return err
+	}
+}
+
+// data reads a tensor's data: an array of numbers, possibly nested (row-major), flattened. With dst nil it only
+// checks the grammar and counts the numbers; otherwise it parses number k into dst[off+k*stride] with the
+// precision of bits (64 or 32) and stops at the first value that is not finite, returning its index and kind.
+// The nesting is followed with a counter, not recursion.
+func (s *scanner) data(dst []float64, off, stride, bits int) (count, bad, kind int, err error) {
+	if !s.consume('[') {
+		return 0, 0, 0, s.fail("data must be an array of numbers")
+	}
+	depth, open := 1, true // open: just after '[', where ']' may close an empty array
+	for depth > 0 {
+		s.ws()
+		c := s.peek()
+		switch {
+		case open && c == ']':
+			s.i++
+			depth--
+		case c == '[':
+			if depth++; depth > maxDepth {
+				return 0, 0, 0, s.fail("data nested too deeply")
+			}
+			s.i++
+			open = true
+			continue
+		case c == '-' || isDigit(c) || c == 'N' || c == 'I':
+			text, k, err := s.number(true)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			if dst != nil {
+				if off+count*stride >= len(dst) {
+					return 0, 0, 0, s.fail("more numbers than the shape holds")
+				}
+				if k != finite {
+					return count, count, k, nil
+				}
+				v, err := strconv.ParseFloat(string(text), bits)
+				if err != nil { // out of range: ±Inf
+					kind := tooLarge
+					if v < 0 {
+						kind = tooLargeNeg
+					}
+					return count, count, kind, nil
+				}
+				dst[off+count*stride] = v
+			}
+			count++
+		default:
+			return 0, 0, 0, s.fail("data must hold numbers")
+		}
+		// after a value: ',' or one or more ']'
+		open = false
+		for depth > 0 {
+			if s.consume(',') {
+				break
+			}
+			if !s.consume(']') {
+				return 0, 0, 0, s.fail("expected ',' or ']'")
+			}
+			depth--
+		}
+	}
+	return count, -1, finite, nil
+}
+
+// parseRequest parses an inference request body (Open Inference Protocol v2, REST): the id, the inputs (at most
+// maxInputs) with their names, shapes, datatypes and data, and the requested outputs. Unknown fields and the
+// parameters objects are skipped; nothing after the top-level object but white space is allowed.
+func parseRequest(body []byte, maxInputs int) (*request, error) {
+	s := &scanner{b: body}
+	req := &request{}
+	err := s.object(func(key string) error {
+		switch key {
+		case "id":
+			id, err := s.str()
+			req.id, req.hasID = id, true
+			return err
+		case "inputs":
+			req.inputs = req.inputs[:0]
+			return s.array(func() error {
+				if len(req.inputs) >= maxInputs {
+					return fmt.Errorf("too many inputs: the model takes one [n, d] tensor or one tensor per column (%d)", maxInputs)
+				}
+				var t tensor
+				if err := s.input(&t); err != nil {
+					return err
+				}
+				req.inputs = append(req.inputs, t)
+				return nil
+			})
+		case "outputs":
+			req.outputs = []string{}
+			return s.array(func() error {
+				if len(req.outputs) >= maxOutputs {
+					return fmt.Errorf("too many outputs requested (at most %d)", maxOutputs)
+				}
+				return s.object(func(key string) error {
+					if key != "name" {
+						return s.skip(1)
+					}
+					name, err := s.str()
+					req.outputs = append(req.outputs, name)
+					return err
+				})
+			})
+		default:
+			return s.skip(1)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.ws(); s.i != len(s.b) {
+		return nil, s.fail("data after the request object")
+	}
+	return req, nil
+}
+
+// input reads one input tensor object.
+func (s *scanner) input(t *tensor) error {
+	return s.object(func(key string) error {
+		var err error
+		switch key {
+		case "name":
+			t.name, err = s.str()
+			t.has |= hasName
+		case "datatype":
+			t.datatype, err = s.str()
+			t.has |= hasDatatype
+		case "shape":
+			t.shape = t.shape[:0]
+			t.has |= hasShape
+			err = s.array(func() error {
+				if len(t.shape) >= maxRank {
+					return s.fail("shape has too many dimensions")
+				}
+				text, _, err := s.number(false)
+				if err != nil {
+					return err
+				}
+				v, err := strconv.ParseInt(string(text), 10, 64)
+				if err != nil || v < 0 {
+					return fmt.Errorf("shape dimensions must be whole numbers ≥ 0, not %s", clip(text))
+				}
+				t.shape = append(t.shape, v)
+				return nil
+			})
+		case "data":
+			start := s.i
+			t.count, _, _, err = s.data(nil, 0, 0, 64)
+			t.data = s.b[start:s.i]
+			t.has |= hasData
+		default:
+			err = s.skip(1)
+		}
+		return err
+	})
+}
+
+// quote returns s as a JSON string, for error messages.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// clip shortens text quoted from a request for an error message.
+func clip(b []byte) string {
+	const max = 32
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}

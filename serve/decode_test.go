@@ -1,0 +1,209 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// refInputs decodes an inference request with encoding/json, as the reference the hand-written decoder must agree
+// with: the tensors' names, datatypes and their data flattened into float64 at their precision.
+func refInputs(t *testing.T, body []byte) (names, datatypes []string, data [][]float64) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil {
+		t.Fatalf("the decoder took a body encoding/json refuses: %v\n%q", err, body)
+	}
+	for _, in := range top["inputs"].([]any) {
+		m := in.(map[string]any)
+		dt := m["datatype"].(string)
+		bits := 64
+		if dt == "FP32" {
+			bits = 32
+		}
+		var flat []float64
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case []any:
+				for _, e := range v {
+					walk(e)
+				}
+			case json.Number:
+				f, err := strconv.ParseFloat(string(v), bits)
+				if err != nil {
+					t.Fatalf("the decoder took %s", v)
+				}
+				flat = append(flat, f)
+			default:
+				t.Fatalf("the decoder took %T in data", v)
+			}
+		}
+		walk(m["data"])
+		names, datatypes, data = append(names, m["name"].(string)), append(datatypes, dt), append(data, flat)
+	}
+	return names, datatypes, data
+}
+
+// checkDecode decodes body for e and, when it is accepted, checks it against encoding/json: a body the decoder
+// accepts is valid JSON, and the matrix holds exactly the numbers sent, in place.
+func checkDecode(t *testing.T, e *entry, body []byte) {
+	req, err := parseRequest(body, e.dim)
+	if err != nil {
+		return
+	}
+	X, n, aerr := e.inputs(req, 1000, nil)
+	if aerr != nil {
+		if aerr.code != 400 && aerr.code != 413 {
+			t.Fatalf("code %d for %q", aerr.code, body)
+		}
+		return
+	}
+	if !json.Valid(body) {
+		t.Fatalf("accepted invalid JSON %q", body)
+	}
+	d := e.dim
+	if n < 1 || len(X) != n*d {
+		t.Fatalf("%d rows, %d values for %q", n, len(X), body)
+	}
+	for _, v := range X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("non-finite value accepted from %q", body)
+		}
+	}
+	names, _, data := refInputs(t, body)
+	if len(names) == 1 && len(data[0]) == n*d {
+		for i := range X {
+			if math.Float64bits(X[i]) != math.Float64bits(data[0][i]) {
+				t.Fatalf("value %d is %v, encoding/json reads %v, in %q", i, X[i], data[0][i], body)
+			}
+		}
+		return
+	}
+	for k, name := range names {
+		j, ok := e.column[name]
+		if !ok || len(data[k]) != n {
+			t.Fatalf("input %q accepted as a column, in %q", name, body)
+		}
+		for i := 0; i < n; i++ {
+			if math.Float64bits(X[i*d+j]) != math.Float64bits(data[k][i]) {
+				t.Fatalf("row %d of %q is %v, encoding/json reads %v", i, name, X[i*d+j], data[k][i])
+			}
+		}
+	}
+}
+
+func fuzzEntry(t testing.TB, name string) *entry {
+	b, err := os.ReadFile(filepath.Join(golden, name+".rff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := loadEntry(name, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// FuzzDecodeInfer feeds arbitrary bodies to the inference request decoder and the whole infer handler: no input
+// panics, every answer is 200 or a JSON error with a 4xx code, and what is accepted is valid JSON whose numbers
+// land in the input matrix exactly as encoding/json reads them.
+func FuzzDecodeInfer(f *testing.F) {
+	for _, seed := range []string{
+		`{"inputs":[{"name":"input","shape":[2,3],"datatype":"FP64","data":[1,2,3,4,5,6]}]}`,
+		`{"id":"x","inputs":[{"name":"input","shape":[1,3],"datatype":"FP32","data":[[1.5e-3,-2E+2,3]]}],"outputs":[{"name":"predictions"}]}`,
+		`{"inputs":[{"name":"temp","shape":[2],"datatype":"FP64","data":[1,2]},{"name":"pressure","shape":[2,1],"datatype":"FP64","data":[[3],[4]]},{"name":"humidity","shape":[2],"datatype":"FP64","data":[5,6]}]}`,
+		`{"parameters":{"a":[1,{"b":null}],"c":true},"inputs":[{"name":"\u0069nput","parameters":{},"shape":[1,3],"datatype":"FP64","data":[0,-0,0.0]}]}`,
+		`{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[NaN,Infinity,-Infinity]}]}`,
+		`{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[1e400,1e-400,4.9e-324]}]}`,
+		`{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[[[[1]]],[],[2,[3]]]}]}`,
+		`{"inputs":[{"name":"input","shape":[100000000000,3],"datatype":"FP64","data":[]}]}`,
+		`{"inputs":[]} `,
+		`[1,2]`,
+		"{\"inputs\":[{\"name\":\"a\xff\",\"shape\":[1],\"datatype\":\"FP64\",\"data\":[1]}]}",
+	} {
+		f.Add([]byte(seed))
+	}
+	reg := fuzzEntry(f, "ridge-sr")
+	cls := fuzzEntry(f, "cls-onehot")
+	s, err := New(f.TempDir(), Options{MaxRows: 1000})
+	if err != nil {
+		f.Fatal(err)
+	}
+	s.models.Store(&modelSet{byName: map[string]*entry{"reg": reg, "cls": cls}, names: []string{"cls", "reg"}})
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkDecode(t, reg, body)
+		for _, name := range []string{"reg", "cls"} {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("POST", "/v2/models/"+name+"/infer", bytes.NewReader(body)))
+			var v map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+				t.Fatalf("answer %d is not JSON: %q", rec.Code, rec.Body)
+			}
+			switch {
+			case rec.Code == 200:
+				if _, ok := v["outputs"]; !ok {
+					t.Fatalf("200 without outputs: %s", rec.Body)
+				}
+			case rec.Code == http.StatusBadRequest || rec.Code == http.StatusRequestEntityTooLarge:
+				if msg, _ := v["error"].(string); msg == "" || strings.Contains(msg, "goroutine") {
+					t.Fatalf("error answer %s", rec.Body)
+				}
+			default:
+				t.Fatalf("code %d: %s", rec.Code, rec.Body)
+			}
+		}
+	})
+}
+
+// appendString writes what encoding/json writes.
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "setosa", `a"b\c`, "tab\tnew\nline\r", "\x00\x1f\x7f", "<&>", "é ü 中文 😀", "\u2028\u2029", "bad \xff\xfe utf8", "\xed\xa0\x80"} {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("setosa")
+	f.Add("a\"\\\x00\xff\u2028<")
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
+
+// The decoder parses a single-row request without an allocation per number.
+func TestDecodeAllocations(t *testing.T) {
+	e := fuzzEntry(t, "ovk-dec")
+	X := randomRows(1, 50, e.dim)
+	body := matrixBody(X, 50, e.dim, "FP64")
+	buf := make([]float64, len(X))
+	allocs := testing.AllocsPerRun(100, func() {
+		req, err := parseRequest(body, e.dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, aerr := e.inputs(req, 1000, buf); aerr != nil {
+			t.Fatal(aerr)
+		}
+	})
+	// the request, its tensor list, the tensor's strings and shape, and closures: a handful, not 1000 numbers
+	if allocs > 16 {
+		t.Fatalf("%v allocations to decode 1000 numbers", allocs)
+	}
+}

@@ -1,0 +1,43 @@
+// Package serve serves rff models over HTTP with the REST API of the Open Inference Protocol (version 2, the
+// protocol of KServe and Triton), safely under load and bad input.
+//
+//	s, err := serve.New("models/", serve.Options{Logger: slog.Default()})
+//	http.ListenAndServe("127.0.0.1:8080", s.Handler())   // or s.Serve(ctx, ln, nil) for a graceful shutdown
+//
+// Every file NAME.rff of the directory is served as the model NAME. The endpoints answer JSON:
+//
+//	GET  /v2/health/live                → {"live": true}
+//	GET  /v2/health/ready               → {"ready": true} (503 before a model is loaded and while shutting down)
+//	GET  /v2                            → {"name": "rff", "version": …, "extensions": []}
+//	GET  /v2/models/NAME                → metadata: inputs, outputs, versions, and the model's description under "rff"
+//	GET  /v2/models/NAME/ready          → {"name": NAME, "ready": true}
+//	POST /v2/models/NAME/infer          → predictions
+//	GET  /metrics                       → Prometheus metrics (text format)
+//
+// The model paths also take /versions/VERSION after NAME, where VERSION is the one the metadata lists (the first
+// 16 hex digits of the SHA-256 of the model file).
+//
+// An inference request holds its rows either as one tensor of shape [n, d] (any name; "input" in the metadata),
+// or as one tensor per input column, named after the column, of shape [n] or [n, 1]; the column names are the
+// model's ("rff".inputs in the metadata). Datatypes FP64 and FP32; data flat or nested, row-major:
+//
+//	{"inputs": [{"name": "input", "shape": [2, 3], "datatype": "FP64", "data": [1, 2, 3, 4, 5, 6]}]}
+//	{"inputs": [{"name": "temp", "shape": [2], "datatype": "FP64", "data": [1, 4]}, …one per column…]}
+//
+// The response holds the tensor "predictions", [n, p] FP64: the model's outputs, equal bit for bit to
+// rff.Model.PredictRows on the same rows (numbers are written in the shortest form that reads back exactly);
+// for a classifier also "labels", [n] BYTES, the predicted class names, and "scores", [n, k] FP64, the class
+// scores (the same values as predictions: k scores, or the k−1 simplex coordinates of a simplex-coded model).
+// A request may name the outputs it wants ("outputs": [{"name": "labels"}]); its "id" is echoed, and
+// "model_version" says which version of the model answered.
+//
+// Errors are answered with their status code and {"error": "…"} naming the input at fault: 400 for malformed JSON,
+// wrong shapes, unknown inputs, NaN or infinite values; 401 for a missing or wrong bearer token (Options.Token;
+// the health checks need none); 404 for an unknown model, version or path; 405 for a wrong method; 413 for a body
+// over Options.MaxBodyBytes or more rows than Options.MaxRows; 503 with Retry-After when every inference slot is
+// busy and the bounded queue is full. No panic reaches a client, and responses never hold stacks or file paths.
+//
+// Reload (and Watch, which polls the directory) swaps the set of models atomically: a new or changed file is
+// loaded and checked completely first, a file that fails leaves the previous model in service, and a request in
+// flight finishes on the model it started with.
+package serve

@@ -1,0 +1,273 @@
+package serve
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Route names, the "route" label of the metrics.
+const (
+	routeHealth   = "health"
+	routeServer   = "server"
+	routeMetadata = "metadata"
+	routeReady    = "ready"
+	routeInfer    = "infer"
+	routeMetrics  = "metrics"
+	routeOther    = "other"
+)
+
+// handlerFunc handles a request and returns the model label for the metrics: the name of the model it answered
+// for, or "" (unknown names are not labels).
+type handlerFunc func(w http.ResponseWriter, r *http.Request) string
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern, route, method string, public bool, h handlerFunc) {
+		mux.Handle(pattern, s.wrap(route, method, public, h))
+	}
+	handle("/v2/health/live", routeHealth, http.MethodGet, true, s.live)
+	handle("/v2/health/ready", routeHealth, http.MethodGet, true, s.ready)
+	handle("/v2", routeServer, http.MethodGet, false, s.serverMetadata)
+	handle("/v2/models/{name}", routeMetadata, http.MethodGet, false, s.modelMetadata)
+	handle("/v2/models/{name}/versions/{version}", routeMetadata, http.MethodGet, false, s.modelMetadata)
+	handle("/v2/models/{name}/ready", routeReady, http.MethodGet, false, s.modelReady)
+	handle("/v2/models/{name}/versions/{version}/ready", routeReady, http.MethodGet, false, s.modelReady)
+	handle("/v2/models/{name}/infer", routeInfer, http.MethodPost, false, s.infer)
+	handle("/v2/models/{name}/versions/{version}/infer", routeInfer, http.MethodPost, false, s.infer)
+	metricsHandler := s.metrics.handler()
+	handle("/metrics", routeMetrics, http.MethodGet, false, func(w http.ResponseWriter, r *http.Request) string {
+		metricsHandler.ServeHTTP(w, r)
+		return ""
+	})
+	handle("/", routeOther, "", false, func(w http.ResponseWriter, r *http.Request) string {
+		writeError(w, errorf(http.StatusNotFound, "no such endpoint: %s %s", r.Method, clip([]byte(r.URL.Path))))
+		return ""
+	})
+	return mux
+}
+
+// recorder remembers the status code a handler wrote.
+type recorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// wrap adds to a handler what every endpoint has: recovery from panics (answered 500, logged with the stack, which
+// never reaches the client), the method check (405), the bearer token unless public (401), metrics and a debug log.
+func (s *Server) wrap(route, method string, public bool, h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		model := ""
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.metrics.panics.Inc()
+				s.log.Error("panic in a handler", "route", route, "path", r.URL.Path, "panic", fmt.Sprint(v),
+					"stack", string(debug.Stack()))
+				if rec.code == 0 {
+					writeError(rec, errorf(http.StatusInternalServerError, "internal error"))
+				} else {
+					rec.code = http.StatusInternalServerError
+				}
+			}
+			code := rec.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			elapsed := time.Since(start)
+			s.metrics.observe(route, model, code, elapsed.Seconds())
+			if s.log.Enabled(r.Context(), slog.LevelDebug) {
+				s.log.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("method", r.Method),
+					slog.String("path", r.URL.Path), slog.Int("code", code), slog.String("model", model),
+					slog.Duration("duration", elapsed), slog.String("remote", r.RemoteAddr))
+			}
+		}()
+		if method != "" && r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
+			rec.Header().Set("Allow", method)
+			writeError(rec, errorf(http.StatusMethodNotAllowed, "%s is not allowed here (use %s)", clip([]byte(r.Method)), method))
+			return
+		}
+		if !public && !s.authorized(r) {
+			rec.Header().Set("WWW-Authenticate", `Bearer realm="rff"`)
+			writeError(rec, errorf(http.StatusUnauthorized, "missing or wrong bearer token"))
+			return
+		}
+		model = h(rec, r)
+	})
+}
+
+// authorized checks the bearer token in constant time (both sides hashed first, so neither length leaks).
+func (s *Server) authorized(r *http.Request) bool {
+	if s.token == nil {
+		return true
+	}
+	h := r.Header.Get("Authorization")
+	const scheme = "bearer "
+	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(h[len(scheme):])))
+	return subtle.ConstantTimeCompare(sum[:], s.token) == 1
+}
+
+// writeJSON writes v as the JSON body of a response with the given code.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		code, b = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
+	}
+	writeBody(w, code, append(b, '\n'))
+}
+
+func writeBody(w http.ResponseWriter, code int, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}
+
+// writeError answers with the error's code and {"error": message}.
+func writeError(w http.ResponseWriter, e *apiError) {
+	writeJSON(w, e.code, map[string]string{"error": e.msg})
+}
+
+func (s *Server) live(w http.ResponseWriter, r *http.Request) string {
+	writeJSON(w, http.StatusOK, map[string]bool{"live": true})
+	return ""
+}
+
+// ready is true when at least one model is served and no shutdown has started.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) string {
+	switch {
+	case s.draining.Load():
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "error": "shutting down"})
+	case len(s.models.Load().names) == 0:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "error": "no model loaded"})
+	default:
+		writeJSON(w, http.StatusOK, map[string]bool{"ready": true})
+	}
+	return ""
+}
+
+func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) string {
+	writeJSON(w, http.StatusOK, map[string]any{"name": "rff", "version": s.opts.Version, "extensions": []string{}})
+	return ""
+}
+
+// lookup finds the model a request names (and its version, when the path has one) in the models served now.
+func (s *Server) lookup(r *http.Request) (*entry, *apiError) {
+	name := r.PathValue("name")
+	e := s.models.Load().get(name)
+	if e == nil {
+		return nil, errorf(http.StatusNotFound, "unknown model %s", quote(clip([]byte(name))))
+	}
+	if v := r.PathValue("version"); v != "" && v != e.version {
+		return nil, errorf(http.StatusNotFound, "model %s has no version %s (serving %s)", quote(name), quote(clip([]byte(v))), e.version)
+	}
+	return e, nil
+}
+
+func (s *Server) modelMetadata(w http.ResponseWriter, r *http.Request) string {
+	e, err := s.lookup(r)
+	if err != nil {
+		writeError(w, err)
+		return ""
+	}
+	writeBody(w, http.StatusOK, e.meta)
+	return e.name
+}
+
+func (s *Server) modelReady(w http.ResponseWriter, r *http.Request) string {
+	e, err := s.lookup(r)
+	if err != nil {
+		writeError(w, err)
+		return ""
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"name": e.name, "ready": true})
+	return e.name
+}
+
+// acquire takes an inference slot, waiting in the bounded queue for at most QueueTimeout; false: shed the request.
+func (s *Server) acquire(r *http.Request) bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if s.waiting.Add(1) > int64(s.opts.MaxQueue) {
+		s.waiting.Add(-1)
+		return false
+	}
+	defer s.waiting.Add(-1)
+	t := time.NewTimer(s.opts.QueueTimeout)
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// readBody reads the request body into a pooled buffer, refusing more than MaxBodyBytes (413).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b []byte) ([]byte, *apiError) {
+	max := s.opts.MaxBodyBytes
+	if r.ContentLength > max {
+		return b, errorf(http.StatusRequestEntityTooLarge, "the request body has %d bytes; at most %d are taken", r.ContentLength, max)
+	}
+	if r.ContentLength > 0 && int64(cap(b)) <= r.ContentLength {
+		b = make([]byte, 0, r.ContentLength+1)
+	}
+	body := http.MaxBytesReader(w, r.Body, max)
+	b = b[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return b, errorf(http.StatusRequestEntityTooLarge, "the request body has more than %d bytes", max)
+			}
+			return b, errorf(http.StatusBadRequest, "reading the request body: %v", err)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package serve
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// infer answers POST /v2/models/{name}/infer: the request's rows are decoded straight into one pooled n×d matrix,
+// predicted with one call of the model's PredictRows, and the outputs written as tensors.
+func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
+	e, aerr := s.lookup(r) // the model as it is now: a reload from here on does not change it for this request
+	if aerr != nil {
+		writeError(w, aerr)
+		return ""
+	}
+	if !s.acquire(r) {
+		s.metrics.rejected.Inc()
+		w.Header().Set("Retry-After", "1")
+		writeError(w, errorf(http.StatusServiceUnavailable, "the server is at capacity; retry later"))
+		return e.name
+	}
+	s.metrics.inFlight.Inc()
+	defer func() {
+		s.metrics.inFlight.Dec()
+		<-s.slots
+	}()
+
+	bp := getBytes(&s.bodies)
+	defer s.bodies.Put(bp)
+	body, aerr := s.readBody(w, r, *bp)
+	*bp = body
+	if aerr != nil {
+		writeError(w, aerr)
+		return e.name
+	}
+	req, err := parseRequest(body, max(e.dim, 1))
+	if err != nil {
+		writeError(w, errorf(http.StatusBadRequest, "%v", err))
+		return e.name
+	}
+	want, aerr := e.outputSet(req)
+	if aerr != nil {
+		writeError(w, aerr)
+		return e.name
+	}
+	xp := getFloats(&s.inputs)
+	defer s.inputs.Put(xp)
+	X, n, aerr := e.inputs(req, s.opts.MaxRows, *xp)
+	if aerr != nil {
+		writeError(w, aerr)
+		return e.name
+	}
+	*xp = X
+
+	start := time.Now()
+	p, err := e.model.PredictRows(X, n)
+	s.metrics.predict.WithLabelValues(e.name).Observe(time.Since(start).Seconds())
+	if err != nil {
+		s.log.Error("prediction failed", "model", e.name, "version", e.version, "rows", n, "err", err)
+		writeError(w, errorf(http.StatusInternalServerError, "prediction failed"))
+		return e.name
+	}
+	if i := firstNonFinite(p.Values); i >= 0 {
+		writeError(w, errorf(http.StatusBadRequest, "the prediction of row %d is not finite (inputs too large for this model?)", i/p.Outputs+1))
+		return e.name
+	}
+	s.metrics.rows.WithLabelValues(e.name).Add(float64(n))
+
+	ap := getBytes(&s.answers)
+	defer s.answers.Put(ap)
+	out := appendInferResponse((*ap)[:0], e, req, p, want)
+	*ap = out
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(out)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
+	return e.name
+}
+
+// outputSet checks the outputs a request asks for (all of the model's when it names none).
+func (e *entry) outputSet(req *request) (outputSet, *apiError) {
+	if req.outputs == nil {
+		return outputSet{true, e.classifier(), e.classifier()}, nil
+	}
+	var o outputSet
+	for _, name := range req.outputs {
+		switch {
+		case name == OutputPredictions:
+			o.predictions = true
+		case name == OutputLabels && e.classifier():
+			o.labels = true
+		case name == OutputScores && e.classifier():
+			o.scores = true
+		default:
+			have := quote(OutputPredictions)
+			if e.classifier() {
+				have += ", " + quote(OutputLabels) + ", " + quote(OutputScores)
+			}
+			return o, errorf(http.StatusBadRequest, "unknown output %s (model %s has %s)", quote(name), quote(e.name), have)
+		}
+	}
+	return o, nil
+}
+
+// Pooled buffers: request bodies, input matrices and response bodies are reused across requests. Their number is
+// bounded by the inference slots, their size by MaxBodyBytes and MaxRows.
+func getBytes(p interface{ Get() any }) *[]byte {
+	if b, ok := p.Get().(*[]byte); ok {
+		return b
+	}
+	return new([]byte)
+}
+
+func getFloats(p interface{ Get() any }) *[]float64 {
+	if b, ok := p.Get().(*[]float64); ok {
+		return b
+	}
+	return new([]float64)
+}

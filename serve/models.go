@@ -1,0 +1,279 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rffkit/rff"
+)
+
+// Ext is the extension of the model files a server loads; a model is served under its file name without it.
+const Ext = ".rff"
+
+// entry is one loaded model. It is immutable once published: a reload builds new entries and swaps the whole set,
+// so a request keeps the entry it started with to the end.
+type entry struct {
+	name    string
+	version string   // the first 16 hex digits of the SHA-256 of the file's bytes
+	sum     [32]byte // the SHA-256 of the file's bytes
+	model   *rff.Model
+	info    rff.Info
+	dim     int            // d, the number of input columns
+	outputs int            // p, the number of outputs (class scores for a classifier)
+	column  map[string]int // input column name → its index
+	labels  [][]byte       // the class names as JSON strings (classifiers only)
+	meta    []byte         // the model metadata response
+	quoted  []byte         // the name as a JSON string
+}
+
+// classifier reports whether the model predicts class labels.
+func (e *entry) classifier() bool { return e.labels != nil }
+
+// modelSet is the immutable set of models a server answers with at one moment.
+type modelSet struct {
+	byName map[string]*entry
+	names  []string // sorted
+}
+
+func (ms *modelSet) get(name string) *entry {
+	if ms == nil {
+		return nil
+	}
+	return ms.byName[name]
+}
+
+// loadEntry reads and checks a model file's bytes: the model is decoded and checked as rff.Read does (the map
+// rebuilt and compared with the probe features stored in the file), then must predict one row.
+func loadEntry(name string, data []byte) (*entry, error) {
+	m, err := rff.Read(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	info := m.Info()
+	e := &entry{name: name, sum: sha256.Sum256(data), model: m, info: info, dim: len(info.Inputs),
+		outputs: info.Outputs, column: make(map[string]int, len(info.Inputs))}
+	e.version = hex.EncodeToString(e.sum[:8])
+	if e.dim < 1 || e.outputs < 1 {
+		return nil, fmt.Errorf("model has %d inputs and %d outputs", e.dim, e.outputs)
+	}
+	for j, c := range info.Inputs {
+		if _, dup := e.column[c]; dup {
+			return nil, fmt.Errorf("input column %q appears twice", c)
+		}
+		e.column[c] = j
+	}
+	p, err := m.PredictRows(make([]float64, e.dim), 1)
+	if err != nil {
+		return nil, fmt.Errorf("predicting one row: %w", err)
+	}
+	if p.Outputs != e.outputs || len(p.Values) != e.outputs {
+		return nil, fmt.Errorf("predicting one row: %d outputs, the model says %d", p.Outputs, e.outputs)
+	}
+	if p.Labels != nil {
+		if len(info.Labels) == 0 {
+			return nil, errors.New("a classifier without class names")
+		}
+		for _, l := range info.Labels {
+			e.labels = append(e.labels, appendString(nil, l))
+		}
+	}
+	e.quoted = appendString(nil, name)
+	if e.meta, err = json.Marshal(e.metadata()); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// tensorMeta describes a tensor in model metadata.
+type tensorMeta struct {
+	Name     string  `json:"name"`
+	Datatype string  `json:"datatype"`
+	Shape    []int64 `json:"shape"`
+}
+
+// modelMeta is the model metadata response: the protocol's fields, and the model's description under "rff"
+// (its input column names in order, targets, class names, kernel, map …).
+type modelMeta struct {
+	Name       string         `json:"name"`
+	Versions   []string       `json:"versions"`
+	Platform   string         `json:"platform"`
+	Inputs     []tensorMeta   `json:"inputs"`
+	Outputs    []tensorMeta   `json:"outputs"`
+	Parameters map[string]any `json:"parameters"`
+	RFF        rff.Info       `json:"rff"`
+}
+
+func (e *entry) metadata() modelMeta {
+	md := modelMeta{Name: e.name, Versions: []string{e.version}, Platform: "rff",
+		Inputs:     []tensorMeta{{InputName, "FP64", []int64{-1, int64(e.dim)}}},
+		Outputs:    []tensorMeta{{OutputPredictions, "FP64", []int64{-1, int64(e.outputs)}}},
+		Parameters: map[string]any{"task": e.info.Task, "kernel": e.info.Kernel}, RFF: e.info}
+	if e.classifier() {
+		md.Outputs = append(md.Outputs, tensorMeta{OutputLabels, "BYTES", []int64{-1}},
+			tensorMeta{OutputScores, "FP64", []int64{-1, int64(e.outputs)}})
+	}
+	return md
+}
+
+// stamp is what a directory poll compares: a file's size and modification time.
+type stamp struct {
+	size int64
+	mod  int64
+}
+
+// modelFiles lists the model files of dir: regular files (or links to them) named NAME.rff, NAME not empty and not
+// starting with a dot (temporary files of an editor or of an atomic write are not models).
+func modelFiles(dir string) (map[string]stamp, error) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]stamp)
+	for _, de := range des {
+		name, ok := strings.CutSuffix(de.Name(), Ext)
+		if !ok || name == "" || strings.HasPrefix(name, ".") {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(dir, de.Name()))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		out[name] = stamp{fi.Size(), fi.ModTime().UnixNano()}
+	}
+	return out, nil
+}
+
+// Reload re-reads the model directory. A new file, or one whose bytes changed, is loaded and checked completely
+// before its model replaces the one served under its name; a file that fails to load or check is logged and
+// leaves the model it would have replaced in service; a file that disappeared stops being served. The new set of
+// models is published at once: requests already running finish on the models they started with. Reload returns
+// the errors of the files that failed, joined (nil when all loaded); the models that loaded are served either way.
+func (s *Server) Reload() error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	return s.reload()
+}
+
+func (s *Server) reload() error {
+	start := time.Now()
+	files, err := modelFiles(s.dir)
+	if err != nil {
+		s.metrics.reloads.WithLabelValues("error").Inc()
+		s.log.Error("reading the model directory", "dir", s.dir, "err", err)
+		return fmt.Errorf("reading the model directory: %w", err)
+	}
+	s.seen = files
+	old := s.models.Load()
+	next := &modelSet{byName: make(map[string]*entry, len(files))}
+	var errs []error
+	for name := range files {
+		path := filepath.Join(s.dir, name+Ext)
+		prev := old.get(name)
+		e, err := s.loadFile(name, path, prev)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", path, err))
+			s.metrics.loadErrors.Inc()
+			if prev != nil {
+				s.log.Error("model file not loaded; the previous version stays in service", "model", name,
+					"file", path, "version", prev.version, "err", err)
+				next.byName[name] = prev
+			} else {
+				s.log.Error("model file not loaded", "model", name, "file", path, "err", err)
+			}
+			continue
+		}
+		if e != prev {
+			if prev != nil {
+				s.log.Info("model replaced", "model", name, "version", e.version, "previous", prev.version, "file", path)
+			} else {
+				s.log.Info("model loaded", "model", name, "version", e.version, "file", path,
+					"task", e.info.Task, "inputs", e.dim, "outputs", e.outputs)
+			}
+		}
+		next.byName[name] = e
+	}
+	if old != nil {
+		for _, name := range old.names {
+			if _, ok := next.byName[name]; !ok {
+				s.log.Info("model removed (its file is gone)", "model", name)
+			}
+		}
+	}
+	for name := range next.byName {
+		next.names = append(next.names, name)
+	}
+	sort.Strings(next.names)
+	s.models.Store(next)
+	s.metrics.loaded.Set(float64(len(next.names)))
+	result := "ok"
+	if len(errs) > 0 {
+		result = "error"
+	}
+	s.metrics.reloads.WithLabelValues(result).Inc()
+	s.log.Debug("model directory read", "dir", s.dir, "models", len(next.names), "failed", len(errs),
+		"seconds", time.Since(start).Seconds())
+	return errors.Join(errs...)
+}
+
+// loadFile loads the model file at path, or returns prev when the file holds the same bytes.
+func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if prev != nil && sha256.Sum256(data) == prev.sum {
+		return prev, nil
+	}
+	return loadEntry(name, data)
+}
+
+// Watch polls the model directory every interval until ctx is done and reloads it (as Reload does) when a model
+// file appears, disappears, or changes size or modification time. A file rewritten in place with the same size
+// within the file system's time resolution is seen by Reload only.
+func (s *Server) Watch(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = 2 * time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		files, err := modelFiles(s.dir)
+		s.reloadMu.Lock()
+		if err != nil || !sameStamps(files, s.seen) {
+			_ = s.reload() // logged there
+		}
+		s.reloadMu.Unlock()
+	}
+}
+
+func sameStamps(a, b map[string]stamp) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Models returns the names of the models served now, sorted.
+func (s *Server) Models() []string {
+	return append([]string(nil), s.models.Load().names...)
+}

@@ -1,0 +1,239 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func modelVersion(t *testing.T, c *http.Client, base, name string) (string, int) {
+	t.Helper()
+	code, _, b := do(t, c, "GET", base+"/v2/models/"+name, nil)
+	var md struct{ Versions []string }
+	_ = json.Unmarshal(b, &md)
+	if len(md.Versions) == 0 {
+		return "", code
+	}
+	return md.Versions[0], code
+}
+
+// A bad file never replaces a good model; a changed good file does; a new bad file is not served; a removed file
+// stops being served; unchanged files keep their loaded model.
+func TestReloadKeepsGoodModels(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	dir := copyModels(t, "ridge-sr=m", "cls-onehot=keep")
+	s, ts := newTestServer(t, dir, Options{Logger: newTestLogger(&logs, &mu)})
+	c := ts.Client()
+	v0, _ := modelVersion(t, c, ts.URL, "m")
+	keep := s.models.Load().get("keep")
+	path := filepath.Join(dir, "m.rff")
+	good, _ := os.ReadFile(path)
+	X := randomRows(1, 4, 3)
+	body := matrixBody(X, 4, 3, "FP64")
+	wantSR, _ := loadGolden(t, "ridge-sr").PredictRows(X, 4)
+	wantExact, _ := loadGolden(t, "exact").PredictRows(X, 4)
+
+	for _, bad := range []struct {
+		what string
+		b    []byte
+	}{
+		{"garbage", []byte("not a model")},
+		{"truncated", good[:len(good)/2]},
+		{"one byte changed", func() []byte { b := bytes.Clone(good); b[len(b)/2] ^= 1; return b }()},
+		{"empty", nil},
+	} {
+		replaceFile(t, path, bad.b)
+		err := s.Reload()
+		if err == nil || !strings.Contains(err.Error(), "m.rff") {
+			t.Fatalf("%s: Reload returned %v, want an error naming the file", bad.what, err)
+		}
+		if v, _ := modelVersion(t, c, ts.URL, "m"); v != v0 {
+			t.Fatalf("%s: version %q after a bad reload, want %q", bad.what, v, v0)
+		}
+		r := infer(t, c, ts.URL, "m", body)
+		got, _ := r.floats(t, OutputPredictions)
+		sameBits(t, bad.what+": the old model still answers", got, wantSR.Values)
+	}
+	mu.Lock()
+	if !strings.Contains(logs.String(), "the previous version stays in service") {
+		t.Errorf("the bad file was not logged:\n%s", logs.String())
+	}
+	mu.Unlock()
+
+	// a good, different model under the same name replaces it
+	exact, _ := os.ReadFile(filepath.Join(golden, "exact.rff"))
+	replaceFile(t, path, exact)
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	r := infer(t, c, ts.URL, "m", body)
+	if r.ModelVersion == v0 {
+		t.Fatal("the version did not change")
+	}
+	got, _ := r.floats(t, OutputPredictions)
+	sameBits(t, "the new model answers", got, wantExact.Values)
+	if s.models.Load().get("keep") != keep {
+		t.Error("an unchanged file was loaded again")
+	}
+
+	// a new bad file is not served; a removed file stops being served
+	if err := os.WriteFile(filepath.Join(dir, "new.rff"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "keep.rff")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(); err == nil {
+		t.Fatal("Reload accepted new.rff")
+	}
+	for _, name := range []string{"new", "keep"} {
+		if _, code := modelVersion(t, c, ts.URL, name); code != 404 {
+			t.Errorf("model %s: %d, want 404", name, code)
+		}
+	}
+	if got := counterValue(t, s, "rff_serve_model_load_errors_total", nil); got != 5 {
+		t.Errorf("load errors %v, want 5", got)
+	}
+	if got := counterValue(t, s, "rff_serve_models_loaded", nil); got != 1 {
+		t.Errorf("models loaded %v, want 1", got)
+	}
+}
+
+// Reloads while requests run lose no request: every request is answered 200 by one whole version of the model,
+// old or new, with that version's exact predictions.
+func TestReloadUnderLoad(t *testing.T) {
+	dir := copyModels(t, "ridge-sr=m")
+	s, ts := newTestServer(t, dir, Options{MaxConcurrent: 64, MaxQueue: 256, QueueTimeout: 10 * time.Second})
+	path := filepath.Join(dir, "m.rff")
+	versions := map[string][]byte{}
+	want := map[string][]float64{}
+	X := randomRows(5, 20, 3)
+	body := matrixBody(X, 20, 3, "FP64")
+	for _, name := range []string{"ridge-sr", "exact", "ridge-g", "ridge-arccos"} {
+		b, _ := os.ReadFile(filepath.Join(golden, name+".rff"))
+		e, err := loadEntry("m", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := e.model.PredictRows(X, 20)
+		versions[name], want[e.version] = b, p.Values
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var failures []string
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 400 && ctx.Err() == nil; i++ {
+				req, _ := http.NewRequest("POST", ts.URL+"/v2/models/m/infer", bytes.NewReader(body))
+				resp, err := ts.Client().Do(req)
+				if err != nil {
+					mu.Lock()
+					failures = append(failures, err.Error())
+					mu.Unlock()
+					continue
+				}
+				var r inferResponse
+				err = json.NewDecoder(resp.Body).Decode(&r)
+				resp.Body.Close()
+				msg := ""
+				switch {
+				case resp.StatusCode != 200 || err != nil:
+					msg = fmt.Sprintf("%d %v %s", resp.StatusCode, err, r.Error)
+				case want[r.ModelVersion] == nil:
+					msg = "unknown version " + r.ModelVersion
+				default:
+					var got []float64
+					_ = json.Unmarshal(r.Outputs[0].Data, &got)
+					for j := range got {
+						if math.Float64bits(got[j]) != math.Float64bits(want[r.ModelVersion][j]) {
+							msg = "predictions of version " + r.ModelVersion + " differ"
+							break
+						}
+					}
+				}
+				mu.Lock()
+				if msg != "" {
+					failures = append(failures, msg)
+				}
+				seen[r.ModelVersion]++
+				mu.Unlock()
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	order := []string{"exact", "bad", "ridge-g", "ridge-arccos", "bad", "ridge-sr"}
+	reloads := 0
+	for i := 0; i < 2000; i++ {
+		select {
+		case <-finished:
+			i = 2000
+			continue
+		default:
+		}
+		name := order[i%len(order)]
+		if name == "bad" {
+			replaceFile(t, path, []byte("bad model"))
+		} else {
+			replaceFile(t, path, versions[name])
+		}
+		err := s.Reload()
+		if (err != nil) != (name == "bad") {
+			t.Errorf("reload of %s: %v", name, err)
+		}
+		reloads++
+		time.Sleep(2 * time.Millisecond)
+	}
+	<-finished
+	if len(failures) > 0 {
+		t.Fatalf("%d requests failed during %d reloads, first: %s", len(failures), reloads, failures[0])
+	}
+	total := 0
+	for _, n := range seen {
+		total += n
+	}
+	if len(seen) < 2 || total == 0 {
+		t.Fatalf("requests saw versions %v over %d reloads: the test did not overlap requests with reloads", seen, reloads)
+	}
+	t.Logf("%d requests, all 200, over %d reloads; versions seen %v", total, reloads, seen)
+}
+
+// Watch picks up a new file, a changed file and a removed one by itself.
+func TestWatch(t *testing.T) {
+	dir := copyModels(t, "ridge-sr=a")
+	s, ts := newTestServer(t, dir, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Watch(ctx, 10*time.Millisecond); close(done) }()
+	defer func() { cancel(); <-done }()
+	has := func(name string) func() bool {
+		return func() bool { _, code := modelVersion(t, ts.Client(), ts.URL, name); return code == 200 }
+	}
+	b, _ := os.ReadFile(filepath.Join(golden, "cls-onehot.rff"))
+	replaceFile(t, filepath.Join(dir, "b.rff"), b)
+	waitFor(t, "model b to appear", has("b"))
+	v0, _ := modelVersion(t, ts.Client(), ts.URL, "a")
+	e, _ := os.ReadFile(filepath.Join(golden, "exact.rff"))
+	replaceFile(t, filepath.Join(dir, "a.rff"), e)
+	waitFor(t, "model a to change", func() bool { v, _ := modelVersion(t, ts.Client(), ts.URL, "a"); return v != v0 })
+	if err := os.Remove(filepath.Join(dir, "b.rff")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "model b to go", func() bool { return !has("b")() })
+}

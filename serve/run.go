@@ -1,0 +1,64 @@
+package serve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+)
+
+// HTTPServer returns an http.Server for the handler with the timeouts of the options, for a caller that runs it
+// itself.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		WriteTimeout:      s.opts.WriteTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve serves HTTP on ln (HTTPS when tlsConfig is not nil: it must hold the certificate) until ctx is done, then
+// shuts down gracefully: the readiness check turns false, the listener closes, and the requests in flight finish
+// (for at most DrainTimeout) before Serve returns nil. It returns an error when serving fails or the drain times out.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
+	hs := s.HTTPServer()
+	errc := make(chan error, 1)
+	go func() {
+		if tlsConfig != nil {
+			cfg := tlsConfig.Clone()
+			if cfg.MinVersion == 0 {
+				cfg.MinVersion = tls.VersionTLS12
+			}
+			hs.TLSConfig = cfg
+			errc <- hs.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- hs.Serve(ln)
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.draining.Store(true)
+	s.log.Info("shutting down: draining requests in flight", "timeout", s.opts.DrainTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.DrainTimeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		_ = hs.Close()
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	s.log.Info("shut down")
+	return nil
+}

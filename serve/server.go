@@ -1,0 +1,139 @@
+package serve
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The names of the tensors a server reads and writes.
+const (
+	InputName         = "input"       // the [n, d] input tensor (any name is accepted for it)
+	OutputPredictions = "predictions" // [n, p] FP64: the model's outputs (class scores for a classifier)
+	OutputLabels      = "labels"      // [n] BYTES: the predicted class names (classifiers)
+	OutputScores      = "scores"      // [n, k] FP64: the class scores (classifiers; the same values as predictions)
+)
+
+// Options configure a Server. The zero value of a field means its default.
+type Options struct {
+	// MaxBodyBytes is the largest request body accepted (default 32 MiB); a larger one is answered 413.
+	MaxBodyBytes int64
+	// MaxRows is the largest number of rows in one inference request (default 100000); more are answered 413.
+	MaxRows int
+	// MaxConcurrent is the number of inference requests processed at once (default 2 × GOMAXPROCS).
+	MaxConcurrent int
+	// MaxQueue is the number of inference requests that may wait for a free slot (default 8 × MaxConcurrent;
+	// negative: none wait). A request that finds the queue full, or waits longer than QueueTimeout, is answered
+	// 503 with a Retry-After header, so a saturated server sheds load instead of queueing it without bound.
+	MaxQueue int
+	// QueueTimeout is the longest a request waits for a slot (default 1 s).
+	QueueTimeout time.Duration
+	// Token, when set, is the bearer token every request but the health checks must present
+	// ("Authorization: Bearer TOKEN"); it is compared in constant time.
+	Token string
+	// Timeouts of the HTTP server built by Serve: reading a request's header (default 10 s) and whole request
+	// (default 60 s), writing the response (default 60 s, counted from the end of the request header), and
+	// keeping an idle connection (default 120 s); DrainTimeout bounds the graceful shutdown (default 30 s).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, DrainTimeout time.Duration
+	// Logger receives the server's structured logs (default: discarded).
+	Logger *slog.Logger
+	// Version is the server version reported by GET /v2.
+	Version string
+}
+
+func (o *Options) defaults() {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 32 << 20
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 100000
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = 2 * runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case o.MaxQueue == 0:
+		o.MaxQueue = 8 * o.MaxConcurrent
+	case o.MaxQueue < 0:
+		o.MaxQueue = 0
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.QueueTimeout, time.Second)
+	def(&o.ReadHeaderTimeout, 10*time.Second)
+	def(&o.ReadTimeout, 60*time.Second)
+	def(&o.WriteTimeout, 60*time.Second)
+	def(&o.IdleTimeout, 120*time.Second)
+	def(&o.DrainTimeout, 30*time.Second)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+}
+
+// Server serves the models of one directory over HTTP (Open Inference Protocol v2, REST). It is safe for
+// concurrent use; Reload and Watch swap its models while it serves.
+type Server struct {
+	dir     string
+	opts    Options
+	log     *slog.Logger
+	metrics *metrics
+	handler http.Handler
+
+	models   atomic.Pointer[modelSet]
+	reloadMu sync.Mutex
+	seen     map[string]stamp // the directory as the last reload found it (guarded by reloadMu)
+
+	slots    chan struct{} // one per inference request being processed
+	waiting  atomic.Int64  // inference requests waiting for a slot
+	draining atomic.Bool   // set when a graceful shutdown starts: not ready any more
+
+	token []byte // SHA-256 of the bearer token (nil: no authentication)
+
+	bodies  sync.Pool // *[]byte request bodies
+	inputs  sync.Pool // *[]float64 input matrices
+	answers sync.Pool // *[]byte response bodies
+}
+
+// New returns a server of the models in dir (every file NAME.rff, served as NAME), loaded and checked. It fails
+// only when dir cannot be read; a model file that fails to load is logged and left out (Reload tells which).
+func New(dir string, opts Options) (*Server, error) {
+	opts.defaults()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	if _, err := os.ReadDir(dir); err != nil {
+		return nil, err
+	}
+	s := &Server{dir: dir, opts: opts, log: opts.Logger, metrics: newMetrics(),
+		slots: make(chan struct{}, opts.MaxConcurrent)}
+	if opts.Token != "" {
+		h := sha256.Sum256([]byte(opts.Token))
+		s.token = h[:]
+	}
+	s.models.Store(&modelSet{byName: map[string]*entry{}})
+	s.metrics.register(s)
+	s.handler = s.routes()
+	_ = s.Reload() // the files that failed are logged
+	return s, nil
+}
+
+// Handler returns the HTTP handler of the server: the protocol's endpoints under /v2 and the Prometheus metrics
+// under /metrics.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Options returns the options in force, defaults filled in.
+func (s *Server) Options() Options { return s.opts }

@@ -1,0 +1,123 @@
+package serve
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A graceful shutdown waits for the requests in flight, which are answered in full, refuses new connections, and
+// then Serve returns nil.
+func TestGracefulShutdown(t *testing.T) {
+	s, err := New(copyModels(t, "ridge-sr=reg"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, stop := serveOn(t, s, nil)
+	base := "http://" + addr
+	c := &http.Client{Timeout: 20 * time.Second}
+	if code, _, _ := do(t, c, "GET", base+"/v2/health/ready", nil); code != 200 {
+		t.Fatalf("ready: %d", code)
+	}
+	X := randomRows(8, 50, 3)
+	want, _ := loadGolden(t, "ridge-sr").PredictRows(X, 50)
+	body := matrixBody(X, 50, 3, "FP64")
+
+	// two requests in flight: their bodies are still arriving when the shutdown starts
+	type result struct {
+		code int
+		body []byte
+		err  error
+	}
+	var pipes []*io.PipeWriter
+	results := make(chan result, 2)
+	for i := 0; i < 2; i++ {
+		pr, pw := io.Pipe()
+		pipes = append(pipes, pw)
+		go func() {
+			req, _ := http.NewRequest("POST", base+"/v2/models/reg/infer", pr)
+			resp, err := c.Do(req)
+			if err != nil {
+				results <- result{err: err}
+				return
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			results <- result{resp.StatusCode, b, err}
+		}()
+		if _, err := pw.Write(body[:len(body)/2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "both requests to hold a slot", func() bool { return len(s.slots) == 2 })
+
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	waitFor(t, "the shutdown to start", s.draining.Load)
+	// the listener closes: a new connection is refused
+	waitFor(t, "the listener to close", func() bool {
+		_, err := (&http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Get(base + "/v2/health/live")
+		return err != nil
+	})
+	select {
+	case err := <-stopped:
+		t.Fatalf("Serve returned (%v) with requests in flight", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	for _, pw := range pipes {
+		if _, err := pw.Write(body[len(body)/2:]); err != nil {
+			t.Fatal(err)
+		}
+		pw.Close()
+	}
+	for i := 0; i < 2; i++ {
+		r := <-results
+		if r.err != nil || r.code != 200 {
+			t.Fatalf("request in flight: %d %v %s", r.code, r.err, r.body)
+		}
+		var resp inferResponse
+		if err := json.Unmarshal(r.body, &resp); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := resp.floats(t, OutputPredictions)
+		sameBits(t, "request in flight", got, want.Values)
+	}
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after the requests finished")
+	}
+}
+
+// A request that does not finish within DrainTimeout makes Serve return an error after that time.
+func TestShutdownDrainTimeout(t *testing.T) {
+	s, err := New(copyModels(t, "ridge-sr=reg"), Options{DrainTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, stop := serveOn(t, s, nil)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go func() {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/v2/models/reg/infer", pr)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	_, _ = pw.Write([]byte(`{"inputs":`))
+	waitFor(t, "the request to hold a slot", func() bool { return len(s.slots) == 1 })
+	start := time.Now()
+	err = stop()
+	if err == nil || !strings.Contains(err.Error(), "graceful shutdown") {
+		t.Fatalf("Serve returned %v, want a drain timeout", err)
+	}
+	if d := time.Since(start); d < 200*time.Millisecond || d > 5*time.Second {
+		t.Fatalf("Serve returned after %v, want about the drain timeout", d)
+	}
+}
