@@ -65,6 +65,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Preprocess, "preprocess", "", "comma list of steps applied in order, stored in the model: standardize, minmax, maxscale (divide by the global maximum), isotropic (centre, one common scale), none; paper = maxscale (default standardize; isotropic for curl-free, div-free and helmholtz kernels, which refuse per-column scaling)")
 	fs.StringVar(&cfg.Task, "task", "regression", "regression, classification, or hermite (values and/or partial derivatives from --values and --gradients)")
 	fs.StringVar(&cfg.Rule, "rule", "sr-butterfly", "rule: "+strings.Join(rule.Names(), "|"))
+	fs.StringVar(&cfg.Fallback, "rule-fallback", "", "rule used instead of an SR rule whose rounding to whole rules of d+1 points would more than double -D (e.g. orf); without it such a fit is refused")
+	fs.IntVar(&cfg.MaxClasses, "max-classes", 0, "largest number of classes a classifier accepts (default: 1000, and at most half the training rows: more distinct values mean a continuous target)")
 	fs.IntVar(&cfg.Points, "D", 1024, "number of points (frequencies); cos/sin maps have 2D columns; SR rules round up to whole rules")
 	fs.Float64Var(&cfg.Lambda, "lambda", 1e-6, "ridge penalty λ in (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖²")
 	fs.IntVar(&cfg.CV, "cv", 0, "choose λ by K-fold cross-validation over --lambdas (0 = off)")
