@@ -251,6 +251,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b []byte) ([]b
 	if r.ContentLength > 0 && int64(cap(b)) <= r.ContentLength {
 		b = make([]byte, 0, r.ContentLength+1)
 	}
+	if u, ok := w.(interface{ Unwrap() http.ResponseWriter }); ok {
+		w = u.Unwrap() // the server's own writer: MaxBytesReader then closes the connection after a body too large
+	}
 	body := http.MaxBytesReader(w, r.Body, max)
 	b = b[:0]
 	for {
