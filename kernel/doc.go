@@ -17,6 +17,8 @@
 // Bandwidth: every shift-invariant kernel takes σ. The Gaussian is exp(−‖δ‖²/(2σ²)) = exp(−γ‖δ‖²) with
 // γ = 1/(2σ²); [SigmaFromGamma] converts. The default used by the command-line tool is γ = 1/d
 // (σ = sqrt(d/2)), the quadrature paper's protocol (docs/conventions.md §10), applied to every shift-invariant kernel.
+// [MedianSigma] chooses σ from the data instead, by the median heuristic: the median pairwise distance of (a
+// deterministic sample of) the rows (docs/conventions.md §12.1).
 //
 // Derivatives ([Differentiable], [Deriv]; docs/conventions.md §6): exact ∂^{p,q}k(x, y) for any multi-indices p, q — every order for
 // the Gaussian (Hermite polynomials per coordinate) and Cauchy kernels, |p|+|q| ≤ 2 and 4 for Matérn 3/2 and 5/2

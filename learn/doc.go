@@ -48,6 +48,22 @@
 //
 //	Σ_v ‖y − θᵀz − b‖² = Σy² − 2⟨θ, Z_vᵀY_v⟩ + ⟨θ, Z_vᵀZ_v θ⟩ − 2bᵀ(Σ_v y − θᵀΣ_v z) + N_v‖b‖².
 //
+// # Choosing λ in closed form: GCV and the evidence
+//
+// [SelectLambda] evaluates a whole λ grid from the statistics and one eigendecomposition A = U diag(μ) Uᵀ of the
+// (centred) ZᵀZ (docs/conventions.md §12.2, §12.3): the degrees of freedom df = [1] + Σ μ_k/(μ_k + Nλ), generalised
+// cross-validation N·RSS/(P·(N − df)²), and the log evidence of Bayesian linear regression on the features,
+// y = Zθ + b + ε with θ ~ N(0, σ²/(Nλ)·I) (λ = α/(Nβ)), ε ~ N(0, σ²), a flat prior on the bias, and σ² set to its
+// maximum-likelihood value for each λ. Every λ then costs O(F·P).
+//
+// # Predictive uncertainty
+//
+// The ridge solution is the posterior mean of that model. [NewPosterior] keeps the Cholesky factor of A + NλI and
+// a noise variance per output (RSS/(N − df)); [Posterior] gives the posterior standard deviation of f(x) = θᵀz + b
+// (with or without the noise of a new observation), the joint covariance at given rows, the covariance of (θ, b),
+// and joint pathwise posterior samples of f, deterministic for a seed (docs/conventions.md §12.4). The intercept's
+// uncertainty σ²/N enters consistently with the centring.
+//
 // # Classification
 //
 // Class labels become regression targets by one-hot coding ([OneHot], decoded by [Argmax]) or by simplex coding

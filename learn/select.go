@@ -1,0 +1,210 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rffkit/rff/internal/linalg"
+)
+
+// Selection holds the closed-form criteria of SelectLambda for every λ of a grid (docs/conventions.md §12.2,
+// §12.3). Per-output quantities are indexed [λ][output].
+type Selection struct {
+	// Lambdas is the grid, in the order given.
+	Lambdas []float64
+	// N is the number of rows, P the number of outputs, and Intercept whether the bias was fitted (by centring).
+	N, P      int
+	Intercept bool
+	// DF[i] is the effective number of parameters tr H of the fit at Lambdas[i], H the hat matrix that maps the
+	// targets to the fitted values: Σ_k μ_k/(μ_k + Nλ) over the eigenvalues μ_k of the (centred) ZᵀZ, plus 1 for
+	// the intercept.
+	DF []float64
+	// GCV[i] is the generalised cross-validation score N·Σ_j RSS_j / (P·(N − DF[i])²) (Golub, Heath & Wahba 1979),
+	// RSS_j the residual sum of squares of output j: an estimate of the held-out mean squared error per (row,
+	// output) entry, comparable with CVResult.MSE.
+	GCV []float64
+	// NoiseVar[i][j] is RSS_j/(N − DF[i]), the residual estimate of the noise variance of output j.
+	NoiseVar [][]float64
+	// LogEvidence[i] is the log marginal likelihood of the targets under Bayesian linear regression on the features
+	// with prior θ ~ N(0, σ²/(Nλ)·I), noise variance σ² set for each output to its maximum-likelihood value
+	// EvidenceNoiseVar, and (with Intercept) a flat prior on the bias, summed over the outputs.
+	LogEvidence []float64
+	// EvidenceNoiseVar[i][j] is the σ² that maximises the evidence of output j at Lambdas[i]: (RSS_j + Nλ‖θ_j‖²)/Ñ,
+	// Ñ = N − 1 with an intercept and N without. The prior variance of each weight is then EvidenceNoiseVar/(Nλ).
+	EvidenceNoiseVar [][]float64
+	// BestGCV is the λ with the smallest GCV (the first one on ties), at index BestGCVIndex.
+	BestGCV      float64
+	BestGCVIndex int
+	// BestEvidence is the λ with the largest LogEvidence (the first one on ties), at index BestEvidenceIndex.
+	BestEvidence      float64
+	BestEvidenceIndex int
+}
+
+// SelectLambda evaluates, for every λ of lambdas, the closed-form criteria of ridge regression Ridge{Lambda: λ,
+// Intercept: intercept} on the statistics s: the effective degrees of freedom, generalised cross-validation, the
+// noise variance and the Bayesian evidence (log marginal likelihood), and picks the best λ by GCV and by evidence
+// (docs/conventions.md §12.2, §12.3). Unlike CrossValidate it needs no pass over the data: one eigendecomposition of
+// the (centred) ZᵀZ = U diag(μ) Uᵀ, O(F³), after which every λ costs O(F·P). With g = Uᵀ(ZᵀY) (centred), the
+// squared norm of y in each eigendirection is c_k = g_k²/μ_k, and
+//
+//	RSS(λ) = RSS₀ + Σ_k c_k (Nλ/(μ_k + Nλ))²,        df(λ) = [1] + Σ_k μ_k/(μ_k + Nλ),
+//	Q(λ)   = RSS(λ) + Nλ‖θ(λ)‖² = RSS₀ + Σ_k c_k Nλ/(μ_k + Nλ),
+//
+// with RSS₀ = Σ(y − ȳ)² − Σ_k c_k the least-squares residual: sums of non-negative terms, so that the λ-dependent
+// part carries no cancellation. Eigenvalues below F·ε·μ_max (ε = 2⁻⁵², numerically null directions of ZᵀZ, which
+// y cannot load on) count as 0. The log evidence of output j, with σ² profiled to Q_j/Ñ, is
+//
+//	log p(y_j | λ) = −½ Σ_k log(1 + μ_k/(Nλ)) − (Ñ/2)(1 + log(2π Q_j/Ñ)) [− ½ log N],
+//
+// Ñ = N − 1 and the bracketed term with an intercept (a flat prior on the bias integrated out; Ñ = N and no term
+// without).
+//
+// s must be valid statistics (Stats.Validate) with N ≥ 2 rows when intercept is set (N ≥ 1 otherwise), and every
+// output must vary (Σ(y − ȳ)² > 0 with an intercept, Σy² > 0 without): a constant target has an unbounded evidence.
+// Every λ must be finite and > 0. Memory: two F×F matrices.
+func SelectLambda(s *Stats, lambdas []float64, intercept bool) (*Selection, error) {
+	if s == nil {
+		return nil, errors.New("learn.SelectLambda: nil statistics")
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("learn.SelectLambda: %w", err)
+	}
+	if len(lambdas) == 0 {
+		return nil, errors.New("learn.SelectLambda: empty λ grid")
+	}
+	for _, l := range lambdas {
+		if !(l > 0) || math.IsInf(l, 0) {
+			return nil, fmt.Errorf("learn.SelectLambda: λ = %v: every λ must be finite and > 0", l)
+		}
+	}
+	sp, err := newSpectrum(s, intercept)
+	if err != nil {
+		return nil, fmt.Errorf("learn.SelectLambda: %w", err)
+	}
+	L, P := len(lambdas), s.P
+	sel := &Selection{
+		Lambdas: append([]float64(nil), lambdas...), N: s.N, P: P, Intercept: intercept,
+		DF: make([]float64, L), GCV: make([]float64, L), NoiseVar: make([][]float64, L),
+		LogEvidence: make([]float64, L), EvidenceNoiseVar: make([][]float64, L),
+	}
+	N, Nt := float64(s.N), sp.nt
+	rss, q := make([]float64, P), make([]float64, P)
+	for i, lambda := range lambdas {
+		df, logdet := sp.at(lambda, rss, q)
+		sel.DF[i] = df
+		sel.NoiseVar[i] = make([]float64, P)
+		sel.EvidenceNoiseVar[i] = make([]float64, P)
+		var total, ev float64
+		for j := range P {
+			total += rss[j]
+			sel.NoiseVar[i][j] = rss[j] / (N - df)
+			v := q[j] / Nt
+			sel.EvidenceNoiseVar[i][j] = v
+			ev += -0.5*logdet - 0.5*Nt*(1+math.Log(2*math.Pi*v))
+		}
+		if intercept {
+			ev -= 0.5 * float64(P) * math.Log(N)
+		}
+		sel.GCV[i] = N * total / (float64(P) * (N - df) * (N - df))
+		sel.LogEvidence[i] = ev
+		if sel.GCV[i] < sel.GCV[sel.BestGCVIndex] || math.IsNaN(sel.GCV[sel.BestGCVIndex]) {
+			sel.BestGCVIndex = i
+		}
+		if ev > sel.LogEvidence[sel.BestEvidenceIndex] || math.IsNaN(sel.LogEvidence[sel.BestEvidenceIndex]) {
+			sel.BestEvidenceIndex = i
+		}
+	}
+	sel.BestGCV, sel.BestEvidence = lambdas[sel.BestGCVIndex], lambdas[sel.BestEvidenceIndex]
+	return sel, nil
+}
+
+// spectrum is the eigendecomposition of a (centred) ridge problem reduced to what the λ path needs.
+type spectrum struct {
+	F, P   int
+	n, nt  float64   // N, and Ñ = N − 1 with an intercept (N without)
+	mu     []float64 // F eigenvalues of the centred ZᵀZ, those below the null threshold set to 0
+	c      []float64 // F×P: c_kj = g_kj²/μ_k (0 where μ_k = 0)
+	rss0   []float64 // P: least-squares residual Σ(y − ȳ)² − Σ_k c_kj, clamped at 0
+	offset float64   // 1 with an intercept: its contribution to df
+}
+
+// newSpectrum eigendecomposes the normal equations of s (centred when intercept).
+func newSpectrum(s *Stats, intercept bool) (*spectrum, error) {
+	F, P := s.F, s.P
+	sp := &spectrum{F: F, P: P, n: float64(s.N), nt: float64(s.N)}
+	if intercept {
+		sp.nt--
+		sp.offset = 1
+	}
+	if sp.nt < 1 {
+		return nil, fmt.Errorf("need at least %d row(s), have %d", 1+int(sp.offset), s.N)
+	}
+	yy := centredSumSquares(s, intercept)
+	for j, v := range yy {
+		if !(v > 0) {
+			return nil, fmt.Errorf("output %d is constant (its centred sum of squares is %v): the evidence is unbounded", j+1, v)
+		}
+	}
+	A, B := s.NormalEquations(intercept)
+	mu, U, err := linalg.EigenSym(F, A)
+	if err != nil {
+		return nil, err
+	}
+	G := make([]float64, F*P) // Uᵀ B
+	linalg.Gemm(true, false, F, P, F, 1, U, F, B, P, 0, G, P)
+	tau := float64(F) * 0x1p-52 * max(mu[F-1], 0)
+	sp.mu, sp.c, sp.rss0 = mu, make([]float64, F*P), yy
+	for k, m := range mu {
+		if !(m > tau) {
+			mu[k] = 0
+			continue
+		}
+		for j := range P {
+			g := G[k*P+j]
+			c := g * g / m
+			sp.c[k*P+j] = c
+			sp.rss0[j] -= c
+		}
+	}
+	for j, v := range sp.rss0 {
+		sp.rss0[j] = max(v, 0)
+	}
+	return sp, nil
+}
+
+// at returns df(λ) and Σ_k log(1 + μ_k/(Nλ)), and writes RSS_j(λ) into rss and Q_j(λ) = RSS_j + Nλ‖θ_j‖² into q.
+func (sp *spectrum) at(lambda float64, rss, q []float64) (df, logdet float64) {
+	t := sp.n * lambda
+	copy(rss, sp.rss0)
+	copy(q, sp.rss0)
+	df = sp.offset
+	for k, m := range sp.mu {
+		if m == 0 {
+			continue
+		}
+		shrink := t / (m + t) // 1 − μ/(μ + Nλ), computed without cancellation
+		df += m / (m + t)
+		logdet += math.Log1p(m / t)
+		for j := range sp.P {
+			c := sp.c[k*sp.P+j]
+			rss[j] += c * shrink * shrink
+			q[j] += c * shrink
+		}
+	}
+	return df, logdet
+}
+
+// centredSumSquares returns Σ_i (y_ij − ȳ_j)² per output (Σ_i y_ij² without intercept), clamped at 0.
+func centredSumSquares(s *Stats, intercept bool) []float64 {
+	yy := append([]float64(nil), s.SumYY...)
+	if intercept {
+		for j := range yy {
+			yy[j] -= s.SumY[j] * (s.SumY[j] / float64(s.N))
+		}
+	}
+	for j, v := range yy {
+		yy[j] = max(v, 0)
+	}
+	return yy
+}
