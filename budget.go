@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strconv"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/rule"
@@ -29,19 +29,8 @@ func (e *BudgetError) Error() string {
 		FormatBytes(e.Bytes), e.What, FormatBytes(e.Budget), e.Hint)
 }
 
-// FormatBytes formats n bytes in binary units with one decimal ("512 B", "1.5 GiB").
-func FormatBytes(n int64) string {
-	if n < 1<<10 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v, k := float64(n), -1
-	for v >= 1<<10 && k < len(units)-1 {
-		v /= 1 << 10
-		k++
-	}
-	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " " + units[k]
-}
+// FormatBytes formats n bytes in binary units, rounded down to one decimal ("512 B", "1.5 GiB").
+func FormatBytes(n int64) string { return size.Format(n) }
 
 // budget is the memory budget in bytes: MaxMemory, or the default of package dataset (half of the memory
 // available to the process); a negative MaxMemory means no limit.

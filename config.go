@@ -238,6 +238,16 @@ func (s *settings) resolveOVK() error {
 	return nil
 }
 
+// kernel returns the kernel for d preprocessed inputs and its bandwidth (σ = √(d/2), γ = 1/d, when none is set).
+func (s *settings) kernel(d int) (kernel.Kernel, float64, error) {
+	sigma := s.Sigma
+	if sigma == 0 {
+		sigma = kernel.SigmaFromGamma(1 / float64(d))
+	}
+	k, err := kernel.New(s.Kernel, sigma)
+	return k, sigma, err
+}
+
 func orDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {
 		return def

@@ -116,11 +116,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 			names[j] = fmt.Sprintf("x%d", j+1)
 		}
 	}
-	sigma := s.Sigma
-	if sigma == 0 {
-		sigma = kernel.SigmaFromGamma(1 / float64(d))
-	}
-	k, err := kernel.New(s.Kernel, sigma)
+	k, sigma, err := s.kernel(d)
 	if err != nil {
 		return nil, err
 	}

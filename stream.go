@@ -115,11 +115,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	}
 	rep.Phases["load"] = time.Since(t0).Seconds()
 
-	sigma := s.Sigma
-	if sigma == 0 {
-		sigma = kernel.SigmaFromGamma(1 / float64(d))
-	}
-	k, err := kernel.New(s.Kernel, sigma)
+	k, sigma, err := s.kernel(d)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/rffkit/rff/internal/size"
 )
 
 // The memory budget (Options.MaxBytes) is described in the package documentation, "Memory".
@@ -45,18 +47,7 @@ func (e *BudgetError) Message(raise string) string {
 }
 
 // formatBytes formats n bytes in binary units, rounded down to one decimal ("512 B", "1.5 GiB").
-func formatBytes(n int64) string {
-	if n < 1<<10 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v, k := float64(n), -1
-	for v >= 1<<10 && k < len(units)-1 {
-		v /= 1 << 10
-		k++
-	}
-	return strconv.FormatFloat(math.Floor(v*10)/10, 'f', -1, 64) + " " + units[k]
-}
+func formatBytes(n int64) string { return size.Format(n) }
 
 // Memory budget defaults (see DefaultMaxBytes).
 const (

@@ -48,25 +48,8 @@ func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	for i := range rho {
 		rho[i] = chi(d+2, rng)
 	}
-	// Weights: each vertex carries d/((d+1)ρ²) per rule, split in half between ±ρQv when both points are kept.
-	per := m
-	if !even {
-		per = 2 * m
-	}
-	w := make([]float64, t*per)
-	var sum float64
-	for k := 0; k < t; k++ {
-		for j := 0; j < m; j++ {
-			a := float64(d) / (float64(m) * rho[k*m+j] * rho[k*m+j]) / float64(t)
-			if even {
-				w[k*per+j] = a
-			} else {
-				w[k*per+j], w[k*per+m+j] = a/2, a/2
-			}
-			sum += a
-		}
-	}
-	zero := 1 - sum
+	w, zero := srWeights(d, t, rho, even)
+	per := len(w) / t
 	if r.Rotation == Haar {
 		if err := checkSquare(r.Name(), d); err != nil {
 			return nil, err
@@ -100,6 +83,30 @@ func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 		bf[k] = newRotation(d, rng)
 	}
 	return &srButterfly{d: d, t: t, even: even, per: per, rho: rho, bf: bf, w: w, zero: zero}, nil
+}
+
+// srWeights returns the weights of t SR(3,3) rules with radii rho (t·(d+1)) and the zero-node weight: each vertex
+// carries d/((d+1)ρ²) per rule (averaged over the rules), split in half between ±ρQv when both points are kept.
+func srWeights(d, t int, rho []float64, even bool) (w []float64, zero float64) {
+	m := d + 1
+	per := m
+	if !even {
+		per = 2 * m
+	}
+	w = make([]float64, t*per)
+	var sum float64
+	for k := 0; k < t; k++ {
+		for j := 0; j < m; j++ {
+			a := float64(d) / (float64(m) * rho[k*m+j] * rho[k*m+j]) / float64(t)
+			if even {
+				w[k*per+j] = a
+			} else {
+				w[k*per+j], w[k*per+m+j] = a/2, a/2
+			}
+			sum += a
+		}
+	}
+	return w, 1 - sum
 }
 
 // srButterfly projects ω_jᵀx = ρ_j v_jᵀ(Qᵀx) with a butterfly Q and the O(d) simplex product.

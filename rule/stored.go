@@ -193,30 +193,15 @@ func restoreSR(s Stored) (Points, error) {
 		}
 	}
 	// The weights follow from the radii as in Draw, operation for operation.
-	per := m
-	if !even {
-		per = 2 * m
-	}
-	w := make([]float64, t*per)
-	var sum float64
-	for k := 0; k < t; k++ {
-		for j := 0; j < m; j++ {
-			a := float64(d) / (float64(m) * rho[k*m+j] * rho[k*m+j]) / float64(t)
-			if even {
-				w[k*per+j] = a
-			} else {
-				w[k*per+j], w[k*per+m+j] = a/2, a/2
-			}
-			sum += a
-		}
-	}
+	w, zero := srWeights(d, t, rho, even)
+	per := len(w) / t
 	for j, v := range s.Weights {
 		if v != w[j] {
 			return nil, fmt.Errorf("stored points: weight %d is %v, the radii give %v", j, v, w[j])
 		}
 	}
-	if s.Zero != 1-sum {
-		return nil, fmt.Errorf("stored points: zero-node weight %v, the radii give %v", s.Zero, 1-sum)
+	if s.Zero != zero {
+		return nil, fmt.Errorf("stored points: zero-node weight %v, the radii give %v", s.Zero, zero)
 	}
 	bf := make([]*rotation, t)
 	for k := range bf {
@@ -237,5 +222,5 @@ func restoreSR(s Stored) (Points, error) {
 		}
 		bf[k] = r
 	}
-	return &srButterfly{d: d, t: t, even: even, per: per, rho: append([]float64(nil), rho...), bf: bf, w: w, zero: 1 - sum}, nil
+	return &srButterfly{d: d, t: t, even: even, per: per, rho: append([]float64(nil), rho...), bf: bf, w: w, zero: zero}, nil
 }

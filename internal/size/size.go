@@ -5,7 +5,9 @@ package size
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
+	"strconv"
 )
 
 // MaxBytes is the largest array the library allocates on a caller's behalf: 1 TiB. A request beyond it cannot be
@@ -63,4 +65,18 @@ func shape(dims []int) string {
 		s += fmt.Sprint(d)
 	}
 	return s
+}
+
+// Format formats n bytes in binary units, rounded down to one decimal ("512 B", "1.5 GiB").
+func Format(n int64) string {
+	if n < 1<<10 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, k := float64(n), -1
+	for v >= 1<<10 && k < len(units)-1 {
+		v /= 1 << 10
+		k++
+	}
+	return strconv.FormatFloat(math.Floor(v*10)/10, 'f', -1, 64) + " " + units[k]
 }
