@@ -9,4 +9,8 @@
 // sup_{x,y∈S} |k̂ − k| (and the same for derivatives) as a sup over δ ∈ S − S by dense random search plus gradient
 // ascent, and reports a lower bound with its search budget; [LrError] integrates |k̂ − k|^r over S×S by Monte Carlo
 // and reports the estimate with its standard error.
+//
+// The gq rule is unbiased for its Gauss–Hermite tensor grid, not for the kernel (docs/conventions.md §3.5): [GQKernel]
+// is the grid's kernel K_grid that its estimate converges to, and [GQFloor] the floor ‖K − K_grid‖_F/‖K‖_F its
+// relative Frobenius error cannot go below in expectation, however many points are drawn.
 package approx

@@ -16,7 +16,8 @@
 //   - [GQ]: the subsampled dense Gauss–Hermite grid of Dao, De Sa & Ré (2017): each coordinate of each point is drawn
 //     independently from the m Gauss–Hermite nodes with probability equal to the node weight, w_j = 1/D. It is
 //     unbiased for the tensor-grid quadrature, which itself is exact only for polynomials of degree ≤ 2m−1 in each
-//     coordinate. m = 2 (the default, as in the reference code) reduces every coordinate to ±1.
+//     coordinate: its error converges to that quadrature's bias, not to zero (see [GQ]). m = 2 (the default, as in
+//     the reference code) reduces every coordinate to ±1.
 //   - [SR]: the stochastic spherical–radial rule of degree (3,3) (Genz & Monahan 1998; Munkhoeva et al. eq. (5) with
 //     one radius per vertex):
 //     SR(f) = (1 − Σ_j d/((d+1)ρ_j²)) f(0) + d/(d+1) Σ_j [f(ρ_j Q v_j) + f(−ρ_j Q v_j)]/(2ρ_j²),

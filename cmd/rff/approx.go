@@ -80,6 +80,9 @@ type studyReport struct {
 	Seed       uint64          `json:"seed"`
 	Form       string          `json:"form"`
 	Results    []approx.Result `json:"results"`
+	// GQFloor maps each gq rule of the study to its bias floor (null where the kernel has none in closed form).
+	GQFloor     map[string]*float64 `json:"gq_floor,omitempty"`
+	GQFloorNote string              `json:"gq_floor_note,omitempty"`
 }
 
 // runStudy samples the two subsets, runs the study with a progress bar and reports it.
@@ -157,6 +160,9 @@ func (f *studyFlags) runStudy(name string, data *dataset.Data, preprocess string
 		g := 1 / (2 * sigma * sigma)
 		rep.Sigma, rep.Gamma = &sigma, &g
 	}
+	if err := gqFloors(&rep, k, rules, X, Y, stderr); err != nil {
+		return err
+	}
 	if f.plot != "" {
 		if err := plotStudy(f.plot, rep); err != nil {
 			return err
@@ -205,6 +211,7 @@ func printStudy(w io.Writer, r studyReport) {
 			x.Rule, x.N, x.D, x.Columns, x.Mean, x.Std, x.CI95[0], x.CI95[1], x.MeanAbs, x.MaxAbs)
 	}
 	tw.Flush()
+	printGQFloors(w, r)
 }
 
 func plotStudy(path string, r studyReport) error {

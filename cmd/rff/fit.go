@@ -197,6 +197,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := m.Save(*out); err != nil {
 		return err
 	}
+	noteGQFit(stderr, rep.Info)
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(rep)
 	}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/rffkit/rff/approx"
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/rule"
+)
+
+// gqFloors fills the bias floors of the study's gq rules into rep (approx.GQFloor on the study's two subsets;
+// docs/conventions.md §3.5) and warns on stderr, one line per gq rule, at the n where the rule's mean error has
+// reached its floor (atFloor): its D is past the range where the Monte Carlo error dominates, and more points
+// cannot help. A kernel without a closed-form floor gets null
+// floors and a note. Nothing happens when the study has no gq rule.
+func gqFloors(rep *studyReport, k kernel.Kernel, rules []rule.Rule, X, Y *dataset.Data, stderr io.Writer) error {
+	for _, r := range rules {
+		gq, ok := r.(rule.GQ)
+		if !ok {
+			continue
+		}
+		if rep.GQFloor == nil {
+			rep.GQFloor = map[string]*float64{}
+		}
+		floor, err := approx.GQFloor(k, gq.Degree, X.X, X.N, Y.X, Y.N, X.D)
+		if errors.Is(err, approx.ErrNoFloor) {
+			rep.GQFloor[r.Name()] = nil
+			rep.GQFloorNote = strings.TrimPrefix(err.Error(), "approx.GQKernel: ") + "; gq is still biased, by an amount not computed here"
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		rep.GQFloor[r.Name()] = &floor
+		var at []string
+		for _, x := range rep.Results {
+			if x.Rule != r.Name() {
+				continue
+			}
+			if atFloor(x, floor) {
+				at = append(at, fmt.Sprintf("%d (D = %d, mean %.4g)", x.N, x.D, x.Mean))
+			}
+		}
+		if len(at) > 0 {
+			m := gq.Degree
+			if m == 0 {
+				m = 2
+			}
+			fmt.Fprintf(stderr, "rff approx: warning: %s reaches its bias floor %.4g at n = %s: D is past its convergent range (it converges to the quadrature of its degree-%d Gauss–Hermite grid, not to the kernel), so more points cannot help; use a larger degree (gq:%d or more) or another rule\n",
+				r.Name(), floor, strings.Join(at, ", "), m, 2*m)
+		}
+	}
+	return nil
+}
+
+// floorMargin is the relative distance to its floor within which a gq rule's mean error counts as having reached
+// it even when the runs resolve the gap: more points could lower the error by less than 1%.
+const floorMargin = 0.01
+
+// atFloor reports whether the mean error of x is not significantly above floor — less than 2 standard errors of
+// the mean above it, or below it — or within floorMargin of it.
+func atFloor(x approx.Result, floor float64) bool {
+	se := 0.0
+	if x.Runs > 0 {
+		se = x.Std / math.Sqrt(float64(x.Runs))
+	}
+	return x.Mean-floor < max(2*se, floorMargin*floor)
+}
+
+// printGQFloors prints the floors of a study's gq rules under its table, in the order of the rules.
+func printGQFloors(w io.Writer, r studyReport) {
+	if len(r.GQFloor) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	done := map[string]bool{}
+	for _, x := range r.Results {
+		f, ok := r.GQFloor[x.Rule]
+		if !ok || done[x.Rule] {
+			continue
+		}
+		done[x.Rule] = true
+		if f == nil {
+			fmt.Fprintf(w, "%s bias floor (D → ∞): n/a (%s)\n", x.Rule, r.GQFloorNote)
+			continue
+		}
+		fmt.Fprintf(w, "%s bias floor (D → ∞): %.4g  (‖K − K_grid‖_F/‖K‖_F of its full Gauss–Hermite grid: its error converges to this, not to 0)\n", x.Rule, *f)
+	}
+}
