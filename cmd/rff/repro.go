@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -41,6 +42,7 @@ func runRepro(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "docs/figures", "directory for the figures (PNG, with the data of each as CSV beside it)")
 	asJSON := fs.Bool("json", false, "print one JSON object (settings, rows, fits, finding, figures) on stdout "+
 		"instead of a table")
+	maxMemory := registerMemory(fs.FlagSet)
 	if err := study.Bind(fs.FlagSet, s); err != nil {
 		return err
 	}
@@ -49,6 +51,13 @@ func runRepro(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := s.Validate(); err != nil {
 		return usagef("%s: %v", e.Name, err)
+	}
+	need := s.Memory()
+	if !(need >= 0) { // NaN: an estimate that cannot be trusted is over every budget
+		need = math.Inf(1)
+	}
+	if err := checkMemory(*maxMemory, need, e.Name, s.MemoryFlags()); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err

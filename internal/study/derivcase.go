@@ -3,6 +3,8 @@ package study
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rffkit/rff/kernel"
 )
 
 // DerivCase is one kernel derivative ∂^{p,q}k = ∂^{|p|}/∂x^p ∂^{|q|}/∂y^q k(x,y); nil multi-indices are zero.
@@ -32,29 +34,61 @@ func multiIndexString(p []int) string {
 
 // ParseDerivCase reads a case "p:q" for inputs of dimension d, each multi-index written as a sum of unit vectors
 // with optional multiplicities, or 0: "e1:0" is ∂/∂x₁, "e1:e2" is ∂²/∂x₁∂y₂, "2e1:0" is ∂²/∂x₁², "e1+e2:e1" is
-// ∂³/∂x₁∂x₂∂y₁.
+// ∂³/∂x₁∂x₂∂y₁. The order |p| + |q| may not exceed kernel.MaxDerivOrder.
 func ParseDerivCase(s string, d int) (DerivCase, error) {
-	ps, qs, ok := strings.Cut(strings.TrimSpace(s), ":")
-	if !ok {
-		return DerivCase{}, fmt.Errorf("derivative case %q: want p:q, e.g. e1:0 or e1:e2", s)
-	}
-	p, err := parseMultiIndexSum(ps, d)
+	pt, qt, err := parseDerivTerms(s, d)
 	if err != nil {
-		return DerivCase{}, fmt.Errorf("derivative case %q: %w", s, err)
+		return DerivCase{}, err
 	}
-	q, err := parseMultiIndexSum(qs, d)
-	if err != nil {
-		return DerivCase{}, fmt.Errorf("derivative case %q: %w", s, err)
-	}
-	return DerivCase{P: p, Q: q}, nil
+	return DerivCase{P: multiIndex(pt, d), Q: multiIndex(qt, d)}, nil
 }
 
-func parseMultiIndexSum(s string, d int) ([]int, error) {
+// checkDerivCase checks a case as ParseDerivCase reads it, without building its multi-indices of length d.
+func checkDerivCase(s string, d int) error {
+	_, _, err := parseDerivTerms(s, d)
+	return err
+}
+
+// derivTerm is k·e_i (i 0-based).
+type derivTerm struct{ i, k int }
+
+// parseDerivTerms reads the terms of the two multi-indices of a case and checks their order.
+func parseDerivTerms(s string, d int) (p, q []derivTerm, err error) {
+	ps, qs, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok {
+		return nil, nil, fmt.Errorf("derivative case %q: want p:q, e.g. e1:0 or e1:e2", s)
+	}
+	if p, err = parseMultiIndexSum(ps, d); err != nil {
+		return nil, nil, fmt.Errorf("derivative case %q: %w", s, err)
+	}
+	if q, err = parseMultiIndexSum(qs, d); err != nil {
+		return nil, nil, fmt.Errorf("derivative case %q: %w", s, err)
+	}
+	order := 0
+	for _, t := range append(append([]derivTerm(nil), p...), q...) {
+		if t.k > kernel.MaxDerivOrder-order {
+			return nil, nil, fmt.Errorf("derivative case %q: order above %d", s, kernel.MaxDerivOrder)
+		}
+		order += t.k
+	}
+	return p, q, nil
+}
+
+// multiIndex is the multi-index of length d that is the sum of terms.
+func multiIndex(terms []derivTerm, d int) []int {
 	out := make([]int, d)
+	for _, t := range terms {
+		out[t.i] += t.k
+	}
+	return out
+}
+
+func parseMultiIndexSum(s string, d int) ([]derivTerm, error) {
 	s = strings.TrimSpace(s)
 	if s == "0" || s == "" {
-		return out, nil
+		return nil, nil
 	}
+	var out []derivTerm
 	for _, term := range strings.Split(s, "+") {
 		term = strings.TrimSpace(term)
 		mult, idx, ok := strings.Cut(term, "e")
@@ -74,7 +108,7 @@ func parseMultiIndexSum(s string, d int) ([]int, error) {
 		if i < 1 || i > d {
 			return nil, fmt.Errorf("coordinate e%d outside 1…%d", i, d)
 		}
-		out[i-1] += k
+		out = append(out, derivTerm{i - 1, k})
 	}
 	return out, nil
 }

@@ -4,9 +4,11 @@
 //
 // Every study has the same shape. It is a struct whose exported fields are its settings, built with its defaults by
 // the constructor of its [Entry] in the registry ([All], [Find]); the fields tagged `flag:"name"` are its
-// command-line flags, bound by [Bind]. Its [Study] methods validate the settings, count the units of work Run reports
-// to its progress callback, and run it; the [Result] prints a text table (Summarize) and writes the files (Write),
-// and marshals to the JSON object of `rff repro --json`.
+// command-line flags, bound by [Bind]. Its [Study] methods validate the settings (refusing sizes that overflow or
+// exceed one array before anything is allocated), estimate the memory Run needs (which `rff repro` compares with
+// --max-memory before it starts), count the units of work Run reports to its progress callback, and run it; the
+// [Result] prints a text table (Summarize) and writes the files (Write), and marshals to the JSON object of
+// `rff repro --json`.
 //
 //   - quad-fig2 ([QuadFig2]): Munkhoeva et al. (2018), §4.3 and Figure 2 — test accuracy / R² of a linear model (SVM
 //     for classification) on quadrature and random features vs n, D = 2n(d+1), for every rule and the Gaussian and

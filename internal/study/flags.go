@@ -137,6 +137,9 @@ func (g *GiB) Set(s string) error {
 	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
 		return fmt.Errorf("%q is not a non-negative number of GiB", s)
 	}
+	if v*(1<<30) >= math.MaxInt64 {
+		return fmt.Errorf("%q GiB is more than 2^63 bytes", s)
+	}
 	*g = GiB(math.Round(v * (1 << 30)))
 	return nil
 }

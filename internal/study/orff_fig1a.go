@@ -48,18 +48,41 @@ func NewORFFFig1A() *ORFFFig1A {
 		Ds: powersOfTwo(3, 13), Sigma: 1, Draws: defaultDraws(10)}
 }
 
-// Validate checks the settings.
+// Validate checks the settings, without building anything of the size of d.
 func (s *ORFFFig1A) Validate() error {
 	if s.Dim < 1 || s.Points < 1 || s.Pairs < 1 || len(s.Kernels) == 0 {
 		return fmt.Errorf("d, points and pairs must be at least 1 and a kernel given, got %d, %d, %d and %d kernels",
 			s.Dim, s.Points, s.Pairs, len(s.Kernels))
 	}
-	errs := []error{checkPositiveInts("D", s.Ds), checkPositive("bandwidth σ", s.Sigma), s.Draws.check()}
+	errs := []error{checkArray("--points × --d (the points)", s.Points, s.Dim),
+		checkArray("--pairs × --d (the pairs)", s.Pairs, s.Dim),
+		checkArray("--d × --d (the d×d kernel values)", s.Dim, s.Dim),
+		checkPositiveInts("D", s.Ds), checkPositive("bandwidth σ", s.Sigma), s.Draws.check(),
+		checkWork("--kernels × --D × --runs", len(s.Kernels), len(s.Ds), s.Runs)}
 	for _, name := range s.Kernels {
-		_, err := s.kernel(name)
+		kind, err := s.kind(name)
 		errs = append(errs, err)
+		if err == nil {
+			_, pr := orffRank(kind, s.Dim, s.Dim)
+			for _, D := range s.Ds {
+				errs = append(errs, checkORFF("--D × --d", D, s.Dim, pr))
+			}
+		}
 	}
 	return firstError(errs...)
+}
+
+// kind checks the named kernel in dimension d, without building its d×d matrix A = I (kernel does), and returns
+// its kind.
+func (s *ORFFFig1A) kind(name string) (ovk.Kind, error) {
+	k, err := ovk.Parse(name, s.Sigma, identity(1))
+	if err != nil {
+		return 0, err
+	}
+	if _, err := k.Outputs(s.Dim); err != nil {
+		return 0, err
+	}
+	return k.Kind(), nil
 }
 
 // kernel builds the named kernel (decomposable: A = I_d) and checks it works in dimension d.
@@ -73,6 +96,30 @@ func (s *ORFFFig1A) kernel(name string) (*ovk.Kernel, error) {
 	}
 	return k, nil
 }
+
+// Memory is the points and the pairs (Points·d + 2·Pairs·d + Pairs values), the results of the runs, and the
+// largest map with its kernel (orffMapBytes; p = d outputs) together with what every worker of ovk.SupError holds
+// for one pair (the projections, D values, and four p×p matrices).
+func (s *ORFFFig1A) Memory() float64 {
+	r, d := s.parseRule(), float64(s.Dim)
+	base := floats(float64(s.Points), d) + floats(2*float64(s.Pairs), d) + floats(float64(s.Pairs)+float64(s.Runs))
+	var peak float64
+	for _, name := range s.Kernels {
+		kind, err := s.kind(name)
+		if err != nil {
+			continue
+		}
+		p, pr := orffRank(kind, s.Dim, s.Dim)
+		for _, D := range s.Ds {
+			m := orffMapBytes(kind, r, s.Dim, D, p, pr)
+			peak = largest(peak, m+workers()*floats(drawnPoints(r, s.Dim, D, true)+5*d*d))
+		}
+	}
+	return base + peak
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *ORFFFig1A) MemoryFlags() string { return "--pairs, --points, --d, --D, --runs" }
 
 func identity(p int) *mat.SymDense {
 	a := mat.NewSymDense(p, nil)

@@ -46,16 +46,38 @@ func NewORFFFig1B() *ORFFFig1B {
 	return &ORFFFig1B{Dim: 4, Sigma: 1, Ds: powersOfTwo(3, 13), Seeds: 200, Draws: defaultDraws(10)}
 }
 
-// Validate checks the settings.
+// Validate checks the settings, without drawing the pair.
 func (s *ORFFFig1B) Validate() error {
 	if s.Dim < 1 || s.Seeds < 2 {
 		return fmt.Errorf("orff-fig1b needs d ≥ 1 and seeds ≥ 2, got %d and %d", s.Dim, s.Seeds)
 	}
-	if x, z := s.pair(); len(x) != s.Dim || len(z) != s.Dim {
-		return fmt.Errorf("the pair has %d and %d coordinates, want %d", len(x), len(z), s.Dim)
+	if (s.X != nil || s.Z != nil) && (len(s.X) != s.Dim || len(s.Z) != s.Dim) {
+		return fmt.Errorf("the pair has %d and %d coordinates, want %d", len(s.X), len(s.Z), s.Dim)
 	}
-	return firstError(checkPositive("bandwidth σ", s.Sigma), checkPositiveInts("D", s.Ds), s.Draws.check())
+	errs := []error{checkPositive("bandwidth σ", s.Sigma), checkPositiveInts("D", s.Ds), s.Draws.check(),
+		checkArray("--seeds × --d × --d (the squared errors of the maps)", s.Seeds, s.Dim, s.Dim),
+		checkWork("--runs × --seeds (the maps)", s.Runs, s.Seeds, len(s.Ds))}
+	for _, D := range s.Ds {
+		errs = append(errs, checkORFF("--D × --d", D, s.Dim, 1))
+	}
+	return firstError(errs...)
 }
+
+// Memory is, for the largest D, one curl-free map per worker of ovk.EmpiricalVariance (orffMapBytes, with the
+// projections and two p×p matrices, p = d) and one more for its number of points, the Seeds squared errors (p×p
+// each) that the variance sums, and the results of the runs.
+func (s *ORFFFig1B) Memory() float64 {
+	r, d := s.parseRule(), float64(s.Dim)
+	var peak float64
+	for _, D := range s.Ds {
+		m := orffMapBytes(ovk.CurlFree, r, s.Dim, D, s.Dim, 1)
+		peak = largest(peak, (math.Min(workers(), float64(s.Seeds))+1)*(m+floats(drawnPoints(r, s.Dim, D, true)+2*d*d)))
+	}
+	return peak + floats(float64(s.Seeds), d*d+2) + floats(float64(s.Runs)+4*d*d)
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *ORFFFig1B) MemoryFlags() string { return "--seeds, --d, --D, --runs" }
 
 // pair returns X and Z, or when both are nil a pair drawn uniformly from [−1,1]^d with Seed.
 func (s *ORFFFig1B) pair() (x, z []float64) {

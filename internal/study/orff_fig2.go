@@ -93,8 +93,69 @@ func (s *ORFFFig2) Validate() error {
 		return fmt.Errorf("orff-fig2 needs error N ≥ 4 and time D, exact max N, test rows ≥ 1 (got %d, %d, %d, %d)",
 			s.ErrorN, s.TimeD, s.ExactMaxN, s.Test)
 	}
-	return firstError(checkPositive("bandwidth σ", s.Sigma), checkPositive("λ grid values", s.LambdaGrid...),
-		checkPositiveInts("D", s.Ds), checkPositiveInts("N", s.Ns), s.Draws.check(), s.Data.check())
+	errs := []error{checkPositive("bandwidth σ", s.Sigma), checkPositive("λ grid values", s.LambdaGrid...),
+		checkPositiveInts("D", s.Ds), checkPositiveInts("N", s.Ns), s.Draws.check(), s.Data.check()}
+	if err := firstError(errs...); err != nil {
+		return err
+	}
+	b, _ := Lookup("mnist")
+	errs = []error{checkArray("--n-error × d (the training rows)", s.ErrorN, b.dim),
+		checkArray("--test × d (the test rows)", s.Test, b.dim), checkORFF("--time-D", s.TimeD, b.dim, b.classes-1),
+		checkWork("--runs × (--D, --N)", s.Runs, len(s.Ds)+2*len(s.Ns)+2)}
+	for _, D := range s.Ds {
+		errs = append(errs, checkORFF("--D", D, b.dim, b.classes-1))
+	}
+	for _, N := range s.Ns {
+		errs = append(errs, checkArray("--N × d (the training rows)", N, b.dim))
+	}
+	return firstError(errs...)
+}
+
+// Memory is the larger of loading MNIST (loadFactor times its 70000×785 values) and its rows held with the most
+// demanding phase: the cross-validation of λ (the exact OVK on half of ErrorN rows with the eigendecomposition of
+// its Gram matrix, 3·8(N/2)² bytes unless its guard refuses them, and the copy of the rows each of its fits keeps),
+// the error panel (the exact OVK on ErrorN rows, 8N² bytes unless ExactMaxBytes refuses them, or the ORFF fit with
+// the largest D: its map and the statistics of the 2D scalar features, ridgeBytes) and the time panel (the same at
+// each N, the exact OVK up to ExactMaxN).
+func (s *ORFFFig2) Memory() float64 {
+	b, _ := Lookup("mnist")
+	r, d, p := s.parseRule(), b.dim, b.classes-1
+	fd, fp, test := float64(d), float64(p), float64(s.Test)
+	predict := float64(32<<20) + floats(test, fp)
+	exact := func(n, copies, limit float64) float64 {
+		return guarded(copies*floats(n, n), limit) + floats(n, fd+2*fp) + predict
+	}
+	orff := func(n float64, D int) float64 {
+		pts := drawnPoints(r, d, D, true)
+		return orffMapBytes(ovk.Decomposable, r, d, D, p, p) + ridgeBytes(n, pts, 2*pts, fp, 2, 0) +
+			floats(n, fp) + floats(test, fp) + blockBytes(64, pts, 2*pts)
+	}
+	ne := float64(s.ErrorN)
+	var phase float64
+	if s.Lambda == 0 {
+		half := math.Ceil(ne / 2)
+		phase = floats(2*ne, fd) + exact(half, 3, learn.DefaultKRRMaxBytes) +
+			floats(float64(len(s.LambdaGrid)), half, fd+2*fp)
+	}
+	errPanel := exact(ne, 1, s.exactLimit())
+	for _, D := range s.Ds {
+		errPanel = largest(errPanel, orff(ne, D))
+	}
+	phase = largest(phase, floats(ne, fd)+errPanel)
+	for _, N := range s.Ns {
+		n, fit := float64(N), orff(float64(N), s.TimeD)
+		if N <= s.ExactMaxN {
+			fit = largest(fit, exact(n, 1, s.exactLimit()))
+		}
+		phase = largest(phase, floats(n, fd)+fit)
+	}
+	results := floats(float64(s.Runs), float64(len(s.Ds)+2*len(s.Ns)+1))
+	return largest(loadFactor*b.dataBytes(), b.dataBytes()+phase) + results
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *ORFFFig2) MemoryFlags() string {
+	return "--N, --n-error, --D, --time-D, --exact-max-n, --exact-max-gib, --runs"
 }
 
 // Steps is the number of fits Run makes (the cross-validation counts as one); 0 for invalid settings.

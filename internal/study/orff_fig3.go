@@ -98,8 +98,76 @@ func (s *ORFFFig3) Validate() error {
 			"checks ≥ 1 and a positive memory guard (got %d, %d, %d, %d, %d, %d, %d)", s.Train, s.Test, s.ExactN,
 			s.TimeD, s.TimeExactMaxRows, s.Checks, s.ExactMaxBytes)
 	}
-	return firstError(checkPositive("bandwidth σ", s.Sigma), checkPositive("λ", s.Lambda), checkPositiveInts("D", s.Ds),
-		checkPositiveInts("N", s.TimeNs), s.Draws.check())
+	errs := []error{checkPositive("bandwidth σ", s.Sigma), checkPositive("λ", s.Lambda), checkPositiveInts("D", s.Ds),
+		checkPositiveInts("N", s.TimeNs), s.Draws.check()}
+	if err := firstError(errs...); err != nil {
+		return err
+	}
+	const d = dataset.CurlFieldDim
+	errs = []error{checkRows("--train + --test (the rows of the field)", 2*d, s.Train, s.Test),
+		checkORFF("--time-D", s.TimeD, d, 1), checkWork("--runs × (--D, --time-N)", s.Runs, 2*len(s.Ds)+4*len(s.TimeNs)+2)}
+	for _, D := range s.Ds {
+		errs = append(errs, checkORFF("--D", D, d, 1))
+	}
+	for _, N := range s.TimeNs {
+		errs = append(errs, checkArray("--time-N (the rows of the field)", N, 2*d))
+	}
+	return firstError(errs...)
+}
+
+// Memory is the field (max(Train + Test, TimeNs) rows of 10 values, twice with noise) and the predictions, with
+// the most demanding fit: a curl-free ORFF fit (its map and statistics, ridgeBytes with the Cholesky solver on the
+// F = 2D normal equations), an independent RFF fit (ridgeBytes), the exact curl-free OVK on ExactN rows (the
+// 5N×5N block Gram, 8·(5N)² bytes) or the independent KRR on Train rows (8N²), each unless ExactMaxBytes refuses
+// them, and the same fits at each N of the time panel (exact fits up to TimeExactMaxRows system rows); and the
+// results of the runs.
+func (s *ORFFFig3) Memory() float64 {
+	const d = dataset.CurlFieldDim
+	r, fd := s.parseRule(), float64(d)
+	limit := float64(s.ExactMaxBytes)
+	total := float64(s.Train) + float64(s.Test)
+	for _, N := range s.TimeNs {
+		total = math.Max(total, float64(N))
+	}
+	data := floats(total, 2*fd)
+	if s.Noise > 0 {
+		data *= 2
+	}
+	checks := floats(4*math.Min(float64(s.Checks), float64(s.Test)), fd, fd)
+	orff := func(n float64, D int) float64 {
+		pts := drawnPoints(r, d, D, true)
+		return orffMapBytes(ovk.CurlFree, r, d, D, d, 1) + ridgeBytes(n, pts, 2*pts, fd, 2, 2*pts) +
+			blockBytes(64, pts, 2)
+	}
+	rff := func(n float64, D int) float64 {
+		pts := drawnPoints(r, d, D, true)
+		return pointsBytes(r, d, D, true, false) + ridgeBytes(n, pts, 2*pts, fd, 1, 0) + blockBytes(256, pts, 2*pts)
+	}
+	exactCurl := func(n float64) float64 {
+		return guarded(floats(n*fd, n*fd), limit) + floats(n, fd*fd+3*fd) + float64(32<<20)
+	}
+	exactKRR := func(n float64) float64 { return guarded(floats(n, n), limit) + floats(n, 3*fd) + floats(256, n) }
+	peak := largest(exactCurl(float64(s.exactN())), exactKRR(float64(s.Train)))
+	for _, D := range s.Ds {
+		peak = largest(peak, orff(float64(s.Train), D), rff(float64(s.Train), D)+checks)
+	}
+	for _, N := range s.TimeNs {
+		n := float64(N)
+		peak = largest(peak, orff(n, s.TimeD), rff(n, s.TimeD))
+		if n*fd <= float64(s.TimeExactMaxRows) {
+			peak = largest(peak, exactCurl(n))
+		}
+		if N <= s.TimeExactMaxRows {
+			peak = largest(peak, exactKRR(n))
+		}
+	}
+	results := floats(8, float64(s.Runs)) // the R², asymmetries and times of the runs of one D or N
+	return data + floats(float64(s.Test), fd) + peak + results
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *ORFFFig3) MemoryFlags() string {
+	return "--train, --test, --D, --time-N, --time-D, --exact-n, --exact-max-gib, --time-exact-max-rows, --runs"
 }
 
 // exactN is the number of training rows of the exact curl-free OVK.

@@ -84,9 +84,38 @@ func (s *ORFFMultitask) Validate() error {
 		return fmt.Errorf("orff-multitask needs test ≥ 2, validation and D ≥ 1, and every N ≥ 2 (an output "+
 			"covariance); got %d, %d, %d, N = %v", s.Test, s.Validation, s.D, s.Ns)
 	}
+	const d, p = dataset.MultitaskDim, dataset.MultitaskOutputs
 	return firstError(checkPositive("bandwidth σ", s.Sigma), checkPositive("λ grid values", s.LambdaGrid...),
-		s.Draws.check())
+		s.Draws.check(), checkORFF("--D", s.D, d, p), checkWork("--N × --runs", len(s.Ns), s.Runs),
+		checkRows("largest --N + --validation + --test (the rows of the data)", d+p, slices.Max(s.Ns), s.Validation,
+			s.Test))
 }
+
+// Memory is the data (max(Ns) + Validation + Test rows of 24 values, twice with noise) and the predictions, with
+// the most demanding N: its training rows, the map and the statistics of the 2D scalar features with the
+// eigendecomposition of the λ path (ridgeBytes), and one fit per λ of the grid; and the results of the runs.
+func (s *ORFFMultitask) Memory() float64 {
+	const d, p = dataset.MultitaskDim, dataset.MultitaskOutputs
+	r, fw := s.parseRule(), float64(d+p)
+	pool := float64(slices.Max(s.Ns))
+	data := floats(pool+float64(s.Validation)+float64(s.Test), fw)
+	if s.Noise > 0 {
+		data *= 2
+	}
+	pts := drawnPoints(r, d, s.D, true)
+	fit := orffMapBytes(ovk.Decomposable, r, d, s.D, p, p) + blockBytes(64, pts, 2) +
+		floats(float64(len(s.LambdaGrid)), 2*pts, p)
+	var peak float64
+	for _, N := range s.Ns {
+		n := float64(N)
+		peak = largest(peak, floats(n, fw)+floats(pool)+ridgeBytes(n, pts, 2*pts, p, 4, 0))
+	}
+	results := floats(11, float64(s.Runs)) // the RMSE, R² and λ of the three models and the two gains, per run
+	return data + floats(float64(s.Validation)+float64(s.Test), p) + fit + peak + results
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *ORFFMultitask) MemoryFlags() string { return "--N, --D, --validation, --test, --runs" }
 
 // Steps is the number of (N, run) pairs Run fits (every model each); 0 for invalid settings.
 func (s *ORFFMultitask) Steps() int { return steps(s, len(s.Ns)*s.Runs) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -64,8 +65,73 @@ func (q *QuadFig2) Validate() error {
 		_, err := kernel.New(k, 1)
 		errs = append(errs, err)
 	}
-	return firstError(errs...)
+	errs = append(errs, checkArray("--runs (the results of the runs)", q.Runs),
+		checkWork("--datasets × --kernels × --rules × --n × --runs", len(q.Datasets), len(q.Kernels), len(q.Rules),
+			len(q.Ns), q.Runs))
+	if err := firstError(errs...); err != nil {
+		return err
+	}
+	for _, name := range q.Datasets {
+		b, _ := Lookup(name)
+		for _, n := range q.Ns {
+			if err := checkPoints("--n (D = 2n(d+1) points in dimension d of "+name+")",
+				approx.PointsForN(n, b.dim), b.dim); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
+
+// Memory is, over the datasets (one loaded at a time), the larger of loading one (loadFactor times its values) and
+// its rows held with the most demanding fit: the map with D = 2n(d+1) points (pointsBytes) and, for regression, the
+// ridge statistics of its features (ridgeBytes); for classification, the N×F feature matrix of the training split
+// (unless learn.Features refuses it) with the dual variables of the K one-vs-rest SVMs and the K weight vectors;
+// and the results of the runs of one point and the scores.
+func (q *QuadFig2) Memory() float64 {
+	rules, _ := rule.ParseList(strings.Join(q.Rules, ","))
+	var peak float64
+	for _, name := range q.Datasets {
+		b, err := Lookup(name)
+		if err != nil {
+			continue
+		}
+		d, ntr, nte, K := b.dim, float64(b.trainRows()), float64(b.test), float64(b.classes)
+		var fit float64
+		for _, kname := range q.Kernels {
+			k, err := kernel.New(kname, 1)
+			if err != nil {
+				continue
+			}
+			_, even := k.(kernel.Spectral)
+			for _, r := range rules {
+				for _, n := range q.Ns {
+					D := approx.PointsForN(n, d)
+					pts := drawnPoints(r, d, D, even)
+					F := pts
+					if even {
+						F *= 2
+					}
+					m := pointsBytes(r, d, D, even, false)
+					if b.classes == 0 {
+						m += ridgeBytes(ntr, pts, F, 1, 1, 0) + floats(nte)
+					} else {
+						m += guarded(floats(ntr, F), learn.DefaultFeatureMaxBytes) + blockBytes(256, pts, F) +
+							floats(ntr, 1+K) + math.Min(workers(), K)*floats(3*ntr+F) + floats(2*K, F+1) +
+							floats(nte, K)
+					}
+					fit = largest(fit, m)
+				}
+			}
+		}
+		peak = largest(peak, loadFactor*b.dataBytes(), b.dataBytes()+fit)
+	}
+	scores := float64(len(q.Datasets)) * float64(len(q.Kernels)) * float64(len(rules)) * float64(len(q.Ns))
+	return peak + floats(float64(q.Runs)) + floats(scores, 16)
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (q *QuadFig2) MemoryFlags() string { return "--n, --datasets, --runs" }
 
 // Steps is the number of models Run fits; 0 for invalid settings.
 func (q *QuadFig2) Steps() int {

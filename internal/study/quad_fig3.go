@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,8 +84,59 @@ func (q *QuadFig3) Validate() error {
 	if len(q.Datasets) == 0 {
 		return fmt.Errorf("no dataset given")
 	}
-	return firstError(checkRules(q.Rules), q.Data.check())
+	if err := firstError(checkRules(q.Rules), q.Data.check(), checkArray("--runs (the timings)", q.Runs),
+		checkWork("--datasets × --rules × --runs", len(q.Datasets), len(q.Rules), q.Runs)); err != nil {
+		return err
+	}
+	for _, name := range q.Datasets {
+		b := quadFig3Benchmark(name)
+		D := approx.PointsForN(q.N, b.dim)
+		if err := firstError(checkPoints("--n (D = 2n(d+1) points in dimension d of "+name+")", D, b.dim),
+			checkArray("--rows × d (the rows of "+name+")", q.Rows, b.dim),
+			checkArray("--rows × --n (the 2D = 4n(d+1) features of "+name+")", q.Rows, D, 2)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// quadFig3Benchmark is the benchmark called name, or LEUKEMIA's sizes (38 training and 34 test rows of 7129 genes).
+func quadFig3Benchmark(name string) Benchmark {
+	if name == "leukemia" {
+		return Benchmark{Name: name, rows: 72, test: 34, dim: 7129, classes: 2}
+	}
+	b, _ := Lookup(name)
+	return b
+}
+
+// Memory is, over the datasets (one loaded at a time), the larger of loading one (loadFactor times its values, 3
+// for LEUKEMIA's text) and its rows held with the Rows rows mapped, the largest map with D = 2n(d+1) points
+// (pointsBytes; the orthogonal d×d matrices of orf and sr-haar are the largest part at high d), its Rows×2D
+// features and the projections of a block of 256 rows per worker.
+func (q *QuadFig3) Memory() float64 {
+	rules, _ := rule.ParseList(strings.Join(q.Rules, ","))
+	rows := float64(q.Rows)
+	var peak float64
+	for _, name := range q.Datasets {
+		b := quadFig3Benchmark(name)
+		D := approx.PointsForN(q.N, b.dim)
+		var fit float64
+		for _, r := range rules {
+			pts := drawnPoints(r, b.dim, D, true)
+			fit = largest(fit, pointsBytes(r, b.dim, D, true, false)+floats(rows, 2*pts)+
+				blockBytes(math.Min(256, rows), pts, 0))
+		}
+		load := loadFactor
+		if name == "leukemia" {
+			load = 3
+		}
+		peak = largest(peak, load*b.dataBytes(), b.dataBytes()+floats(rows, float64(b.dim))+fit)
+	}
+	return peak + floats(float64(q.Runs))
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (q *QuadFig3) MemoryFlags() string { return "--rows, --n, --datasets, --rules, --runs" }
 
 // Steps is the number of timed maps Run performs; 0 for invalid settings.
 func (q *QuadFig3) Steps() int { return steps(q, len(q.Datasets)*len(q.Rules)*q.Runs) }

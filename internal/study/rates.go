@@ -120,3 +120,23 @@ func ratePoint(r SupRow) point { return point{float64(r.Points), r.Stat, r.Bound
 
 // mAxis is the x label of the figures against m.
 const mAxis = "m (points; 2m cos/sin features)"
+
+// supBytes is the memory of one map of the sup studies and its approx.SupError search: the map with m points of rule
+// r in dimension d and its frequencies materialized (pointsBytes; the search's coefficients, m values), the
+// candidates+1 candidates δ with their values and order, and the projections of a block of 256 candidates per
+// worker (allocated per block: one more for the block whose garbage is not collected yet).
+func supBytes(r rule.Rule, d, m, candidates int) float64 {
+	n := drawnPoints(r, d, m, true)
+	return pointsBytes(r, d, m, true, true) + floats(n) + floats(float64(candidates)+1, float64(d)+2) +
+		(workers()+1)*floats(256, n)
+}
+
+// checkSup checks that maps with each of ms points in dimension d can be drawn and that the candidates of a search
+// fit in an array.
+func checkSup(d int, ms []int, candidates int) error {
+	errs := []error{checkArray("--candidates × --d (the candidates of a search)", candidates, d)}
+	for _, m := range ms {
+		errs = append(errs, checkPoints("--m × --d", m, d))
+	}
+	return firstError(errs...)
+}

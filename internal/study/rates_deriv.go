@@ -36,11 +36,37 @@ func NewRatesDeriv() *RatesDeriv {
 		Draws: defaultDraws(10), Search: defaultSearch()}
 }
 
-// Validate checks the settings.
+// Validate checks the settings, without building the multi-indices of length d.
 func (s *RatesDeriv) Validate() error {
-	_, err := s.cases()
-	return firstError(err, checkPositiveInts("m", s.Ms), s.Cube.check(), s.Search.check(), s.Draws.check())
+	if s.Dim < 1 || len(s.Cases) == 0 {
+		return fmt.Errorf("need d ≥ 1 and a derivative case, got d = %d and %d cases", s.Dim, len(s.Cases))
+	}
+	errs := []error{checkPositiveInts("m", s.Ms), s.Cube.check(), s.Search.check(), s.Draws.check(),
+		checkWork("--cases × --m × --runs", len(s.Cases), len(s.Ms), s.Runs)}
+	if err := firstError(errs...); err != nil {
+		return err
+	}
+	for _, c := range s.Cases {
+		if err := checkDerivCase(c, s.Dim); err != nil {
+			return fmt.Errorf("%w (d=%d)", err, s.Dim)
+		}
+	}
+	return checkSup(s.Dim, s.Ms, s.Search.Candidates)
 }
+
+// Memory is the largest map and search over m (supBytes), the multi-indices of the cases and the results of the
+// runs.
+func (s *RatesDeriv) Memory() float64 {
+	r := s.parseRule()
+	var peak float64
+	for _, m := range s.Ms {
+		peak = largest(peak, supBytes(r, s.Dim, m, s.Search.Candidates))
+	}
+	return peak + floats(float64(len(s.Cases)), 2*float64(s.Dim)) + floats(float64(s.Runs))
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *RatesDeriv) MemoryFlags() string { return "--m, --d, --candidates, --runs" }
 
 // cases parses the derivative cases for inputs of dimension Dim.
 func (s *RatesDeriv) cases() ([]DerivCase, error) {

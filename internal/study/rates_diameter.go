@@ -66,12 +66,35 @@ func (s *RatesDiameter) Validate() error {
 		return fmt.Errorf("the search density must be positive and finite and the cap at least 1, got %v and %d",
 			s.Density, s.MaxCandidates)
 	}
-	errs := []error{checkPositive("diameter |S|", s.Diameters...), s.Search.check(), s.Draws.check()}
+	errs := []error{checkPositive("diameter |S|", s.Diameters...), s.Search.check(), s.Draws.check(),
+		checkPoints("--m × --d", s.M, s.Dim), checkWork("--diameters × --runs", len(s.Diameters), s.Runs)}
 	for _, v := range s.Diameters {
 		errs = append(errs, checkRates(s.Sigma, v, s.Delta))
 	}
-	return firstError(errs...)
+	if err := firstError(errs...); err != nil {
+		return err
+	}
+	for _, v := range s.Diameters {
+		if err := checkArray("--candidates, --max-candidates × --d (the candidates of a search)", s.candidates(v),
+			s.Dim); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// Memory is the map and the largest search over the diameters (supBytes) and the results of the runs.
+func (s *RatesDiameter) Memory() float64 {
+	r := s.parseRule()
+	var peak float64
+	for _, v := range s.Diameters {
+		peak = largest(peak, supBytes(r, s.Dim, s.M, s.candidates(v)))
+	}
+	return peak + floats(float64(s.Runs))
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *RatesDiameter) MemoryFlags() string { return "--m, --d, --max-candidates, --density, --runs" }
 
 // Steps is the number of maps Run measures; 0 for invalid settings.
 func (s *RatesDiameter) Steps() int { return steps(s, len(s.Diameters)*s.Runs) }

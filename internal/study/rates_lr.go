@@ -48,9 +48,29 @@ func (s *RatesLr) Validate() error {
 			return fmt.Errorf("L^r needs 1 ≤ r < ∞, got %v", r)
 		}
 	}
-	return firstError(checkPositiveInts("m", s.Ms), checkPositive("exponent r", s.Rs...), s.Cube.check(),
-		s.Draws.check())
+	errs := []error{checkPositiveInts("m", s.Ms), checkPositive("exponent r", s.Rs...), s.Cube.check(),
+		s.Draws.check(), checkArray("--samples × --d (the Monte Carlo pairs)", s.Samples, s.Dim),
+		checkWork("--m × --r × --runs", len(s.Ms), len(s.Rs), s.Runs)}
+	for _, m := range s.Ms {
+		errs = append(errs, checkPoints("--m × --d", m, s.Dim))
+	}
+	return firstError(errs...)
 }
+
+// Memory is, for the largest m, the map and its frequencies (pointsBytes), the Samples differences δ with their
+// errors (Samples·(d+1) values), the projections of a block of 256 of them per worker, and the results of the runs.
+func (s *RatesLr) Memory() float64 {
+	r := s.parseRule()
+	var peak float64
+	for _, m := range s.Ms {
+		n := drawnPoints(r, s.Dim, m, true)
+		peak = largest(peak, pointsBytes(r, s.Dim, m, true, true)+floats(n)+workers()*floats(256, n))
+	}
+	return peak + floats(float64(s.Samples), float64(s.Dim)+1) + floats(float64(len(s.Rs)), float64(s.Runs))
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *RatesLr) MemoryFlags() string { return "--samples, --m, --d, --runs" }
 
 // Steps is the number of maps Run measures; 0 for invalid settings.
 func (s *RatesLr) Steps() int { return steps(s, len(s.Ms)*s.Runs) }

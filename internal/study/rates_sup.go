@@ -37,9 +37,28 @@ func NewRatesSup() *RatesSup {
 
 // Validate checks the settings.
 func (s *RatesSup) Validate() error {
-	return firstError(checkPositiveInts("dimension", s.Dims), checkPositiveInts("m", s.Ms), s.Cube.check(),
-		s.Search.check(), s.Draws.check())
+	errs := []error{checkPositiveInts("dimension", s.Dims), checkPositiveInts("m", s.Ms), s.Cube.check(),
+		s.Search.check(), s.Draws.check(), checkWork("--d × --m × --runs", len(s.Dims), len(s.Ms), s.Runs)}
+	for _, d := range s.Dims {
+		errs = append(errs, checkSup(d, s.Ms, s.Search.Candidates))
+	}
+	return firstError(errs...)
 }
+
+// Memory is the largest map and search over d and m (supBytes) and the results of the runs.
+func (s *RatesSup) Memory() float64 {
+	r := s.parseRule()
+	var peak float64
+	for _, d := range s.Dims {
+		for _, m := range s.Ms {
+			peak = largest(peak, supBytes(r, d, m, s.Search.Candidates))
+		}
+	}
+	return peak + floats(float64(s.Runs))
+}
+
+// MemoryFlags names the flags that lower Memory.
+func (s *RatesSup) MemoryFlags() string { return "--m, --d, --candidates, --runs" }
 
 // Steps is the number of maps Run measures; 0 for invalid settings.
 func (s *RatesSup) Steps() int { return steps(s, len(s.Dims)*len(s.Ms)*s.Runs) }

@@ -20,6 +20,13 @@ type Study interface {
 	Steps() int
 	// SetProgress sets the function Run calls after each unit of work.
 	SetProgress(func())
+	// Memory is the estimated peak of the bytes Run allocates for valid settings: the large arrays (data rows, the
+	// maps' points, feature, Gram and statistics matrices, per-run results) of its most demanding phase, with the
+	// scratch of every worker where work runs in parallel. It is computed in float64 and never overflows; a caller
+	// compares it with its memory budget before Run.
+	Memory() float64
+	// MemoryFlags names the command-line flags that lower Memory, for the message that refuses a study over budget.
+	MemoryFlags() string
 	// Run validates the settings and runs the study. It stops early, returning ctx.Err(), when ctx is cancelled.
 	Run(ctx context.Context) (Result, error)
 }
@@ -65,6 +72,9 @@ func defaultDraws(runs int) Draws { return Draws{Rule: "g", Runs: runs, Seed: 1}
 func (d Draws) check() error {
 	if d.Runs < 1 {
 		return fmt.Errorf("runs must be at least 1, got %d", d.Runs)
+	}
+	if err := checkArray("--runs (the results of the runs)", d.Runs); err != nil {
+		return err
 	}
 	_, err := rule.Parse(d.Rule)
 	return err
