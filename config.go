@@ -1,9 +1,11 @@
 package rff
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/rffkit/rff/dataset"
@@ -23,9 +25,21 @@ type Config struct {
 	Task string
 	// Kernel is a kernel name of package kernel (default "gaussian"); vector-valued models (OVK) use a Gaussian.
 	Kernel string
-	// Sigma is the bandwidth σ of a shift-invariant kernel in the preprocessed coordinates; 0 means σ = √(d/2)
-	// (γ = 1/(2σ²) = 1/d). Arc-cosine kernels have none.
+	// Sigma is the bandwidth σ of a shift-invariant kernel in the preprocessed coordinates. 0 means the median
+	// heuristic: the median distance between up to 2000 training rows sampled with the seed (kernel.MedianSigma,
+	// docs/conventions.md §12.1). Arc-cosine kernels have none.
 	Sigma float64
+	// Tune chooses σ and λ together from the training data: for each σ of a log grid around the median heuristic (or
+	// Sigmas), one pass accumulates the ridge statistics, and the whole λ path (Lambdas, or a default grid) is scored
+	// by Select — "gcv" (the default: generalized cross-validation), "evidence" (the Bayesian evidence) or "cv"
+	// (CV-fold cross-validation from fold statistics). TuneRows > 0 tunes on that many rows (the first ones) and
+	// fits the chosen σ and λ on all rows. Tuning is for the squared loss on scalar random features. Every σ scored
+	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about seven are
+	// scored.
+	Tune     bool
+	Select   string
+	Sigmas   []float64
+	TuneRows int
 	// Rule draws the points (package rule names; default "sr-butterfly").
 	Rule string
 	// Points is the number of points D (default 1024). Cos/sin maps have 2D features; SR rules round D up to whole
@@ -157,10 +171,42 @@ func (c Config) resolve() (*settings, error) {
 			return nil, fmt.Errorf("the %s loss needs λ > 0", s.loss)
 		}
 	}
+	if s.Tune {
+		switch orDefault(s.Select, "gcv") {
+		case "gcv", "evidence", "cv":
+			s.Select = orDefault(s.Select, "gcv")
+		default:
+			return nil, fmt.Errorf("selection criterion %q: want gcv, evidence or cv", s.Select)
+		}
+		switch {
+		case s.Exact || s.OVK != "" || s.Task == "hermite" || s.loss != learn.Squared:
+			return nil, errors.New("tuning chooses σ and λ for the squared loss on scalar random features (not exact, vector-valued, hermite or hinge/logistic models)")
+		case s.CV != 0 && s.Select != "cv":
+			return nil, errors.New("cross-validation folds are for the cv criterion")
+		case s.TuneRows < 0:
+			return nil, fmt.Errorf("tune rows = %d: want ≥ 0", s.TuneRows)
+		}
+		if s.Select == "cv" && s.CV == 0 {
+			s.CV = 5
+		}
+		for _, v := range s.Sigmas {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("σ grid value %v: want positive bandwidths", v)
+			}
+		}
+		if len(s.Lambdas) == 0 {
+			s.Lambdas = learn.LogGrid(1e-10, 1e-1, 19)
+		}
+		for _, v := range s.Lambdas {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("λ grid value %v: want positive penalties", v)
+			}
+		}
+	}
 	if s.precision, err = learn.ParsePrecision(orDefault(s.Precision, "double")); err != nil {
 		return nil, err
 	}
-	if s.CV != 0 {
+	if s.CV != 0 && !s.Tune {
 		switch {
 		case s.CV < 2:
 			return nil, fmt.Errorf("cross-validation needs at least 2 folds, got %d", s.CV)
@@ -238,14 +284,72 @@ func (s *settings) resolveOVK() error {
 	return nil
 }
 
-// kernel returns the kernel for d preprocessed inputs and its bandwidth (σ = √(d/2), γ = 1/d, when none is set).
-func (s *settings) kernel(d int) (kernel.Kernel, float64, error) {
+// kernel returns the kernel and its bandwidth: Sigma, or the median heuristic on the sample of preprocessed rows
+// when Sigma is 0 (1 for scale-free kernels, which ignore it).
+func (s *settings) kernel(sample *reservoir) (kernel.Kernel, float64, error) {
 	sigma := s.Sigma
 	if sigma == 0 {
-		sigma = kernel.SigmaFromGamma(1 / float64(d))
+		sigma = 1
+		if !isScaleFree(s.Kernel) {
+			m, err := s.median(sample)
+			if err != nil {
+				return nil, 0, err
+			}
+			sigma = m
+		}
 	}
 	k, err := kernel.New(s.Kernel, sigma)
 	return k, sigma, err
+}
+
+// median is the median-heuristic bandwidth on the sample.
+func (s *settings) median(sample *reservoir) (float64, error) {
+	m, err := kernel.MedianSigma(s.Kernel, sample.rows, sample.len(), sample.d, kernel.DefaultMedianRows, s.Seed)
+	if err != nil {
+		return 0, fmt.Errorf("the median heuristic for σ: %w; give σ", err)
+	}
+	return m, nil
+}
+
+// reservoir keeps a uniform sample of at most kernel.DefaultMedianRows rows of a stream of rows (Vitter's
+// algorithm R, seeded): the rows the median heuristic measures. Which rows it keeps depends only on their number
+// and the seed, so a fit in memory and a streamed fit of the same file measure the same rows.
+type reservoir struct {
+	d, seen int
+	rows    []float64
+	rng     *rand.Rand
+}
+
+func newReservoir(d int, seed uint64) *reservoir {
+	return &reservoir{d: d, rng: rand.New(rand.NewPCG(seed, 0x6d656469616e))}
+}
+
+func (r *reservoir) len() int { return len(r.rows) / r.d }
+
+// add offers the n rows of X (n×d) to the sample.
+func (r *reservoir) add(X []float64, n int) {
+	k := kernel.DefaultMedianRows
+	for i := range n {
+		row := X[i*r.d : (i+1)*r.d]
+		r.seen++
+		if r.len() < k {
+			r.rows = append(r.rows, row...)
+			continue
+		}
+		if j := r.rng.IntN(r.seen); j < k {
+			copy(r.rows[j*r.d:(j+1)*r.d], row)
+		}
+	}
+}
+
+// isScaleFree reports whether the kernel has no bandwidth (the arc-cosine kernels).
+func isScaleFree(name string) bool {
+	k, err := kernel.New(name, 1)
+	if err != nil {
+		return false
+	}
+	_, spectral := k.(kernel.Spectral)
+	return !spectral
 }
 
 func orDefault(s, def string) string {

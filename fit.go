@@ -25,6 +25,7 @@ type Report struct {
 	Sigma  float64            `json:"sigma,omitempty"` // the bandwidth used
 	Lambda float64            `json:"lambda"`          // the λ used (chosen by CV when asked)
 	CV     *learn.CVResult    `json:"cv,omitempty"`
+	Tune   *TuneResult        `json:"tune,omitempty"`
 	Solve  *learn.SolveStats  `json:"solve,omitempty"`
 	Phases map[string]float64 `json:"phases"` // seconds per phase
 }
@@ -116,15 +117,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 			names[j] = fmt.Sprintf("x%d", j+1)
 		}
 	}
-	k, sigma, err := s.kernel(d)
-	if err != nil {
-		return nil, err
-	}
-	h := model.Header{Task: s.Task, Exact: s.Exact, Kernel: k.Name(), Seed: s.Seed, Dim: d, Intercept: true,
-		Lambda: s.Lambda, Names: names, Preprocess: sc}
-	if _, ok := k.(kernel.Spectral); ok {
-		h.Sigma, rep.Sigma = sigma, sigma
-	}
+	h := model.Header{Task: s.Task, Exact: s.Exact, Seed: s.Seed, Dim: d, Intercept: true, Names: names, Preprocess: sc}
 	f := &model.Model{Version: model.Version}
 
 	// Targets.
@@ -173,13 +166,32 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		h.Targets = []string{orDefault(data.TargetName, "y")}
 	}
 	h.Outputs = P
-	if err := s.checkRounding(d, k); err != nil {
-		return nil, err
-	}
-	if err := s.checkBudget(n, d, P, k); err != nil {
-		return nil, err
-	}
 	rep.Phases["load"] = time.Since(t0).Seconds()
+	// The size checks depend on the kind of kernel, not on its bandwidth: they run before anything is measured.
+	if kind, err := kernel.New(s.Kernel, 1); err != nil {
+		return nil, err
+	} else if err := s.checkRounding(d, kind); err != nil {
+		return nil, err
+	} else if err := s.checkBudget(n, d, P, kind); err != nil {
+		return nil, err
+	}
+	if s.Tune {
+		tt := time.Now()
+		if rep.Tune, err = s.tune(X, n, d, Y, P); err != nil {
+			return nil, err
+		}
+		rep.Phases["tune"] = time.Since(tt).Seconds()
+	}
+	sample := newReservoir(d, s.Seed)
+	sample.add(X, n)
+	k, sigma, err := s.kernel(sample)
+	if err != nil {
+		return nil, err
+	}
+	h.Kernel, h.Lambda = k.Name(), s.Lambda
+	if _, ok := k.(kernel.Spectral); ok {
+		h.Sigma, rep.Sigma = sigma, sigma
+	}
 
 	t1 := time.Now()
 	if s.OVK != "" {

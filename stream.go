@@ -73,6 +73,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	defer func() { r.s.Close() }()
 	d := r.s.D()
 	acc := dataset.NewScalerAccumulator(d)
+	sample := newReservoir(d, s.Seed)
 	raw := map[string]bool{}
 	for {
 		b, err := r.next()
@@ -85,6 +86,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		if err := acc.Add(b.X, b.N); err != nil {
 			return nil, err
 		}
+		sample.add(b.X, b.N)
 		if classify {
 			for i := range b.N {
 				raw[r.s.Target(i)] = true
@@ -115,18 +117,20 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	}
 	rep.Phases["load"] = time.Since(t0).Seconds()
 
-	k, sigma, err := s.kernel(d)
-	if err != nil {
-		return nil, err
-	}
 	P := 1
 	if classify {
 		P = len(coder.Labels)
 	}
-	if err := s.checkRounding(d, k); err != nil {
+	if kind, err := kernel.New(s.Kernel, 1); err != nil {
+		return nil, err
+	} else if err := s.checkRounding(d, kind); err != nil {
+		return nil, err
+	} else if err := s.checkBudget(min(total, opt.ChunkRows), d, P, kind); err != nil {
 		return nil, err
 	}
-	if err := s.checkBudget(min(total, opt.ChunkRows), d, P, k); err != nil {
+	sc.Apply(sample.rows, sample.len(), d) // the sample in the preprocessed coordinates, as Fit measures it
+	k, sigma, err := s.kernel(sample)
+	if err != nil {
 		return nil, err
 	}
 	fmap, err := feature.New(k, s.rule, d, s.Points, s.Seed, feature.WithForm(s.form))

@@ -36,7 +36,7 @@ type studyFlags struct {
 }
 
 func (f *studyFlags) register(fs *flag.FlagSet, runs int) {
-	f.kernelFlags.register(fs)
+	f.kernelFlags.register(fs, "γ = 1/d, i.e. σ = sqrt(d/2), the quadrature paper's protocol")
 	fs.StringVar(&f.rules, "rules", allRules, "comma list of rules: g (rff), orf, sorf (rom), qmc, gq[:M], sr-butterfly (b), sr-haar (h)")
 	fs.StringVar(&f.ns, "n", "1,2,3,4,5", "comma list of n; each rule gets D = 2n(d+1) points (frequencies); cos/sin maps have 2D columns")
 	fs.IntVar(&f.runs, "runs", runs, "independent runs per (rule, n)")

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/rffkit/rff"
@@ -59,9 +61,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("fit", stdout, "--data FILE --out MODEL [flags]")
 	var df dataFlags
 	df.register(fs.FlagSet, "")
-	var kf kernelFlags
-	kf.register(fs.FlagSet)
 	var cfg rff.Config
+	var kf kernelFlags
+	kf.register(fs.FlagSet, "the median distance between up to 2000 preprocessed training rows (the median heuristic)")
+	fs.BoolVar(&cfg.Tune, "tune", false, "choose σ and λ from the data: σ on a log grid around the median heuristic (or --sigmas), the λ path (--lambdas) scored by --select; one pass over the data per σ")
+	fs.StringVar(&cfg.Select, "select", "gcv", "--tune criterion: gcv (generalized cross-validation), evidence (Bayesian evidence) or cv (--cv folds, 5 by default)")
+	fs.IntVar(&cfg.TuneRows, "tune-rows", 0, "--tune on the first N rows only, then fit the chosen σ and λ on all rows (0 = all rows)")
+	sigmas := fs.String("sigmas", "", "--tune: comma list of bandwidths to score instead of the grid around the median heuristic")
 	fs.StringVar(&cfg.Preprocess, "preprocess", "", "comma list of steps applied in order, stored in the model: standardize, minmax, maxscale (divide by the global maximum), isotropic (centre, one common scale), none; paper = maxscale (default standardize; isotropic for curl-free, div-free and helmholtz kernels, which refuse per-column scaling)")
 	fs.StringVar(&cfg.Task, "task", "regression", "regression, classification, or hermite (values and/or partial derivatives from --values and --gradients)")
 	fs.StringVar(&cfg.Rule, "rule", "sr-butterfly", "rule: "+strings.Join(rule.Names(), "|"))
@@ -70,7 +76,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Points, "D", 1024, "number of points (frequencies); cos/sin maps have 2D columns; SR rules round up to whole rules")
 	fs.Float64Var(&cfg.Lambda, "lambda", 1e-6, "ridge penalty λ in (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖²")
 	fs.IntVar(&cfg.CV, "cv", 0, "choose λ by K-fold cross-validation over --lambdas (0 = off)")
-	lambdas := fs.String("lambdas", "1e-9:1e-1:17", "λ grid for --cv: lo:hi:count (log-spaced) or a comma list")
+	lambdas := fs.String("lambdas", "1e-9:1e-1:17", "λ grid for --cv and --tune: lo:hi:count (log-spaced) or a comma list")
 	fs.BoolVar(&cfg.Exact, "exact", false, "fit exact kernel ridge regression on the N×N Gram instead of features")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the feature map")
 	out := fs.String("out", "", "model file to write (written last, atomically, once everything else succeeded)")
@@ -104,9 +110,21 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if cfg.Kernel, cfg.Sigma, err = kf.config(); err != nil {
 		return err
 	}
-	if cfg.CV != 0 {
+	if cfg.CV != 0 || cfg.Tune {
 		if cfg.Lambdas, err = parseLambdas(*lambdas); err != nil {
 			return err
+		}
+	}
+	if *sigmas != "" {
+		if !cfg.Tune {
+			return usagef("--sigmas is the bandwidth grid of --tune")
+		}
+		for _, f := range strings.Split(*sigmas, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				return usagef("--sigmas: %q is not a positive bandwidth", f)
+			}
+			cfg.Sigmas = append(cfg.Sigmas, v)
 		}
 	}
 	if *targets != "" {
@@ -202,6 +220,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(rep)
 	}
 	fmt.Fprintf(stdout, "fitted on %d rows in %.2fs: %s\n", rep.Fit.N, rep.Seconds["fit"], m)
+	if tr := rep.Fit.Tune; tr != nil {
+		printTune(stdout, tr)
+	}
 	if cv := rep.Fit.CV; cv != nil {
 		fmt.Fprintf(stdout, "λ = %.3g chosen by %d-fold cross-validation over %d values\n", cv.Best, len(cv.FoldMSE), len(cv.Lambdas))
 	}
@@ -242,12 +263,33 @@ type kernelFlags struct {
 	sigma, gamma float64
 }
 
-func (f *kernelFlags) register(fs interface {
-	StringVar(*string, string, string, string)
-	Float64Var(*float64, string, float64, string)
-}) {
+// sigmaFlag is --sigma: a positive number, or "auto" (0) for the command's default.
+type sigmaFlag struct{ v *float64 }
+
+func (s sigmaFlag) String() string {
+	if s.v == nil || *s.v == 0 {
+		return "auto"
+	}
+	return strconv.FormatFloat(*s.v, 'g', -1, 64)
+}
+
+func (s sigmaFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "auto" {
+		*s.v = 0
+		return nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a bandwidth (a positive number, or auto)", v)
+	}
+	*s.v = x
+	return nil
+}
+
+// register adds --kernel, --sigma and --gamma; auto says what --sigma's default is.
+func (f *kernelFlags) register(fs *flag.FlagSet, auto string) {
 	fs.StringVar(&f.name, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
-	fs.Float64Var(&f.sigma, "sigma", 0, "bandwidth σ (default: γ = 1/d, i.e. σ = sqrt(d/2))")
+	fs.Var(sigmaFlag{&f.sigma}, "sigma", "bandwidth σ, or auto: "+auto)
 	fs.Float64Var(&f.gamma, "gamma", 0, "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
 }
 
@@ -305,4 +347,37 @@ func checkOutput(out string, inputs ...string) error {
 		return usagef("--out %s: the directory %s does not exist", out, filepath.Dir(out))
 	}
 	return nil
+}
+
+// printTune prints the tuning table: for every σ scored, the best λ and its score.
+func printTune(w io.Writer, tr *rff.TuneResult) {
+	fmt.Fprintf(w, "σ and λ chosen by %s on %d rows: σ = %.4g, λ = %.3g", tr.Criterion, tr.Rows, tr.Sigma, tr.Lambda)
+	if tr.Median > 0 {
+		fmt.Fprintf(w, " (median heuristic σ = %.4g)", tr.Median)
+	}
+	fmt.Fprintln(w)
+	what := map[string]string{"gcv": "GCV", "evidence": "log evidence", "cv": "CV MSE"}[tr.Criterion]
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "σ\tbest λ\t%s\t\n", what)
+	for i, sg := range tr.Sigmas {
+		bj := -1
+		for j, v := range tr.Scores[i] {
+			if math.IsNaN(v) {
+				continue
+			}
+			if bj < 0 || (tr.HigherIsBetter && v > tr.Scores[i][bj]) || (!tr.HigherIsBetter && v < tr.Scores[i][bj]) {
+				bj = j
+			}
+		}
+		if bj < 0 {
+			fmt.Fprintf(tw, "%.4g\t–\tn/a\t\n", sg)
+			continue
+		}
+		mark := ""
+		if sg == tr.Sigma {
+			mark = " *"
+		}
+		fmt.Fprintf(tw, "%.4g\t%.3g\t%.6g%s\t\n", sg, tr.Lambdas[bj], tr.Scores[i][bj], mark)
+	}
+	tw.Flush()
 }
