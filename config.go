@@ -85,6 +85,10 @@ type Config struct {
 	AMatrix []float64
 	// Seed seeds the points (and the SVM's visiting order): the same seed gives the same model bytes.
 	Seed uint64
+	// Uncertainty keeps the posterior of Bayesian linear regression on the features in the model (regression with
+	// the squared loss on scalar features): Model.PredictStd gives predictive standard deviations and Model.Sample
+	// joint posterior samples (docs/conventions.md §12.4). It stores the F×F Cholesky factor.
+	Uncertainty bool
 	// MaxMemory is the memory budget of the fit in bytes: a fit whose estimated peak exceeds it is refused before
 	// anything large is allocated (BudgetError). 0 means half of the memory available to the process
 	// (dataset.DefaultMaxBytes); a negative value means no limit.
@@ -235,6 +239,9 @@ func (c Config) resolve() (*settings, error) {
 		default:
 			return nil, fmt.Errorf("solver %q: want cholesky or cg", s.Solver)
 		}
+	}
+	if s.Uncertainty && (s.Task != "regression" || s.Exact || s.OVK != "" || s.loss != learn.Squared) {
+		return nil, errors.New("uncertainty is for regression with the squared loss on scalar random features (not classification, exact or vector-valued models)")
 	}
 	if s.precision == learn.Mixed && (s.Exact || s.OVK != "" || s.Task == "hermite" || s.loss != learn.Squared || s.solver != learn.Cholesky) {
 		return nil, fmt.Errorf("mixed precision is for the squared loss on random features with the Cholesky solver (not exact, vector-valued or hermite models)")

@@ -224,7 +224,12 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 			fit, err = learn.Hermite{Lambda: s.Lambda, Intercept: hvals != nil}.Fit(fmap, X, n, hvals, hgrads)
 			rep.Phases["features+gram+solve"] = time.Since(t1).Seconds()
 		} else {
-			fit, err = s.fitFeatures(fmap, X, n, Y, P, cls, rep)
+			var post *learn.Posterior
+			fit, post, err = s.fitFeatures(fmap, X, n, Y, P, cls, rep)
+			if err == nil && post != nil {
+				f.PosteriorFactor, f.PosteriorZMean, f.NoiseVar = post.Factor, post.ZMean, post.NoiseVar
+				h.PosteriorN, h.PosteriorDF = post.N, post.DF
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -282,24 +287,50 @@ func setPoints(h *model.Header, f *model.Model, s rule.Stored) {
 
 // fitFeatures fits the linear model on the features of X: ridge for the squared loss, the SVM or logistic
 // classifier on the in-memory features otherwise.
-func (s *settings) fitFeatures(fmap *feature.Map, X []float64, n int, Y []float64, P int, cls []int, rep *Report) (*learn.Fit, error) {
+func (s *settings) fitFeatures(fmap *feature.Map, X []float64, n int, Y []float64, P int, cls []int, rep *Report) (*learn.Fit, *learn.Posterior, error) {
+	if s.Uncertainty {
+		tg := time.Now()
+		bar := progress.New(s.Progress, "features+gram", n)
+		acc, err := learn.NewAccumulator(fmap, P)
+		if err != nil {
+			return nil, nil, err
+		}
+		acc.Progress = bar.Add
+		if err := acc.Add(X, n, Y); err != nil {
+			bar.Done()
+			return nil, nil, err
+		}
+		bar.Done()
+		st, err := acc.Stats()
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Phases["features+gram"] = time.Since(tg).Seconds()
+		ts := time.Now()
+		post, err := learn.NewPosterior(st, s.Lambda, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Phases["solve"] = time.Since(ts).Seconds()
+		return post.Fit, post, nil
+	}
 	if s.loss == learn.Squared {
 		tg := time.Now()
 		bar := progress.New(s.Progress, "features+gram", n)
 		fit, err := learn.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.solver, Precision: s.precision, Progress: bar.Add}.FitMap(fmap, X, n, Y, P)
 		bar.Done()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rep.Phases["features+gram"] = time.Since(tg).Seconds() - fit.Stats.Seconds
 		rep.Phases["solve"] = fit.Stats.Seconds
 		rep.Solve = &fit.Stats
-		return fit, nil
+		return fit, nil, nil
 	}
 	tf := time.Now()
 	Z, err := learn.Features(fmap, X, n, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rep.Phases["features"] = time.Since(tf).Seconds()
 	ts := time.Now()
@@ -307,7 +338,7 @@ func (s *settings) fitFeatures(fmap *feature.Map, X []float64, n int, Y []float6
 	fit, err := learn.Classifier{Loss: s.loss, Lambda: s.Lambda, Seed: s.Seed, Progress: bar.Add, MaxBytes: s.budget()}.Fit(Z, n, fmap.Features(), cls, P)
 	bar.Done()
 	rep.Phases["solve"] = time.Since(ts).Seconds()
-	return fit, err
+	return fit, nil, err
 }
 
 // fitOVK fits a vector-valued model on the preprocessed inputs X and the targets Y (n×p).

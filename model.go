@@ -29,6 +29,8 @@ type Model struct {
 	fit  *learn.Fit
 	krr  *learn.KRRFit // exact scalar models
 
+	post *learn.Posterior // regression fitted with uncertainty
+
 	omap *ovk.Map // vector-valued feature models
 	ofit *vector.Fit
 	okrr *vector.KRRFit // exact vector-valued models
@@ -157,6 +159,10 @@ func fromFile(f *model.Model) (*Model, error) {
 		return nil, err
 	}
 	m.fit = &learn.Fit{F: h.Features, P: h.Outputs, Theta: f.Theta, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
+	if f.PosteriorFactor != nil {
+		m.post = &learn.Posterior{Fit: m.fit, N: h.PosteriorN, DF: h.PosteriorDF, NoiseVar: f.NoiseVar,
+			ZMean: f.PosteriorZMean, Factor: f.PosteriorFactor}
+	}
 	return m, nil
 }
 
@@ -370,6 +376,44 @@ func (m *Model) inputScale() []float64 {
 		c[j] -= zero[j]
 	}
 	return c
+}
+
+// ErrNoUncertainty is returned for predictive uncertainty from a model fitted without it (Config.Uncertainty).
+var ErrNoUncertainty = errors.New("this model was fitted without uncertainty (fit it with Config.Uncertainty, rff fit --uncertainty)")
+
+// PredictStd returns the n×P predictive standard deviations at the raw rows of X (columns in the model's order):
+// of the function value f(x) (the posterior's own uncertainty), or with noise of an observation y = f(x) + ε.
+func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
+	if m.post == nil {
+		return nil, ErrNoUncertainty
+	}
+	if n < 0 || len(X) != n*m.file.Dim {
+		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, m.file.Dim)
+	}
+	dst := make([]float64, n*m.file.Outputs)
+	if err := m.post.StdMap(dst, m.fmap, m.preprocess(X, n), n, noise); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// Sample draws K joint samples of the function from the posterior at the raw rows of X (pathwise: one θ per
+// sample, evaluated at every row), deterministic for the seed: K×n×P values, sample after sample.
+func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
+	if m.post == nil {
+		return nil, ErrNoUncertainty
+	}
+	if n < 0 || K < 1 || len(X) != n*m.file.Dim {
+		return nil, fmt.Errorf("%d samples of %d rows × %d columns (%d values)", K, n, m.file.Dim, len(X))
+	}
+	if n > 0 && K > (1<<31)/n/m.file.Outputs {
+		return nil, fmt.Errorf("%d samples of %d rows are too many", K, n)
+	}
+	dst := make([]float64, K*n*m.file.Outputs)
+	if err := m.post.SampleMap(dst, m.fmap, m.preprocess(X, n), n, K, seed); err != nil {
+		return nil, err
+	}
+	return dst, nil
 }
 
 // ErrNoGradient is returned for models that do not provide the derivative asked for.

@@ -63,6 +63,9 @@ type Header struct {
 	A    []float64 `json:"A,omitempty"`
 	Rank int       `json:"rank,omitempty"`
 	Zero float64   `json:"zero,omitempty"` // version 2: the zero-node weight w₀ of the rule
+	// PosteriorN and PosteriorDF (version 2) are the rows and effective parameters of a posterior (NoiseVar).
+	PosteriorN  int     `json:"posterior_n,omitempty"`
+	PosteriorDF float64 `json:"posterior_df,omitempty"`
 	// PointsKind (version 2) is how the points are stored: "dense", "sorf" or "sr-butterfly" (rule.Stored).
 	PointsKind string         `json:"points_kind,omitempty"`
 	Extra      map[string]any `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
@@ -86,6 +89,11 @@ type Model struct {
 	Weights []float64 // "weights": version 2: the rule's weights w_j
 	Phase   []float64 // "phase": version 2: phases of a cos+phase map
 	B       []float64 // "b": version 2: ORFF B(ω_j), per point or shared (decomposable)
+	// The posterior of a regression fitted with uncertainty (version 2): "posterior_factor" U (F×F, upper
+	// triangular, A + NλI = UᵀU), "posterior_zmean" the feature mean z̄ (F), "noise_var" σ² per output (P).
+	PosteriorFactor []float64
+	PosteriorZMean  []float64
+	NoiseVar        []float64
 }
 
 // arrays lists the named arrays of version 2 in file order.
@@ -99,6 +107,7 @@ func (m *Model) arrays() []struct {
 	}{
 		{"theta", &m.Theta}, {"bias", &m.Bias}, {"probe", &m.Probe}, {"train_x", &m.TrainX}, {"alpha", &m.Alpha},
 		{"scale", &m.Scale}, {"weights", &m.Weights}, {"phase", &m.Phase}, {"b", &m.B},
+		{"posterior_factor", &m.PosteriorFactor}, {"posterior_zmean", &m.PosteriorZMean}, {"noise_var", &m.NoiseVar},
 	}
 }
 
@@ -394,6 +403,9 @@ func (m *Model) Check() error {
 	if err := m.checkKind(); err != nil {
 		return err
 	}
+	if err := m.checkPosterior(); err != nil {
+		return err
+	}
 	if err := m.checkClasses(); err != nil {
 		return err
 	}
@@ -529,6 +541,30 @@ func (m *Model) checkPoints() error {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("model: points/%s[%d] is %v", k, i, v)
 			}
+		}
+	}
+	return nil
+}
+
+// checkPosterior checks the posterior of a model fitted with uncertainty: all or none of its arrays, with the
+// sizes of a single scalar map's features, on a regression.
+func (m *Model) checkPosterior() error {
+	h := &m.Header
+	if m.PosteriorFactor == nil && m.PosteriorZMean == nil && m.NoiseVar == nil && h.PosteriorN == 0 && h.PosteriorDF == 0 {
+		return nil
+	}
+	F := h.Features
+	switch {
+	case h.Task != "regression" || h.Exact || h.OVK != "":
+		return fmt.Errorf("model: a posterior on a %s model (only regression on scalar features has one)", h.Task)
+	case len(m.PosteriorFactor) != F*F || len(m.PosteriorZMean) != F || len(m.NoiseVar) != h.Outputs:
+		return fmt.Errorf("model: posterior arrays of %d, %d and %d values for F = %d, P = %d", len(m.PosteriorFactor), len(m.PosteriorZMean), len(m.NoiseVar), F, h.Outputs)
+	case h.PosteriorN < 2 || !(h.PosteriorDF > 0) || h.PosteriorDF >= float64(h.PosteriorN):
+		return fmt.Errorf("model: posterior of %d rows with %v effective parameters", h.PosteriorN, h.PosteriorDF)
+	}
+	for _, v := range m.NoiseVar {
+		if !(v >= 0) {
+			return fmt.Errorf("model: a noise variance is %v", v)
 		}
 	}
 	return nil

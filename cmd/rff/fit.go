@@ -93,6 +93,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	aSpec := fs.String("A", "", "--ovk decomposable: the p×p output matrix A: identity (default), covariance (of the training targets) or a CSV file")
 	targets := fs.String("targets", "", "--ovk: comma list of target columns (names or 1-based indices) of a CSV; the rest are inputs")
 	fs.StringVar(&cfg.Precision, "precision", "auto", "arithmetic of the Gram matrix ZᵀZ for the squared loss on random features: double, mixed (float32 Gram, solution refined against the float64 features to double-precision accuracy; keeps the N×D projections in memory) or auto (mixed when F ≥ 4096, λ > 0, OpenBLAS is loaded and the projections fit in half the free memory)")
+	fs.BoolVar(&cfg.Uncertainty, "uncertainty", false, "keep the posterior of Bayesian linear regression on the features in the model (regression, squared loss): rff predict --std and --samples then give predictive standard deviations and posterior samples; stores an F×F matrix")
 	stream := fs.Bool("stream", false, "read the CSV --data in chunks, twice (preprocessing, then features), instead of loading it: memory does not grow with the rows (squared-loss regression or classification on random features)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -151,7 +152,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if *stream && (cfg.Precision == "auto") {
 		cfg.Precision = "double"
 	}
-	if cfg.Precision == "auto" && (cfg.Exact || cfg.OVK != "" || hermite || cfg.Loss != "squared" || cfg.Solver == "cg") {
+	if cfg.Precision == "auto" && (cfg.Exact || cfg.OVK != "" || hermite || cfg.Loss != "squared" || cfg.Solver == "cg" || cfg.Uncertainty) {
 		cfg.Precision = "double" // auto only ever chooses mixed where mixed applies
 	}
 	cfg.Progress = stderr

@@ -96,6 +96,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	var mf modelFlags
 	mf.register(fs)
 	out := fs.String("out", "", "write predictions to this CSV file, atomically (default stdout)")
+	withStd := fs.Bool("std", false, "also write the predictive standard deviation of each output, noise included (models fitted with --uncertainty)")
+	samples := fs.Int("samples", 0, "also write K joint posterior samples of the function at the rows (models fitted with --uncertainty)")
+	seed := fs.Uint64("seed", 1, "seed of --samples")
 	withGrads := fs.Bool("gradients", false, "also write the model's gradient ∂f/∂x_j at every row (regression and hermite models on shift-invariant features)")
 	m, err := mf.parse(fs, args)
 	if err != nil {
@@ -116,9 +119,29 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", df.path, err)
 	}
 	info := m.Info()
+	var std, smp []float64
+	X, err := m.Inputs(data)
+	if err != nil && (*withStd || *samples > 0) {
+		return fmt.Errorf("%s: %w", df.path, err)
+	}
+	if *withStd {
+		if std, err = m.PredictStd(X, data.N, true); err != nil {
+			return usageError{"--std: " + err.Error()}
+		}
+	}
+	if *samples < 0 {
+		return usagef("--samples must be ≥ 0, got %d", *samples)
+	}
+	if *samples > 0 {
+		if err := checkMemory(*df.mem, 8*float64(*samples)*float64(data.N)*float64(p.Outputs), fmt.Sprintf("%d samples", *samples), "--samples"); err != nil {
+			return err
+		}
+		if smp, err = m.Sample(X, data.N, *samples, *seed); err != nil {
+			return usageError{"--samples: " + err.Error()}
+		}
+	}
 	var grads []float64
 	if *withGrads {
-		X, err := m.Inputs(data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", df.path, err)
 		}
@@ -144,6 +167,14 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		b.WriteString(strings.Join(names, ","))
+		for j := 0; std != nil && j < p.Outputs; j++ {
+			fmt.Fprintf(b, ",%s_std", names[j])
+		}
+		for k := 0; k < *samples; k++ {
+			for j := 0; j < p.Outputs; j++ {
+				fmt.Fprintf(b, ",%s_sample%d", names[j], k+1)
+			}
+		}
 		for j := 0; grads != nil && j < len(info.Inputs); j++ {
 			fmt.Fprintf(b, ",d%s/d%s", names[0], info.Inputs[j])
 		}
@@ -157,6 +188,18 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 				}
 				num = strconv.AppendFloat(num[:0], p.Values[i*p.Outputs+j], 'g', -1, 64)
 				b.Write(num)
+			}
+			for j := 0; std != nil && j < p.Outputs; j++ {
+				b.WriteByte(',')
+				num = strconv.AppendFloat(num[:0], std[i*p.Outputs+j], 'g', -1, 64)
+				b.Write(num)
+			}
+			for k := 0; k < *samples; k++ {
+				for j := 0; j < p.Outputs; j++ {
+					b.WriteByte(',')
+					num = strconv.AppendFloat(num[:0], smp[(k*p.N+i)*p.Outputs+j], 'g', -1, 64)
+					b.Write(num)
+				}
 			}
 			for j := 0; grads != nil && j < d; j++ {
 				b.WriteByte(',')
