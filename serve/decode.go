@@ -330,13 +330,16 @@ func (s *scanner) data(dst []float64, off, stride, bits int) (count, bad, kind i
 				if k != finite {
 					return count, count, k, nil
 				}
-				v, err := strconv.ParseFloat(string(text), bits)
-				if err != nil { // out of range: ±Inf
-					kind := tooLarge
-					if v < 0 {
-						kind = tooLargeNeg
+				v, ok := fastFloat(text, bits)
+				if !ok {
+					var err error
+					if v, err = strconv.ParseFloat(string(text), bits); err != nil { // out of range: ±Inf
+						kind := tooLarge
+						if v < 0 {
+							kind = tooLargeNeg
+						}
+						return count, count, kind, nil
 					}
-					return count, count, kind, nil
 				}
 				dst[off+count*stride] = v
 			}
@@ -357,6 +360,90 @@ func (s *scanner) data(dst []float64, off, stride, bits int) (count, bad, kind i
 		}
 	}
 	return count, -1, finite, nil
+}
+
+var (
+	pow10f64 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+		1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+	pow10f32 = [...]float32{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+)
+
+// fastFloat converts the text of a JSON number (grammar already checked) when Clinger's fast path applies: the
+// decimal significand m is exact in the float type (m ≤ 2^53, or 2^24 for bits = 32) and so is 10^|e| (|e| ≤ 22,
+// or 10), so m·10^e or m/10^−e is one correctly rounded operation — the value strconv.ParseFloat returns, without
+// its general reader. ok is false otherwise, and the caller asks strconv.
+func fastFloat(text []byte, bits int) (v float64, ok bool) {
+	i, neg := 0, false
+	if len(text) > 0 && text[0] == '-' {
+		i, neg = 1, true
+	}
+	var m uint64
+	digits, exp := 0, 0 // significant digits in m; the decimal exponent
+	for ; i < len(text) && isDigit(text[i]); i++ {
+		if digits == 19 {
+			return 0, false
+		}
+		if m = m*10 + uint64(text[i]-'0'); m != 0 {
+			digits++
+		}
+	}
+	if i < len(text) && text[i] == '.' {
+		for i++; i < len(text) && isDigit(text[i]); i++ {
+			if digits == 19 {
+				return 0, false
+			}
+			if m = m*10 + uint64(text[i]-'0'); m != 0 {
+				digits++
+			}
+			exp--
+		}
+	}
+	if i < len(text) { // e or E, then the exponent
+		i++
+		sign := 1
+		if i < len(text) && (text[i] == '+' || text[i] == '-') {
+			if text[i] == '-' {
+				sign = -1
+			}
+			i++
+		}
+		e := 0
+		for ; i < len(text); i++ {
+			if e > 1000 {
+				return 0, false
+			}
+			e = e*10 + int(text[i]-'0')
+		}
+		exp += sign * e
+	}
+	if bits == 32 {
+		if m > 1<<24 || exp < -10 || exp > 10 {
+			return 0, false
+		}
+		f := float32(m)
+		if exp < 0 {
+			f /= pow10f32[-exp]
+		} else {
+			f *= pow10f32[exp]
+		}
+		if neg {
+			f = -f
+		}
+		return float64(f), true
+	}
+	if m > 1<<53 || exp < -22 || exp > 22 {
+		return 0, false
+	}
+	f := float64(m)
+	if exp < 0 {
+		f /= pow10f64[-exp]
+	} else {
+		f *= pow10f64[exp]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // parseRequest parses an inference request body (Open Inference Protocol v2, REST): the id, the inputs (at most

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -127,6 +128,8 @@ func FuzzDecodeInfer(f *testing.F) {
 		`{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[1e400,1e-400,4.9e-324]}]}`,
 		`{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[[[[1]]],[],[2,[3]]]}]}`,
 		`{"inputs":[{"name":"input","shape":[100000000000,3],"datatype":"FP64","data":[]}]}`,
+		`{"inputs":[{"name":"input","shape":[3,3],"datatype":"FP64","data":[9007199254740993,0.1,1e22,1e23,-0.0,123.456e-5,1E+2,4.9e-324,1.7976931348623157e308]}]}`,
+		`{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP32","data":[16777217,0.1,3.4028235e38]}]}`,
 		`{"inputs":[]} `,
 		`[1,2]`,
 		"{\"inputs\":[{\"name\":\"a\xff\",\"shape\":[1],\"datatype\":\"FP64\",\"data\":[1]}]}",
@@ -205,5 +208,47 @@ func TestDecodeAllocations(t *testing.T) {
 	// the request, its tensor list, the tensor's strings and shape, and closures: a handful, not 1000 numbers
 	if allocs > 16 {
 		t.Fatalf("%v allocations to decode 1000 numbers", allocs)
+	}
+}
+
+// fastFloat returns what strconv.ParseFloat returns, bit for bit, whenever it answers.
+func TestFastFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	texts := []string{"0", "-0", "0.0", "-0.0e5", "1", "-1", "123456789012345678", "1234567890123456789",
+		"12345678901234567890", "9007199254740992", "9007199254740993", "0.1", "0.3", "1e22", "1e23", "1e-22",
+		"1e-23", "4.9e-324", "1.7976931348623157e308", "16777216", "16777217", "1e10", "1e11", "3.4028235e38",
+		"0.000001", "123.456e-5", "1E+2", "1e-0", "0e999999", "1e99999999999"}
+	for i := 0; i < 20000; i++ {
+		m := rng.Uint64() >> rng.IntN(64)
+		frac := rng.IntN(25)
+		s := strconv.FormatUint(m, 10)
+		if frac > 0 && frac < len(s) {
+			s = s[:len(s)-frac] + "." + s[len(s)-frac:]
+		}
+		if rng.IntN(2) == 0 {
+			s += "e" + strconv.Itoa(rng.IntN(60)-30)
+		}
+		if rng.IntN(2) == 0 {
+			s = "-" + s
+		}
+		texts = append(texts, s, strconv.FormatFloat(rng.NormFloat64()*math.Pow(10, float64(rng.IntN(40)-20)), 'g', -1, 64),
+			strconv.FormatFloat(float64(float32(rng.Float64())), 'g', -1, 32))
+	}
+	hits := [2]int{}
+	for _, s := range texts {
+		for k, bits := range []int{64, 32} {
+			got, ok := fastFloat([]byte(s), bits)
+			if !ok {
+				continue
+			}
+			hits[k]++
+			want, err := strconv.ParseFloat(s, bits)
+			if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("fastFloat(%q, %d) = %v (%#x), strconv: %v (%#x) %v", s, bits, got, math.Float64bits(got), want, math.Float64bits(want), err)
+			}
+		}
+	}
+	if hits[0] < len(texts)/3 || hits[1] < len(texts)/10 {
+		t.Fatalf("the fast path answered only %v of %d numbers", hits, len(texts))
 	}
 }

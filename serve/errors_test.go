@@ -79,6 +79,8 @@ func TestErrors(t *testing.T) {
 		{"Infinity", "POST", infer, in(`{"name":"x","shape":[2,3],"datatype":"FP64","data":[[1,2,3],[-Infinity,5,6]]}`), 400, []string{`row 2, column 1 ("temp") is -Inf`}},
 		{"overflow", "POST", infer, in(`{"name":"x","shape":[1,3],"datatype":"FP64","data":[1,2,1e400]}`), 400, []string{`row 1, column 3 ("humidity") is +Inf (beyond the range of FP64)`}},
 		{"FP32 overflow", "POST", infer, in(`{"name":"x","shape":[1,3],"datatype":"FP32","data":[1,-1e39,2]}`), 400, []string{`column 2 ("pressure") is -Inf (beyond the range of FP32)`}},
+		{"overflow in the preprocessing", "POST", infer, in(`{"name":"x","shape":[1,3],"datatype":"FP64","data":[1,2,1.7976931348623157e308]}`), 400, []string{"overflow its preprocessing"}},
+		{"prediction not finite", "POST", infer, in(`{"name":"x","shape":[1,3],"datatype":"FP64","data":[1.7976931348623157e308,0,0]}`), 400, []string{"the prediction of row 1 is not finite"}},
 		{"string in data", "POST", infer, in(`{"name":"x","shape":[1,3],"datatype":"FP64","data":[1,"2",3]}`), 400, []string{"data must hold numbers"}},
 		{"bad number", "POST", infer, in(`{"name":"x","shape":[1,3],"datatype":"FP64","data":[1,02,3]}`), 400, []string{"expected ',' or ']'"}},
 		{"hex number", "POST", infer, in(`{"name":"x","shape":[1,3],"datatype":"FP64","data":[1,0x2,3]}`), 400, []string{"invalid JSON"}},

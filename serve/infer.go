@@ -57,12 +57,14 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 	p, err := e.model.PredictRows(X, n)
 	s.metrics.predict.WithLabelValues(e.name).Observe(time.Since(start).Seconds())
 	if err != nil {
-		s.log.Error("prediction failed", "model", e.name, "version", e.version, "rows", n, "err", err)
-		writeError(w, errorf(http.StatusInternalServerError, "prediction failed"))
+		// The rows are finite and of the model's shape, which is all PredictRows asks of raw rows: what remains is
+		// a value that overflows in the model's preprocessing or map.
+		s.log.Warn("rows the model cannot predict", "model", e.name, "version", e.version, "rows", n, "err", err)
+		writeError(w, errorf(http.StatusBadRequest, "the model cannot predict these rows: their values overflow its preprocessing (values too large?)"))
 		return e.name
 	}
 	if i := firstNonFinite(p.Values); i >= 0 {
-		writeError(w, errorf(http.StatusBadRequest, "the prediction of row %d is not finite (inputs too large for this model?)", i/p.Outputs+1))
+		writeError(w, errorf(http.StatusBadRequest, "the prediction of row %d is not finite (values too large for this model?)", i/p.Outputs+1))
 		return e.name
 	}
 	s.metrics.rows.WithLabelValues(e.name).Add(float64(n))
