@@ -94,6 +94,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	targets := fs.String("targets", "", "--ovk: comma list of target columns (names or 1-based indices) of a CSV; the rest are inputs")
 	fs.StringVar(&cfg.Precision, "precision", "auto", "arithmetic of the Gram matrix ZᵀZ for the squared loss on random features: double, mixed (float32 Gram, solution refined against the float64 features to double-precision accuracy; keeps the N×D projections in memory) or auto (mixed when F ≥ 4096, λ > 0, OpenBLAS is loaded and the projections fit in half the free memory)")
 	fs.BoolVar(&cfg.Uncertainty, "uncertainty", false, "keep the posterior of Bayesian linear regression on the features in the model (regression, squared loss): rff predict --std and --samples then give predictive standard deviations and posterior samples; stores an F×F matrix")
+	reportPath := fs.String("report", "", reportUsage)
 	stream := fs.Bool("stream", false, "read the CSV --data in chunks, twice (preprocessing, then features), instead of loading it: memory does not grow with the rows (squared-loss regression or classification on random features)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -105,6 +106,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return usagef("-D must be at least 1, got %d", cfg.Points)
 	}
 	if err := checkOutput(*out, df.path, *testData, *valuesPath, *gradsPath); err != nil {
+		return err
+	}
+	if err := checkReport(*reportPath, *out, df.path, df.labels, *testData, *testLabels, *valuesPath, *gradsPath); err != nil {
 		return err
 	}
 	var err error
@@ -213,7 +217,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		rep.Seconds["test"] = time.Since(t1).Seconds()
 	}
+	page, err := newFitPage(*reportPath, m, &rep, df, *testData, *testLabels, hermite)
+	if err != nil {
+		return err
+	}
 	if err := m.Save(*out); err != nil {
+		return err
+	}
+	if err := page.write(); err != nil {
 		return err
 	}
 	noteGQFit(stderr, rep.Info)
