@@ -218,13 +218,22 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	h.Names = first.Names
 	h.Targets = []string{orDefault(first.TargetName, "y")}
 	ts := time.Now()
-	fit, err := learn.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.solver}.SolveInPlace(st)
-	if err != nil {
+	f := &model.Model{Version: model.Version}
+	var fit *learn.Fit
+	if s.Uncertainty {
+		post, err := learn.NewPosterior(st, s.Lambda, true)
+		if err != nil {
+			return nil, err
+		}
+		fit = post.Fit
+		f.PosteriorFactor, f.PosteriorZMean, f.NoiseVar = post.Factor, post.ZMean, post.NoiseVar
+		h.PosteriorN, h.PosteriorDF = post.N, post.DF
+	} else if fit, err = (learn.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.solver}).SolveInPlace(st); err != nil {
 		return nil, err
 	}
 	rep.Phases["solve"] = time.Since(ts).Seconds()
 	rep.Solve, rep.Lambda = &fit.Stats, s.Lambda
-	f := &model.Model{Version: model.Version, Theta: fit.Theta, Bias: fit.Bias}
+	f.Theta, f.Bias = fit.Theta, fit.Bias
 	setMap(&h, f, fmap, s.Form)
 	f.Header = h
 	m, err := fromFile(f)

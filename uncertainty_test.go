@@ -91,3 +91,28 @@ func TestUncertainty(t *testing.T) {
 		t.Error("uncertainty on a classifier accepted")
 	}
 }
+
+// TestStreamUncertainty: a streamed fit keeps the posterior too, and its standard deviations agree with the fit in
+// memory to the rounding of the differently ordered sums.
+func TestStreamUncertainty(t *testing.T) {
+	cfg := Config{Points: 16, Lambda: 1e-3, Sigma: 2, Uncertainty: true}
+	ms, err := FitCSV(cfg, "testdata/data/reg.csv", StreamOptions{ChunkRows: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := dataset.Load("testdata/data/reg.csv", dataset.Options{})
+	m, err := Fit(cfg, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ms.PredictStd(data.X, data.N, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := m.PredictStd(data.X, data.N, true)
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-6*b[i] {
+			t.Fatalf("std %d: %v streamed, %v in memory", i, a[i], b[i])
+		}
+	}
+}
