@@ -35,11 +35,14 @@ type Config struct {
 	// (CV-fold cross-validation from fold statistics). TuneRows > 0 tunes on that many rows (the first ones) and
 	// fits the chosen σ and λ on all rows. Tuning is for the squared loss on scalar random features. Every σ scored
 	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about seven are
-	// scored.
+	// scored, with at most 1024 points (TunePoints), plus one full-size λ path.
 	Tune     bool
 	Select   string
 	Sigmas   []float64
 	TuneRows int
+	// TunePoints is D of the maps that score the bandwidths (default: D, at most 1024); when it is below D, λ is
+	// chosen on the path of the chosen σ at the full D.
+	TunePoints int
 	// Rule draws the points (package rule names; default "sr-butterfly").
 	Rule string
 	// Points is the number of points D (default 1024). Cos/sin maps have 2D features; SR rules round D up to whole

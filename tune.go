@@ -23,9 +23,17 @@ type TuneResult struct {
 	Lambdas        []float64   `json:"lambdas"`
 	Scores         [][]float64 `json:"scores"`
 	HigherIsBetter bool        `json:"higher_is_better"`
-	Sigma          float64     `json:"sigma"`
-	Lambda         float64     `json:"lambda"`
+	// Points is D of the maps the bandwidths were scored with; when it is below the fit's D, λ was then chosen on
+	// the λ path of the chosen σ at the full D, whose scores are FinalScores.
+	Points      int       `json:"points"`
+	FinalScores []float64 `json:"final_scores,omitempty"`
+	Sigma       float64   `json:"sigma"`
+	Lambda      float64   `json:"lambda"`
 }
+
+// maxTunePoints is D of the bandwidth search when the fit's D is larger: the search then costs a fraction of a
+// full-size pass and eigendecomposition per bandwidth, and λ is chosen at the full D for the chosen σ.
+const maxTunePoints = 1024
 
 // tune chooses σ and λ on the rows of X (n×d, preprocessed) against Y (n×P coded targets) and sets them in s. The
 // bandwidths are a log grid around the median heuristic, 2^{-2}…2^{2} times it, refined by half steps around the
@@ -38,6 +46,12 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 	}
 	Xt, Yt := X[:rows*d], Y[:rows*P]
 	res := &TuneResult{Criterion: s.Select, Rows: rows, Lambdas: s.Lambdas, HigherIsBetter: s.Select == "evidence"}
+	res.Points = s.Points
+	if s.TunePoints > 0 {
+		res.Points = min(s.TunePoints, s.Points)
+	} else if s.Points > maxTunePoints {
+		res.Points = maxTunePoints
+	}
 	scaleFree := isScaleFree(s.Kernel)
 	grid := s.Sigmas
 	if len(grid) == 0 && !scaleFree {
@@ -66,6 +80,35 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 	}
 	bar := progress.New(s.Progress, "tune", len(grid)+2)
 	defer bar.Done()
+	path := func(sigma float64, points int) ([]float64, error) {
+		k, err := kernel.New(s.Kernel, sigma)
+		if err != nil {
+			return nil, err
+		}
+		fmap, err := feature.New(k, s.rule, d, points, s.Seed, feature.WithForm(s.form))
+		if err != nil {
+			return nil, err
+		}
+		if s.Select == "cv" {
+			cv, err := learn.CrossValidate(fmap, Xt, rows, Yt, P, s.CV, s.Lambdas, true)
+			if err != nil {
+				return nil, err
+			}
+			return cv.MSE, nil
+		}
+		st, err := learn.Accumulate(fmap, Xt, rows, Yt, P)
+		if err != nil {
+			return nil, err
+		}
+		sel, err := learn.SelectLambda(st, s.Lambdas, true)
+		if err != nil {
+			return nil, err
+		}
+		if s.Select == "evidence" {
+			return sel.LogEvidence, nil
+		}
+		return sel.GCV, nil
+	}
 	score := func(sigma float64) error {
 		k, err := kernel.New(s.Kernel, sigma)
 		if err != nil {
@@ -77,31 +120,9 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 		if err := s.checkBudget(rows, d, P, k); err != nil {
 			return err
 		}
-		fmap, err := feature.New(k, s.rule, d, s.Points, s.Seed, feature.WithForm(s.form))
+		sc, err := path(sigma, res.Points)
 		if err != nil {
 			return err
-		}
-		var sc []float64
-		switch s.Select {
-		case "cv":
-			cv, err := learn.CrossValidate(fmap, Xt, rows, Yt, P, s.CV, s.Lambdas, true)
-			if err != nil {
-				return err
-			}
-			sc = cv.MSE
-		default:
-			st, err := learn.Accumulate(fmap, Xt, rows, Yt, P)
-			if err != nil {
-				return err
-			}
-			sel, err := learn.SelectLambda(st, s.Lambdas, true)
-			if err != nil {
-				return err
-			}
-			sc = sel.GCV
-			if s.Select == "evidence" {
-				sc = sel.LogEvidence
-			}
 		}
 		res.Sigmas = append(res.Sigmas, sigma)
 		res.Scores = append(res.Scores, append([]float64(nil), sc...))
@@ -176,6 +197,23 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 	}
 	res.Sigma, res.Lambda = res.Sigmas[bi], res.Lambdas[bj]
 	res.Sigmas, res.Scores = sig, scs
+	if res.Points < s.Points {
+		// λ at the fit's D for the chosen σ.
+		fin, err := path(res.Sigma, s.Points)
+		if err != nil {
+			return nil, err
+		}
+		bj = -1
+		for j, v := range fin {
+			if bj < 0 || better(v, fin[bj]) {
+				bj = j
+			}
+		}
+		if bj < 0 || math.IsNaN(fin[bj]) {
+			return nil, fmt.Errorf("tuning: no λ could be scored at D = %d", s.Points)
+		}
+		res.FinalScores, res.Lambda = fin, res.Lambdas[bj]
+	}
 	if !scaleFree {
 		s.Sigma = res.Sigma
 	}

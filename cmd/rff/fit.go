@@ -66,6 +66,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	kf.register(fs.FlagSet, "the median distance between up to 2000 preprocessed training rows (the median heuristic)")
 	fs.BoolVar(&cfg.Tune, "tune", false, "choose σ and λ from the data: σ on a log grid around the median heuristic (or --sigmas), the λ path (--lambdas) scored by --select; one pass over the data per σ")
 	fs.StringVar(&cfg.Select, "select", "gcv", "--tune criterion: gcv (generalized cross-validation), evidence (Bayesian evidence) or cv (--cv folds, 5 by default)")
+	fs.IntVar(&cfg.TunePoints, "tune-points", 0, "--tune: D of the maps that score the bandwidths (default: -D, at most 1024); λ is then chosen at the full -D for the chosen σ")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", 0, "--tune on the first N rows only, then fit the chosen σ and λ on all rows (0 = all rows)")
 	sigmas := fs.String("sigmas", "", "--tune: comma list of bandwidths to score instead of the grid around the median heuristic")
 	fs.StringVar(&cfg.Preprocess, "preprocess", "", "comma list of steps applied in order, stored in the model: standardize, minmax, maxscale (divide by the global maximum), isotropic (centre, one common scale), none; paper = maxscale (default standardize; isotropic for curl-free, div-free and helmholtz kernels, which refuse per-column scaling)")
