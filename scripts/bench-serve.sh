@@ -6,11 +6,11 @@
 # 1. fits a regression model on synthetic data with d = 784 inputs and sr-butterfly features, D = 4096 points
 #    (rounded up to whole SR rules: 6 × 785 = 4710 points, 9420 cos/sin features);
 # 2. single-row requests: the saturation rate (closed loop, 8 connections), then p50/p99 latency with the
-#    connections paced to half that rate;
-# 3. batches of 1000 rows: rows/s over HTTP, next to rows/s of Model.PredictRows in-process on the same model
-#    (go test -bench);
-# 4. overload: 256 connections paced to twice the saturation rate for OVERLOAD_SECONDS (default 20): counts 200,
-#    503 and any other 5xx (there must be none), and the server's resident memory before, after and at its peak;
+#    connections paced to half that rate (the share reached is printed);
+# 3. overload: 256 connections paced to twice the saturation rate for OVERLOAD_SECONDS (default 20): counts 200,
+#    503 and any other 5xx (there must be none), and the server's resident memory before and after;
+# 4. batches of 1000 rows: rows/s over HTTP, next to rows/s of Model.PredictRows in-process on the same model
+#    (go test -bench), and the resident memory after them and at its peak;
 # 5. SIGTERM: the server drains and must exit 0.
 # wrk and the server share the machine's cores; the numbers are for both on one machine.
 set -euo pipefail
@@ -81,20 +81,32 @@ function done(summary, latency, requests)
 end
 EOF
 # wrk_run NAME BODY DELAY_MS THREADS CONNECTIONS SECONDS → the RESULT fields as shell variables NAME_field
+# and NAME_cpu_ms: the server's CPU time (user + system, all threads) per request answered 200
 wrk_run() {
-  local name=$1 bodyf=$2 delay=$3 threads=$4 conns=$5 secs=$6 line
+  local name=$1 bodyf=$2 delay=$3 threads=$4 conns=$5 secs=$6 line t0 t1
+  t0=$(cpu_ticks "$PID")
   line=$(BODY_FILE="$bodyf" DELAY_MS="$delay" wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "$WORK/infer.lua" "$URL/v2/models/mnistlike/infer" | grep '^RESULT')
+  t1=$(cpu_ticks "$PID")
   echo "$name: $line" >&2
   for kv in ${line#RESULT }; do eval "${name}_${kv%%=*}=${kv#*=}"; done
+  local okv="${name}_ok"
+  eval "${name}_cpu_ms=$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" -v n="${!okv}" 'BEGIN { printf "%.3f", (b - a) * 1000 / hz / (n > 0 ? n : 1) }')"
 }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 hwm_kib() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
 
+metric() { # BENCHMARK UNIT
+  echo "$INPROC" | awk -v b="$1" -v u="$2" 'index($1, b) == 1 { for (i = 1; i < NF; i++) if ($(i+1) == u) print $i }'
+}
 echo "== in-process PredictRows (go test -bench)" >&2
 INPROC=$(cd "$ROOT" && RFF_SERVE_MODEL="$WORK/models/mnistlike.rff" go test -run '^$' -bench 'PredictRows|Handler' -benchtime 3s ./serve/ | tee /dev/stderr)
-inproc_rows=$(echo "$INPROC" | awk '/BenchmarkPredictRows\/rows=1000/ { for (i = 1; i <= NF; i++) if ($(i+1) == "rows/s") print $i }')
+inproc_rows=$(metric BenchmarkPredictRows/rows=1000- rows/s)
 inproc_row1_us=$(echo "$INPROC" | awk '/BenchmarkPredictRows\/rows=1-/ { print $3 / 1000 }')
-handler_rows=$(echo "$INPROC" | awk '/BenchmarkHandler\/rows=1000/ { for (i = 1; i <= NF; i++) if ($(i+1) == "rows/s") print $i }')
+inproc_row1_cpu=$(metric BenchmarkPredictRows/rows=1- cpu-ms/krow)
+inproc_cpu=$(metric BenchmarkPredictRows/rows=1000- cpu-ms/krow)
+handler_rows=$(metric BenchmarkHandler/rows=1000- rows/s)
+handler_cpu=$(metric BenchmarkHandler/rows=1000- cpu-ms/krow)
 
 echo "== serve" >&2
 "$RFF" serve --models "$WORK/models" --addr "127.0.0.1:$PORT" --log-level warn 2> "$WORK/serve.log" &
@@ -108,19 +120,23 @@ curl -sf "$URL/v2/health/ready" > /dev/null
 
 wrk_run warm "$WORK/row1.json" 0 1 4 3
 wrk_run sat "$WORK/row1.json" 0 1 8 "$SECS"
-# half the saturation rate: 4 connections, each waiting DELAY after an answer
-half_delay=$(awk -v r="$sat_rps" 'BEGIN { printf "%d", 4 * 1000 / (r / 2) }')
-wrk_run half "$WORK/row1.json" "$half_delay" 1 4 "$SECS"
-wrk_run batch "$WORK/batch1000.json" 0 1 2 "$SECS"
-batch_rows=$(awk -v r="$batch_rps" 'BEGIN { printf "%.0f", r * 1000 }')
+# half the saturation rate: 16 connections, each waiting DELAY after an answer, long next to the time a request
+# takes, so that the rate offered is close to half the saturation rate however loaded the machine is
+half_delay=$(awk -v r="$sat_rps" 'BEGIN { printf "%d", 16 * 1000 / (r / 2) }')
+wrk_run half "$WORK/row1.json" "$half_delay" 1 16 "$SECS"
+half_pct=$(awk -v a="$half_rps" -v s="$sat_rps" 'BEGIN { printf "%.0f", 100 * a / s }')
 
 rss0=$(rss_kib $PID)
 over_delay=$(awk -v r="$sat_rps" 'BEGIN { printf "%d", 256 * 1000 / (2 * r) }')
 wrk_run over "$WORK/row1.json" "$over_delay" 2 256 "$OVERLOAD"
 sleep 1
 rss1=$(rss_kib $PID)
-hwm=$(hwm_kib $PID)
 rejected=$(curl -s "$URL/metrics" | awk '/^rff_serve_rejected_total/ { print $2 }')
+
+wrk_run batch "$WORK/batch1000.json" 0 1 2 "$SECS"
+batch_rows=$(awk -v r="$batch_rps" 'BEGIN { printf "%.0f", r * 1000 }')
+rss2=$(rss_kib $PID)
+hwm=$(hwm_kib $PID)
 
 kill -TERM $PID
 set +e
@@ -133,13 +149,14 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cat <<EOF
 rff serve benchmark ($(date -u +%Y-%m-%d), $cpu, $(nproc) cores, $(go version | cut -d' ' -f3); wrk on the same machine)
 model: regression, d = 784, sr-butterfly D = 4096 (4710 points, 9420 features)
-single row, saturation (8 connections, closed loop): ${sat_rps} req/s, p50 ${sat_p50_ms} ms, p99 ${sat_p99_ms} ms
-single row at half of it (4 paced connections): ${half_rps} req/s, p50 ${half_p50_ms} ms, p99 ${half_p99_ms} ms
-  in-process PredictRows, one row: ${inproc_row1_us} µs
-batches of 1000 rows over HTTP: ${batch_rows} rows/s (p50 ${batch_p50_ms} ms per batch)
-  in-process PredictRows, 1000 rows: ${inproc_rows} rows/s; whole handler without the network: ${handler_rows} rows/s
-overload, 256 connections paced to 2 × saturation for ${OVERLOAD} s: ${over_ok} × 200, ${over_s503} × 503 (rejected_total ${rejected}), ${over_s5xx} other 5xx, ${over_other} other, ${over_sock_errors} socket errors; p99 ${over_p99_ms} ms
-  resident memory: ${rss0} KiB before, ${rss1} KiB after, peak ${hwm} KiB
+single row, saturation (8 connections, closed loop): ${sat_rps} req/s, p50 ${sat_p50_ms} ms, p99 ${sat_p99_ms} ms; server CPU ${sat_cpu_ms} ms per request
+single row at about half of it (16 paced connections): ${half_rps} req/s (${half_pct}% of saturation), p50 ${half_p50_ms} ms, p99 ${half_p99_ms} ms; server CPU ${half_cpu_ms} ms per request
+  in-process PredictRows, one row: ${inproc_row1_us} µs, CPU ${inproc_row1_cpu} µs
+overload, 256 connections paced to 2 × saturation for ${OVERLOAD} s: ${over_ok} × 200, ${over_s503} × 503 (rejected_total ${rejected}), ${over_s5xx} other 5xx, ${over_other} other, ${over_sock_errors} socket errors; p50 ${over_p50_ms} ms, p99 ${over_p99_ms} ms
+  resident memory: ${rss0} KiB before the overload, ${rss1} KiB after it
+batches of 1000 rows over HTTP (2 connections): ${batch_rows} rows/s (p50 ${batch_p50_ms} ms per batch); server CPU ${batch_cpu_ms} ms per batch
+  in-process PredictRows, 1000 rows: ${inproc_rows} rows/s, CPU ${inproc_cpu} ms per batch; whole handler without the network: ${handler_rows} rows/s, CPU ${handler_cpu} ms per batch
+  resident memory after the batches: ${rss2} KiB, peak ${hwm} KiB
 SIGTERM: exit code ${exit_code}
 EOF
 [ "$over_s5xx" -eq 0 ] && [ "$exit_code" -eq 0 ]
