@@ -1,0 +1,380 @@
+// Command rff-beam fits rff models on data spread over many files with Apache Beam: on this machine (the prism
+// runner, the default), on Google Cloud Dataflow, or on Flink and Spark through a portable job server.
+//
+//	rff-beam fit --input 'data/part-*.csv.gz' --target y -D 1024 --out model.rff
+//	rff-beam fit --input 'gs://bucket/data/*.csv.gz' --out model.rff --runner dataflow \
+//	    --project P --region R --temp_location gs://bucket/tmp --worker-memory 12GiB --bundles 4
+//
+// The model file is the one `rff fit --stream` writes on the files concatenated: `rff predict`, `rff eval` and
+// `rff serve` read it unchanged. See docs/distributed.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/direct"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/spark"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
+
+	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/distributed/beam/rffbeam"
+	"github.com/rffkit/rff/kernel"
+)
+
+func main() {
+	if err := rff.UseOpenBLAS(); err != nil {
+		fmt.Fprintf(os.Stderr, "rff-beam: %s\n", oneLine(err.Error()))
+		os.Exit(2)
+	}
+	args := os.Args[1:]
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		os.Exit(run(args, os.Stdout, os.Stderr))
+	}
+	// A runner starts this program on its workers with Beam's flags only (--worker and its endpoints): Init then
+	// serves the bundles and exits.
+	debug.SetGCPercent(rffbeam.WorkerGCPercent)
+	flag.CommandLine.SetOutput(io.Discard)
+	if err := flag.CommandLine.Parse(args); err == nil {
+		beam.Init()
+	}
+	os.Exit(run(args, os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit code: 0 on success, 2 on any error (one line on stderr).
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		printUsage(stdout)
+		return 0
+	}
+	if args[0] != "fit" {
+		fmt.Fprintf(stderr, "rff-beam: unknown command %q (run \"rff-beam help\")\n", args[0])
+		return 2
+	}
+	if err := runFit(args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "rff-beam fit: %s\n", oneLine(err.Error()))
+		return 2
+	}
+	return 0
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "rff-beam — fit rff models on data spread over many files, with Apache Beam")
+	fmt.Fprintln(w, "\nUsage: rff-beam fit --input GLOB --out MODEL [flags]   (rff-beam fit -h for the flags)")
+	fmt.Fprintln(w, "\nThe model is the one `rff fit --stream` writes on the files concatenated. Runners: prism (default,")
+	fmt.Fprintln(w, "in this process), direct, dataflow, flink, spark, universal (--endpoint of a job server).")
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// fitFlags are the flags of rff-beam fit; Beam's own flags (--runner, --endpoint, --project, --region,
+// --temp_location, …) are passed through to Beam.
+type fitFlags struct {
+	fs            *flag.FlagSet
+	cfg           rff.Config
+	input, format string
+	target, out   string
+	sigma, gamma  float64
+	skipBadRows   bool
+	workerMemory  memoryFlag
+	maxMemory     memoryFlag
+	bundles       int
+	batchRows     int
+	tempDir       string
+	asJSON        bool
+	verbose       bool
+}
+
+func newFitFlags() *fitFlags {
+	f := &fitFlags{fs: flag.NewFlagSet("fit", flag.ContinueOnError)}
+	fs := f.fs
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&f.input, "input", "", "CSV files to fit: a file or a glob (local, gs://…), plain or gzip-compressed; every file is read with the layout of the first (delimiter, header, target column), and a first line equal to its header is skipped")
+	fs.StringVar(&f.format, "format", "csv", "input format: csv")
+	fs.StringVar(&f.target, "target", "", "target column: first, last (default), a header name or a 1-based index")
+	fs.StringVar(&f.out, "out", "", "model file to write (a local path; written last, atomically)")
+	fs.StringVar(&f.cfg.Task, "task", "regression", "regression or classification (ridge on one-hot or simplex-coded classes)")
+	fs.StringVar(&f.cfg.Kernel, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
+	fs.Var(sigmaFlag{&f.sigma}, "sigma", "bandwidth σ, or auto: the median heuristic on a sample of the preprocessed rows (the rows rff fit samples; costs a third pass)")
+	fs.Float64Var(&f.gamma, "gamma", 0, "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
+	fs.StringVar(&f.cfg.Rule, "rule", "sr-butterfly", "rule drawing the points (see rff fit -h)")
+	fs.StringVar(&f.cfg.Fallback, "rule-fallback", "", "rule used instead of an SR rule whose rounding to whole rules of d+1 points would more than double -D")
+	fs.IntVar(&f.cfg.Points, "D", 1024, "number of points (frequencies); cos/sin maps have 2D columns; SR rules round up to whole rules")
+	fs.Float64Var(&f.cfg.Lambda, "lambda", 1e-6, "ridge penalty λ in (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖²")
+	fs.StringVar(&f.cfg.Form, "form", "cossin", "cossin or cosphase")
+	fs.StringVar(&f.cfg.Encoding, "encoding", "onehot", "classification targets: onehot or simplex")
+	fs.StringVar(&f.cfg.Preprocess, "preprocess", "", "comma list of steps fitted on the inputs and stored in the model: standardize (default), minmax, maxscale, isotropic, none")
+	fs.Uint64Var(&f.cfg.Seed, "seed", 1, "seed of the feature map (and of the bandwidth's sample)")
+	fs.BoolVar(&f.cfg.Uncertainty, "uncertainty", false, "regression: keep the posterior of Bayesian linear regression on the features in the model (rff predict --std); needs λ > 0")
+	fs.IntVar(&f.cfg.MaxClasses, "max-classes", 0, "largest number of classes a classifier accepts (default: 1000, and at most half the rows)")
+	fs.BoolVar(&f.skipBadRows, "skip-bad-rows", false, "skip rows that do not parse, count them and record the count in the model, instead of failing on the first one")
+	fs.Var(&f.workerMemory, "worker-memory", "memory a worker may spend on the statistics, in bytes or with a unit (12GiB): a fit whose estimate exceeds it is refused before it starts; 0 = half of this machine's available memory, -1 = no limit")
+	fs.Var(&f.maxMemory, "max-memory", "memory budget of this program (which solves): 0 = half of the available memory, -1 = no limit")
+	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate (0 = min(8, files) for prism and direct, which run up to 8 bundles at once; the CPUs of this machine for other runners; on Dataflow, give the harness threads per worker)")
+	fs.IntVar(&f.batchRows, "batch-rows", 0, "rows a bundle maps at a time (default: enough 16 MiB chunks of features to give each core of this machine one among the bundles): each chunk of a batch is one more partial ZᵀZ matrix in memory and one more core used by the bundle")
+	fs.StringVar(&f.tempDir, "temp-dir", "", "where the passes leave their results for this program: a location the workers share (default: a local temporary directory for prism and direct, --temp_location for other runners)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
+	fs.BoolVar(&f.verbose, "v", false, "print the plan, the passes and Beam's log on stderr")
+	return f
+}
+
+// splitArgs separates the flags of rff-beam fit from Beam's, which are registered on the process's flag set.
+func splitArgs(fs *flag.FlagSet, args []string) (mine, beams []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			mine = append(mine, args[i:]...)
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch f := flag.CommandLine.Lookup(name); {
+		case fs.Lookup(name) != nil || name == "h" || name == "help":
+			mine = append(mine, a)
+			if f := fs.Lookup(name); f != nil && !hasValue && !isBool(f) && i+1 < len(args) {
+				i++
+				mine = append(mine, args[i])
+			}
+		case f != nil:
+			beams = append(beams, a)
+			if !hasValue && !isBool(f) && i+1 < len(args) {
+				i++
+				beams = append(beams, args[i])
+			}
+		default:
+			return nil, nil, fmt.Errorf("flag provided but not defined: -%s", name)
+		}
+	}
+	return mine, beams, nil
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// fitReport is what rff-beam fit --json prints.
+type fitReport struct {
+	Model        string             `json:"model"`
+	Info         rff.Info           `json:"info"`
+	Rows         int                `json:"rows"`
+	Files        int                `json:"files"`
+	Skipped      int                `json:"skipped_rows"`
+	FirstSkipped string             `json:"first_skipped,omitempty"`
+	Runner       string             `json:"runner"`
+	Memory       rffbeam.Memory     `json:"memory"`
+	Seconds      map[string]float64 `json:"seconds"`
+}
+
+func runFit(args []string, stdout, stderr io.Writer) error {
+	f := newFitFlags()
+	mine, beams, err := splitArgs(f.fs, args)
+	if err != nil {
+		return err
+	}
+	if err := f.fs.Parse(mine); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: rff-beam fit --input GLOB --out MODEL [flags]\n\nFlags (one or two dashes):\n")
+			f.fs.SetOutput(stdout)
+			f.fs.PrintDefaults()
+			fmt.Fprintln(stdout, "\nBeam's flags are passed to Beam: --runner (prism, direct, dataflow, flink, spark, universal), --endpoint (a job server), --project, --region, --temp_location, --staging_location, --worker_machine_type, --num_workers, --max_num_workers, --parallelism, --environment_type, --environment_config, …")
+		}
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
+	}
+	if err := flag.CommandLine.Parse(beams); err != nil {
+		return err
+	}
+	switch {
+	case f.input == "":
+		return errors.New("--input is required")
+	case f.out == "":
+		return errors.New("--out is required")
+	case strings.ToLower(f.format) != "csv":
+		return fmt.Errorf("--format %q: rff-beam reads csv", f.format)
+	case f.cfg.Points < 1:
+		return fmt.Errorf("-D must be at least 1, got %d", f.cfg.Points)
+	case f.sigma != 0 && f.gamma != 0:
+		return errors.New("give --sigma or --gamma, not both")
+	case f.sigma < 0 || math.IsNaN(f.sigma) || math.IsInf(f.sigma, 0):
+		return fmt.Errorf("--sigma %v: want a positive bandwidth", f.sigma)
+	case f.gamma < 0 || math.IsNaN(f.gamma) || math.IsInf(f.gamma, 0):
+		return fmt.Errorf("--gamma %v: want a positive γ", f.gamma)
+	case f.bundles < 0 || f.batchRows < 0:
+		return errors.New("--bundles and --batch-rows must not be negative")
+	}
+	f.cfg.Sigma = f.sigma
+	if f.gamma > 0 {
+		f.cfg.Sigma = kernel.SigmaFromGamma(f.gamma)
+	}
+	if err := checkOutput(f.out, f.input); err != nil {
+		return err
+	}
+	f.cfg.MaxMemory = int64(f.maxMemory)
+	runner := "prism"
+	if *runners.Runner != "" {
+		runner = *runners.Runner
+	}
+	tempDir := f.tempDir
+	if t := flag.CommandLine.Lookup("temp_location"); tempDir == "" && t != nil && runner != "prism" && runner != "direct" {
+		tempDir = t.Value.String()
+	}
+	if !beam.Initialized() {
+		beam.Init()
+	}
+	if !f.verbose { // prism and Beam report every job and bundle on the default loggers (set up by Init)
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		log.SetOutput(io.Discard)
+	}
+	o := rffbeam.Options{Config: f.cfg, Input: f.input, Target: f.target, SkipBadRows: f.skipBadRows, Runner: runner,
+		TempDir: tempDir, WorkerMemory: int64(f.workerMemory), Bundles: f.bundles, BatchRows: f.batchRows}
+	if f.verbose {
+		o.Log = stderr
+	}
+	t0 := time.Now()
+	res, err := rffbeam.Fit(context.Background(), o)
+	if err != nil {
+		var me *rffbeam.MemoryError
+		if errors.As(err, &me) {
+			return memoryMessage(me)
+		}
+		return err
+	}
+	if err := res.Model.Save(f.out); err != nil {
+		return err
+	}
+	rep := fitReport{Model: f.out, Info: res.Model.Info(), Rows: res.Rows, Files: len(res.Files), Skipped: res.Skipped,
+		FirstSkipped: res.FirstSkipped, Runner: runner, Memory: res.Memory, Seconds: res.Seconds}
+	rep.Seconds["total"] = time.Since(t0).Seconds()
+	if f.asJSON {
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	fmt.Fprintf(stdout, "fitted on %d rows of %d files in %.2fs on %s: %s\n", res.Rows, len(res.Files), rep.Seconds["total"], runner, res.Model)
+	if f.skipBadRows {
+		fmt.Fprintf(stdout, "skipped %d bad rows", res.Skipped)
+		if res.FirstSkipped != "" {
+			fmt.Fprintf(stdout, "; the first: %s", res.FirstSkipped)
+		}
+		fmt.Fprintln(stdout)
+	}
+	fmt.Fprintf(stdout, "model written to %s\n", f.out)
+	return nil
+}
+
+// memoryMessage is the one line that refuses a fit over a memory budget, naming the flags that change it.
+func memoryMessage(e *rffbeam.MemoryError) error {
+	m := e.Memory
+	if e.Who == "driver" {
+		return fmt.Errorf("this program needs about %s to solve for F = %d features, over --max-memory %s; lower -D or raise --max-memory",
+			rff.FormatBytes(e.Need), m.F, rff.FormatBytes(e.Budget))
+	}
+	return fmt.Errorf("each worker needs about %s (%s), over --worker-memory %s; lower -D, --bundles or --batch-rows, or raise --worker-memory",
+		rff.FormatBytes(e.Need), m.Need(), rff.FormatBytes(e.Budget))
+}
+
+// checkOutput refuses an output that is also the input or whose directory does not exist.
+func checkOutput(out, input string) error {
+	if strings.Contains(out, "://") {
+		return fmt.Errorf("--out %s: the model is written to a local file", out)
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("--out %s: %v", out, err)
+	}
+	if !strings.Contains(input, "://") {
+		if matches, _ := filepath.Glob(input); len(matches) > 0 {
+			for _, m := range matches {
+				if a, err := filepath.Abs(m); err == nil && a == abs {
+					return fmt.Errorf("--out %s is also an input file; choose another output path", out)
+				}
+			}
+		}
+	}
+	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--out %s: the directory %s does not exist", out, filepath.Dir(out))
+	}
+	return nil
+}
+
+// sigmaFlag is --sigma: a positive number, or "auto" (0).
+type sigmaFlag struct{ v *float64 }
+
+func (s sigmaFlag) String() string {
+	if s.v == nil || *s.v == 0 {
+		return "auto"
+	}
+	return strconv.FormatFloat(*s.v, 'g', -1, 64)
+}
+
+func (s sigmaFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "auto" {
+		*s.v = 0
+		return nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a bandwidth (a positive number, or auto)", v)
+	}
+	*s.v = x
+	return nil
+}
+
+// memoryFlag is a memory budget in bytes: "123", "1.5e9", "512MiB", "8GiB", "2GB", "-1" (no limit), 0 (default).
+type memoryFlag int64
+
+func (m *memoryFlag) String() string { return strconv.FormatInt(int64(*m), 10) }
+
+func (m *memoryFlag) Set(s string) error {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	switch {
+	case err != nil || math.IsNaN(v):
+		return fmt.Errorf("%q is not an amount of memory (bytes, or with a unit: 512MiB, 8GiB)", s)
+	case v < 0:
+		*m = -1
+		return nil
+	case v*mult >= math.MaxInt64:
+		*m = -1
+		return nil
+	}
+	*m = memoryFlag(v * mult)
+	return nil
+}

@@ -1,0 +1,180 @@
+package rffbeam
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/rffkit/rff/dataset"
+)
+
+// maxLine is the longest line the reader accepts.
+const maxLine = 16 << 20
+
+// ListFiles expands glob with Beam's file systems (local paths, gs://… when package
+// github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs is imported, …) and returns the files in
+// lexicographic order. No match is an error.
+func ListFiles(ctx context.Context, glob string) ([]string, error) {
+	if glob == "" {
+		return nil, errors.New("no input: give a file or a glob")
+	}
+	fs, err := filesystem.New(ctx, glob)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	files, err := fs.List(ctx, glob)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", glob, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no files match %s", glob)
+	}
+	slices.Sort(files)
+	return slices.Compact(files), nil
+}
+
+// openData opens a file with Beam's file systems, decompressed when it starts with the gzip magic bytes 1f 8b
+// (whatever its name; concatenated gzip members are read in turn), as rff's own readers do.
+func openData(ctx context.Context, path string) (io.ReadCloser, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, err
+	}
+	br := bufio.NewReaderSize(raw, 1<<20)
+	rc := &dataFile{r: br, closers: []io.Closer{raw, fs}}
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rc.r = zr
+		rc.closers = append([]io.Closer{zr}, rc.closers...)
+	}
+	return rc, nil
+}
+
+type dataFile struct {
+	r       io.Reader
+	closers []io.Closer
+}
+
+func (f *dataFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+
+func (f *dataFile) Close() error {
+	var first error
+	for _, c := range f.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// lineReader returns the non-blank lines of a text file with their 1-based numbers, as rff's CSV readers see them:
+// the line end and a trailing '\r' removed, a UTF-8 byte order mark stripped from line 1.
+type lineReader struct {
+	sc        *bufio.Scanner
+	name      string
+	line      int
+	firstLine int // the number of the first non-blank line
+}
+
+func newLineReader(r io.Reader, name string) *lineReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	return &lineReader{sc: sc, name: name}
+}
+
+// next returns the next non-blank line (valid until the next call) and its number, or nil at the end.
+func (lr *lineReader) next() ([]byte, int, error) {
+	for lr.sc.Scan() {
+		lr.line++
+		b := lr.sc.Bytes()
+		if lr.line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			if lr.firstLine == 0 {
+				lr.firstLine = lr.line
+			}
+			return b, lr.line, nil
+		}
+	}
+	if err := lr.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, 0, fmt.Errorf("%s:%d: line longer than %d MiB", lr.name, lr.line+1, maxLine>>20)
+		}
+		return nil, 0, fmt.Errorf("%s:%d: read error: %w", lr.name, lr.line+1, err)
+	}
+	return nil, 0, nil
+}
+
+// DetectLayout reads the first two non-blank lines of the first file of files that has any and returns the CSV
+// layout they give (dataset.DetectCSVLayout: delimiter, header, target column), which every file is read with,
+// and the name of that file.
+func DetectLayout(ctx context.Context, files []string, target string) (*dataset.CSVLayout, string, error) {
+	for _, f := range files {
+		lines, err := firstLines(ctx, f, 2)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		var second []byte
+		if len(lines) > 1 {
+			second = lines[1]
+		}
+		l, err := dataset.DetectCSVLayout(f, lines[0], second, target)
+		return l, f, err
+	}
+	return nil, "", fmt.Errorf("%s: every file is empty", describeFiles(files))
+}
+
+// firstLines returns up to k non-blank lines from the start of a file.
+func firstLines(ctx context.Context, path string, k int) ([][]byte, error) {
+	rc, err := openData(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	lr := newLineReader(rc, path)
+	var out [][]byte
+	for len(out) < k {
+		b, _, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		out = append(out, bytes.Clone(b))
+	}
+	return out, nil
+}
+
+// describeFiles names a list of files in a message: the file, or the first one and how many others.
+func describeFiles(files []string) string {
+	switch len(files) {
+	case 0:
+		return "no files"
+	case 1:
+		return files[0]
+	}
+	return files[0] + " and " + strconv.Itoa(len(files)-1) + " other files"
+}

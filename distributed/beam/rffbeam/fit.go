@@ -1,0 +1,461 @@
+package rffbeam
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/learn"
+)
+
+// WorkerGCPercent is the garbage-collection percentage (debug.SetGCPercent) Fit sets while it runs and that a
+// worker running StatsFn should use: with Go's default of 100, the scratch of the batches being mapped — which
+// survives one collection — lets the heap grow with the rows. The rff-beam command sets it on its workers.
+const WorkerGCPercent = 20
+
+// Options say what Fit fits and how it runs.
+type Options struct {
+	// Config is the model: ridge regression or a squared-loss classifier on random features with a fixed λ, as
+	// rff.FitCSV fits (Config.MaxMemory bounds the driver's memory).
+	Config rff.Config
+	// Input names the CSV files (plain or gzip-compressed): a file or a glob of Beam's file systems.
+	Input string
+	// Target is the target column: "first", "last" (the default), a header name or a 1-based index.
+	Target string
+	// SkipBadRows skips rows that do not parse (counted in Result.Skipped and the model's metadata) instead of
+	// failing on the first one.
+	SkipBadRows bool
+	// Runner is the Beam runner: "prism" (the default: in this process), "direct", "dataflow", "flink", "spark",
+	// "universal"; its options are Beam's flags.
+	Runner string
+	// TempDir is where the passes leave their results for the driver: a location the workers and the driver share
+	// (gs://bucket/tmp on Dataflow). The default, for prism and direct only, is a new local temporary directory.
+	TempDir string
+	// WorkerMemory is the memory a worker may spend on the second pass, in bytes: a fit whose estimate (Memory)
+	// exceeds it is refused before any pipeline starts. 0 means half of the memory available to this process
+	// (dataset.DefaultMaxBytes), a negative value no limit.
+	WorkerMemory int64
+	// Bundles is the number of bundles a worker processes at once, for the memory estimate and the default batch:
+	// 0 means min(8, files) for prism and direct (prism runs up to 8 bundles at once, each with at least one file),
+	// the number of CPUs here for other runners. BatchRows is the rows a bundle maps at a time (0:
+	// DefaultBatchRows), BlockRows the rows of a Rows element (0: 1024).
+	Bundles, BatchRows, BlockRows int
+	// Log receives a line per step, or nothing when nil.
+	Log io.Writer
+}
+
+// Result is what Fit returns.
+type Result struct {
+	Model  *rff.Model
+	Files  []string
+	Rows   int // rows fitted
+	Memory Memory
+	// Skipped counts the bad rows skipped (Options.SkipBadRows); FirstSkipped says where the first was and why.
+	Skipped      int
+	FirstSkipped string
+	// Seconds per phase: "plan", "pass1", "pass2", "solve".
+	Seconds map[string]float64
+}
+
+// MemoryError is returned when the second pass would need more memory per worker than Options.WorkerMemory, or
+// the driver more than Config.MaxMemory.
+type MemoryError struct {
+	Who    string // "worker" or "driver"
+	Need   int64
+	Budget int64
+	Memory Memory
+}
+
+func (e *MemoryError) Error() string {
+	if e.Who == "driver" {
+		return fmt.Sprintf("the driver needs about %s to solve for F = %d features, over its memory budget of %s; lower D or raise the budget",
+			rff.FormatBytes(e.Need), e.Memory.F, rff.FormatBytes(e.Budget))
+	}
+	return fmt.Sprintf("each worker needs about %s (%s), over the worker memory budget of %s; lower D, the bundles per worker or the batch rows, or raise the budget",
+		rff.FormatBytes(e.Need), e.Memory.Need(), rff.FormatBytes(e.Budget))
+}
+
+// Fit fits a model on the CSV files o.Input with Beam pipelines — the first pass (ScanFn) fits the preprocessing and
+// collects the class labels; when the bandwidth is not given, a pass fetches the rows the median heuristic measures
+// (SampleFn); the second pass (StatsFn) accumulates the ridge statistics — and solves them on the driver
+// (rff.FitFromStats). The model is the one rff.FitCSV fits on the files concatenated (in lexicographic order), up to
+// the order of floating-point sums. beam.Init must have been called.
+func Fit(ctx context.Context, o Options) (*Result, error) {
+	// As in rff.FitCSV: the live heap is dominated by the partial ZᵀZ matrices, the mapped chunks are the only
+	// garbage, and each batch's scratch survives one collection; a low GC percentage keeps that garbage to a small
+	// share of the heap. It applies to the workers of runners that run in this process (prism, direct).
+	defer debug.SetGCPercent(debug.SetGCPercent(WorkerGCPercent))
+	t0 := time.Now()
+	res := &Result{Seconds: map[string]float64{}}
+	cfg := o.Config
+	cfg.Progress = nil
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	steps, err := rff.PreprocessSteps(cfg)
+	if err != nil {
+		return nil, err
+	}
+	needSample, err := rff.SampleRows(cfg, 2)
+	if err != nil {
+		return nil, err
+	}
+	classify := orDefault(cfg.Task, "regression") == "classification"
+	runner := orDefault(o.Runner, "prism")
+	local := runner == "prism" || runner == "direct" || runner == "PrismRunner" || runner == "DirectRunner"
+
+	// Plan: the files, their layout, the size of the map and the memory.
+	files, err := ListFiles(ctx, o.Input)
+	if err != nil {
+		return nil, err
+	}
+	res.Files = files
+	layout, firstFile, err := DetectLayout(ctx, files, o.Target)
+	if err != nil {
+		return nil, err
+	}
+	if layout.Target < 0 {
+		return nil, fmt.Errorf("%s has no target column", firstFile)
+	}
+	d := layout.D()
+	plan := cfg
+	if needSample != nil {
+		plan.Sigma = 1 // the size of the map does not depend on the bandwidth, chosen after the first pass
+	}
+	fmap, err := rff.NewMap(plan, d)
+	if err != nil {
+		return nil, err
+	}
+	F := fmap.Features()
+	P := 1
+	if classify {
+		P = 2 - boolInt(cfg.Encoding == "simplex")
+	}
+	if o.Bundles <= 0 {
+		if o.Bundles = runtime.NumCPU(); local {
+			o.Bundles = min(8, len(files))
+		}
+	}
+	if o.BatchRows <= 0 {
+		o.BatchRows = DefaultBatchRows(F, o.Bundles)
+	}
+	if res.Memory, err = checkMemory(o, F, P, d, fmap.Points()); err != nil {
+		return nil, err
+	}
+	logf("%d files (%s), %d inputs, target %q; %s", len(files), describeFiles(files), d, layout.TargetName(), res.Memory)
+	dir, cleanup, err := runDir(ctx, o.TempDir, local)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	spec := ReadSpec{Layout: *layout, FirstFile: firstFile, Classify: classify, SkipBadRows: o.SkipBadRows, BlockRows: o.BlockRows}
+	res.Seconds["plan"] = time.Since(t0).Seconds()
+
+	// Pass 1: preprocessing statistics and labels.
+	t1 := time.Now()
+	maxLabels := 1000
+	if cfg.MaxClasses > 0 {
+		maxLabels = cfg.MaxClasses
+	}
+	b, err := runPass(ctx, runner, files, spec, &ScanFn{D: d, Classify: classify, MaxLabels: maxLabels}, path.Join(dir, "pass1"))
+	if errors.Is(err, errNoStats) {
+		err = fmt.Errorf("%s: no data rows", describeFiles(files))
+	}
+	if err != nil {
+		return nil, err
+	}
+	scan, err := DecodeScan(b)
+	if err != nil {
+		return nil, err
+	}
+	res.Seconds["pass1"] = time.Since(t1).Seconds()
+	res.Skipped, res.FirstSkipped = scan.Skipped, errString(scan.First)
+	if scan.NonFinite > 0 {
+		if !o.SkipBadRows {
+			return nil, errors.New(scan.FirstNonFinite.String())
+		}
+		res.Skipped += scan.NonFinite
+		if scan.FirstNonFinite.before(scan.First) {
+			res.FirstSkipped = errString(scan.FirstNonFinite)
+		}
+	}
+	logf("pass 1: %d rows (%d skipped) in %.1fs", scan.Rows, res.Skipped, res.Seconds["pass1"])
+	if scan.Rows == 0 {
+		return nil, fmt.Errorf("%s: no data rows", describeFiles(files))
+	}
+	acc, err := dataset.NewScalerAccumulatorFrom(scan.Moments)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := acc.Scaler(steps)
+	if err != nil {
+		return nil, err
+	}
+	var labels []string
+	if classify {
+		if scan.TooManyLabels {
+			return nil, fmt.Errorf("the target has more than %d distinct values: it looks continuous; fit a regression, or raise the class limit", maxLabels)
+		}
+		labels = dataset.NewClasses(scan.Labels, scan.Numeric).Labels
+		if len(labels) < 2 {
+			return nil, fmt.Errorf("%s: classification needs at least 2 classes, found %d", describeFiles(files), len(labels))
+		}
+		if err := rff.CheckClasses(cfg, len(labels), scan.Rows); err != nil {
+			return nil, err
+		}
+		if P = len(labels); cfg.Encoding == "simplex" {
+			P--
+		}
+		if res.Memory, err = checkMemory(o, F, P, d, fmap.Points()); err != nil {
+			return nil, err
+		}
+	}
+	spec.NumericTargets = classify && scan.Numeric
+
+	// The bandwidth: the median heuristic on the rows FitCSV samples, fetched by their index.
+	if needSample != nil {
+		ts := time.Now()
+		idx, err := rff.SampleRows(cfg, scan.Rows)
+		if err != nil {
+			return nil, err
+		}
+		refs, want, err := locate(files, scan.FileRows, idx)
+		if err != nil {
+			return nil, err
+		}
+		b, err := runPass(ctx, runner, files, spec, &SampleFn{D: d, Want: want}, path.Join(dir, "sample"))
+		if err != nil {
+			return nil, err
+		}
+		rows, err := DecodeSample(b)
+		if err != nil {
+			return nil, err
+		}
+		found := map[rowRef][]float64{}
+		for _, r := range rows {
+			found[rowRef{r.File, r.Index}] = r.X
+		}
+		sample := make([]float64, 0, len(idx)*d)
+		for _, ref := range refs {
+			x, ok := found[ref]
+			if !ok || len(x) != d {
+				return nil, fmt.Errorf("%s: the sample pass did not find row %d: the input changed between the passes", ref.file, ref.index+1)
+			}
+			sample = append(sample, x...)
+		}
+		if cfg.Sigma, err = rff.ChooseSigma(cfg, sample, sc); err != nil {
+			return nil, err
+		}
+		res.Seconds["sample"] = time.Since(ts).Seconds()
+		logf("bandwidth: σ = %.6g by the median heuristic on %d rows, in %.1fs", cfg.Sigma, len(idx), res.Seconds["sample"])
+	}
+
+	// Pass 2: the ridge statistics.
+	t2 := time.Now()
+	fn, err := NewStatsFn(cfg, d, sc, labels, scan.Numeric)
+	if err != nil {
+		return nil, err
+	}
+	fn.BatchRows = o.BatchRows
+	var st *learn.Stats
+	b, err = runPass(ctx, runner, files, spec, fn, path.Join(dir, "pass2"))
+	switch {
+	case errors.Is(err, errNoStats):
+	case err != nil:
+		return nil, err
+	default:
+		if st, err = DecodeStats(b); err != nil {
+			return nil, err
+		}
+	}
+	if st == nil || st.N != scan.Rows {
+		n := 0
+		if st != nil {
+			n = st.N
+		}
+		return nil, fmt.Errorf("the second pass read %d rows, the first %d: the input changed between the passes", n, scan.Rows)
+	}
+	res.Seconds["pass2"] = time.Since(t2).Seconds()
+	logf("pass 2: %d rows in %.1fs", st.N, res.Seconds["pass2"])
+
+	// Solve.
+	t3 := time.Now()
+	ds := rff.DistributedStats{Scaler: sc, Names: layout.Names(), Target: layout.TargetName(), Labels: labels, Stats: st}
+	ds.Extra = map[string]any{"input": o.Input, "files": len(files), "rows": scan.Rows, "fitted_by": "rff-beam"}
+	if o.SkipBadRows {
+		ds.Extra["skipped_rows"] = res.Skipped
+		if res.FirstSkipped != "" {
+			ds.Extra["first_skipped"] = res.FirstSkipped
+		}
+	}
+	if res.Model, err = rff.FitFromStats(cfg, ds); err != nil {
+		return nil, err
+	}
+	res.Rows = scan.Rows
+	res.Seconds["solve"] = time.Since(t3).Seconds()
+	return res, nil
+}
+
+// runPass runs a pipeline that reads the files with spec, combines the rows with fn and writes the result to out,
+// and returns the result.
+func runPass(ctx context.Context, runner string, files []string, spec ReadSpec, fn any, out string) ([]byte, error) {
+	p, s := beam.NewPipelineWithRoot()
+	rows := ReadRows(s, beam.CreateList(s, files), spec)
+	WriteResult(s, out, beam.Combine(s, fn, rows))
+	if err := run(ctx, runner, p); err != nil {
+		return nil, err
+	}
+	return readResult(ctx, out)
+}
+
+func errString(e RowError) string {
+	if e.Line == 0 {
+		return ""
+	}
+	return e.String()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
+
+// checkMemory estimates the second pass and refuses it above the budgets.
+func checkMemory(o Options, F, P, d, points int) (Memory, error) {
+	m := EstimateMemory(F, P, d, points, o.BatchRows, o.Bundles)
+	budget := o.WorkerMemory
+	if budget == 0 {
+		budget = dataset.DefaultMaxBytes()
+	}
+	if budget > 0 && m.Worker > budget {
+		return m, &MemoryError{Who: "worker", Need: m.Worker, Budget: budget, Memory: m}
+	}
+	driver := o.Config.MaxMemory
+	if driver == 0 {
+		driver = dataset.DefaultMaxBytes()
+	}
+	if driver > 0 && m.Driver > driver {
+		return m, &MemoryError{Who: "driver", Need: m.Driver, Budget: driver, Memory: m}
+	}
+	return m, nil
+}
+
+// run runs a pipeline and turns the failure of a worker on bad data into its one-line message.
+func run(ctx context.Context, runner string, p *beam.Pipeline) error {
+	_, err := beam.Run(ctx, runner, p)
+	if err == nil {
+		return nil
+	}
+	if msg, ok := FailureMessage(err); ok {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("the %s pipeline failed: %w", runner, err)
+}
+
+// runDir returns a new directory for the results of the passes under tempDir, and a function that removes it.
+func runDir(ctx context.Context, tempDir string, local bool) (string, func(), error) {
+	if tempDir == "" {
+		if !local {
+			return "", nil, errors.New("a remote runner needs a temporary location the workers and the driver share (gs://bucket/tmp)")
+		}
+		dir, err := os.MkdirTemp("", "rff-beam-")
+		if err != nil {
+			return "", nil, err
+		}
+		return dir, func() { os.RemoveAll(dir) }, nil
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	name := "rff-beam-" + hex.EncodeToString(rnd[:])
+	if !strings.Contains(tempDir, "://") {
+		dir := filepath.Join(tempDir, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, err
+		}
+		return dir, func() { os.RemoveAll(dir) }, nil
+	}
+	dir := strings.TrimSuffix(tempDir, "/") + "/" + name
+	return dir, func() {
+		fs, err := filesystem.New(ctx, dir)
+		if err != nil {
+			return
+		}
+		defer fs.Close()
+		if rm, ok := fs.(filesystem.Remover); ok {
+			for _, f := range []string{"pass1", "pass2"} {
+				rm.Remove(ctx, dir+"/"+f)
+			}
+		}
+	}, nil
+}
+
+// WriteResult writes the single []byte element of col (the output of ScanFn or StatsFn) to the file path of
+// Beam's file systems, for the driver to read.
+func WriteResult(s beam.Scope, path string, col beam.PCollection) {
+	beam.ParDo0(s.Scope("rffbeam.WriteResult"), &writeFn{Path: path}, col)
+}
+
+type writeFn struct {
+	Path string
+}
+
+// ProcessElement writes b to the file.
+func (f *writeFn) ProcessElement(ctx context.Context, b []byte) error {
+	fs, err := filesystem.New(ctx, f.Path)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, f.Path)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func readResult(ctx context.Context, path string) ([]byte, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	if found, err := fs.List(ctx, path); err == nil && len(found) == 0 {
+		return nil, errNoStats
+	}
+	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the result of a pass: %w", err)
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}

@@ -1,0 +1,338 @@
+package rffbeam
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/model"
+)
+
+func TestMain(m *testing.M) {
+	beam.Init()
+	// Prism reports every job and a failed bundle's plan on the default logger; the tests check the errors.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 4})))
+	os.Exit(m.Run())
+}
+
+// dataLines returns a header and n data lines of d inputs and a target: a smooth function of the inputs
+// (regression) or its class among "cat", "dog", "emu" (labels) or 1, 2, 3 (numeric-labels).
+func dataLines(n, d int, target string, seed uint64) (string, []string) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var h strings.Builder
+	for j := range d {
+		fmt.Fprintf(&h, "x%d,", j+1)
+	}
+	h.WriteString("y")
+	lines := make([]string, n)
+	for i := range lines {
+		var b strings.Builder
+		s := 0.0
+		for j := range d {
+			v := 10*float64(j) + float64(j+1)*rng.NormFloat64()
+			s += math.Sin(v / float64(j+1))
+			fmt.Fprintf(&b, "%.17g,", v)
+		}
+		k := max(0, min(2, int(math.Floor(s/2+1.5))))
+		switch target {
+		case "labels":
+			b.WriteString([]string{"cat", "dog", "emu"}[k])
+		case "numeric-labels":
+			fmt.Fprintf(&b, "%d", k+1)
+		default:
+			fmt.Fprintf(&b, "%.17g", s+0.1*rng.NormFloat64())
+		}
+		lines[i] = b.String()
+	}
+	return h.String(), lines
+}
+
+// writeFile writes a header (when not "") and lines to path, gzip-compressed when the name ends in .gz.
+func writeFile(t *testing.T, path, header string, lines []string) {
+	t.Helper()
+	var b bytes.Buffer
+	if header != "" {
+		b.WriteString(header + "\n")
+	}
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	data := b.Bytes()
+	if strings.HasSuffix(path, ".gz") {
+		var z bytes.Buffer
+		w := gzip.NewWriter(&z)
+		w.Write(data)
+		w.Close()
+		data = z.Bytes()
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeShards writes the lines in len(names) contiguous shards, each with the header, and the whole data set to
+// all.csv; it returns the glob of the shards and the path of all.csv.
+func writeShards(t *testing.T, dir, header string, lines []string, names []string) (string, string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "shards"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	k := len(names)
+	for s, name := range names {
+		writeFile(t, filepath.Join(dir, "shards", name), header, lines[s*len(lines)/k:(s+1)*len(lines)/k])
+	}
+	all := filepath.Join(dir, "all.csv")
+	writeFile(t, all, header, lines)
+	return filepath.Join(dir, "shards", "part-*"), all
+}
+
+var fourShards = []string{"part-0.csv", "part-1.csv.gz", "part-2.csv", "part-3.csv.gz"}
+
+func fitBeam(t *testing.T, o Options) *Result {
+	t.Helper()
+	r, err := Fit(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// samePredictions checks that two models predict the rows of path to tol relative to the largest output, and
+// give the same classes.
+func samePredictions(t *testing.T, what string, got, want *rff.Model, path string, tol float64) {
+	t.Helper()
+	data, err := dataset.Load(path, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := got.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := want.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale := 0.0
+	for _, v := range pw.Values {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	worst := 0.0
+	for i := range pw.Values {
+		worst = math.Max(worst, math.Abs(pg.Values[i]-pw.Values[i])/scale)
+	}
+	if worst > tol {
+		t.Errorf("%s: predictions differ by %.3g relative (tolerance %g)", what, worst, tol)
+	}
+	if !slices.Equal(pg.Labels, pw.Labels) {
+		t.Errorf("%s: predicted classes differ", what)
+	}
+	// Models with a posterior: the predictive standard deviations, to the same tolerance (they come from the
+	// Cholesky factor of the same system).
+	if sw, err := want.PredictStd(data.X, data.N, true); err == nil {
+		sg, err := got.PredictStd(data.X, data.N, true)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		for i := range sw {
+			if math.Abs(sg[i]-sw[i]) > tol*math.Abs(sw[i]) {
+				t.Fatalf("%s: standard deviation %d: %v, want %v", what, i, sg[i], sw[i])
+			}
+		}
+	}
+	// The bandwidth is the median distance between preprocessed rows: the preprocessing fitted from merged
+	// moments differs by a few ulps, and so does σ.
+	if gi, wi := got.Info(), want.Info(); !slices.Equal(gi.Inputs, wi.Inputs) || !slices.Equal(gi.Labels, wi.Labels) ||
+		!slices.Equal(gi.Targets, wi.Targets) || gi.Features != wi.Features || math.Abs(gi.Sigma-wi.Sigma) > 1e-12*wi.Sigma {
+		t.Errorf("%s: models differ: %+v vs %+v", what, gi, wi)
+	}
+}
+
+// The model of a 4-shard run on prism (plain and gzip shards, each with its header) equals rff.FitCSV's on the
+// concatenated data: the same map, labels and bandwidth rows, and a preprocessing and weights from the same sums in
+// another order. Those differ by relative rounding errors of order 1e-15, which the ridge solve amplifies at most by
+// the condition number of ZᵀZ/N + λI, below 1 + 1/λ = 1e4 for λ = 1e-4 (features have ‖z‖² = k(x, x) = 1): the
+// predictions agree to ~1e-11 of their scale, within the 1e-10 asserted.
+func TestFitMatchesFitCSV(t *testing.T) {
+	cases := []struct {
+		name, target string
+		cfg          rff.Config
+	}{
+		{"regression", "reg", rff.Config{Points: 64, Lambda: 1e-4, Seed: 3}},
+		{"regression with uncertainty", "reg", rff.Config{Points: 48, Lambda: 1e-4, Seed: 10, Uncertainty: true}},
+		{"regression minmax", "reg", rff.Config{Points: 48, Lambda: 1e-4, Seed: 4, Preprocess: "minmax", Rule: "orf"}},
+		{"classification onehot", "labels", rff.Config{Task: "classification", Points: 64, Lambda: 1e-4, Seed: 5}},
+		{"classification simplex", "labels", rff.Config{Task: "classification", Encoding: "simplex", Points: 64, Lambda: 1e-4, Seed: 6}},
+		{"classification numeric", "numeric-labels", rff.Config{Task: "classification", Points: 64, Lambda: 1e-4, Seed: 7}},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			header, lines := dataLines(3000, 5, c.target, 11)
+			glob, all := writeShards(t, dir, header, lines, fourShards)
+			want, err := rff.FitCSV(c.cfg, all, rff.StreamOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := fitBeam(t, Options{Config: c.cfg, Input: glob, BatchRows: 512, BlockRows: 100})
+			if r.Rows != 3000 || len(r.Files) != 4 || r.Skipped != 0 {
+				t.Errorf("rows %d, files %d, skipped %d", r.Rows, len(r.Files), r.Skipped)
+			}
+			samePredictions(t, c.name, r.Model, want, all, 1e-10)
+			// The saved file is the one rff fit writes: it loads and predicts the same bits.
+			out := filepath.Join(dir, "m.rff")
+			if err := r.Model.Save(out); err != nil {
+				t.Fatal(err)
+			}
+			back, err := rff.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samePredictions(t, c.name+" loaded", back, r.Model, all, 0)
+		})
+	}
+}
+
+// Which shard holds which rows changes only the order of the sums: the models agree to the same tolerance.
+func TestShardOrder(t *testing.T) {
+	cfg := rff.Config{Task: "classification", Points: 64, Lambda: 1e-4, Seed: 8}
+	header, lines := dataLines(2000, 4, "labels", 12)
+	d1, d2 := t.TempDir(), t.TempDir()
+	glob1, all := writeShards(t, d1, header, lines, fourShards)
+	rev := slices.Clone(fourShards)
+	slices.Reverse(rev)
+	glob2, _ := writeShards(t, d2, header, lines, rev)
+	r1 := fitBeam(t, Options{Config: cfg, Input: glob1, BatchRows: 300, BlockRows: 64})
+	r2 := fitBeam(t, Options{Config: cfg, Input: glob2, BatchRows: 1000, BlockRows: 500})
+	samePredictions(t, "reversed shards", r2.Model, r1.Model, all, 1e-10)
+}
+
+// A bad row in one shard fails the pipeline with one line naming its file, line and column; with SkipBadRows it
+// is skipped, counted and recorded in the model file, and the model is FitCSV's on the good rows.
+func TestBadRows(t *testing.T) {
+	dir := t.TempDir()
+	header, lines := dataLines(1200, 3, "reg", 13)
+	glob, _ := writeShards(t, dir, header, lines, fourShards)
+	bad := slices.Clone(lines[600:900]) // part-2.csv
+	bad[41] = strings.Replace(bad[41], ",", ",abc,", 1)[:len(bad[41])+4]
+	bad[41] = "1,abc,3,4"
+	bad[99] = "1,2,3" // a row too short
+	shard := filepath.Join(dir, "shards", "part-2.csv")
+	writeFile(t, shard, header, bad)
+	cfg := rff.Config{Points: 32, Lambda: 1e-4, Seed: 1}
+	_, err := Fit(context.Background(), Options{Config: cfg, Input: glob})
+	want := shard + `:43: column 2: "abc" is not a number`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
+	}
+
+	r := fitBeam(t, Options{Config: cfg, Input: glob, SkipBadRows: true})
+	if r.Skipped != 2 || r.FirstSkipped != want || r.Rows != 1198 {
+		t.Errorf("skipped %d (first %q), rows %d", r.Skipped, r.FirstSkipped, r.Rows)
+	}
+	good := slices.Concat(lines[:600], bad[:41], bad[42:99], bad[100:], lines[900:])
+	clean := filepath.Join(dir, "clean.csv")
+	writeFile(t, clean, header, good)
+	ref, err := rff.FitCSV(cfg, clean, rff.StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePredictions(t, "skipped rows", r.Model, ref, clean, 1e-10)
+	out := filepath.Join(dir, "m.rff")
+	if err := r.Model.Save(out); err != nil {
+		t.Fatal(err)
+	}
+	f, err := model.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Extra["skipped_rows"] != 2.0 || f.Extra["first_skipped"] != want {
+		t.Errorf("model metadata %v", f.Extra)
+	}
+}
+
+// A NaN target fails a classification whose targets are numbers (it is no class), like rff.FitCSV; among string
+// labels "NaN" is a class like any other.
+func TestNonFiniteTargets(t *testing.T) {
+	dir := t.TempDir()
+	header, lines := dataLines(400, 3, "numeric-labels", 14)
+	lines[250] = lines[250][:strings.LastIndex(lines[250], ",")] + ",NaN"
+	glob, all := writeShards(t, dir, header, lines, fourShards)
+	cfg := rff.Config{Task: "classification", Points: 16, Lambda: 1e-4, Seed: 2}
+	_, err := Fit(context.Background(), Options{Config: cfg, Input: glob})
+	want := filepath.Join(dir, "shards", "part-2.csv") + `:52: column 4: NaN/Inf not allowed ("NaN")`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	if _, err := rff.FitCSV(cfg, all, rff.StreamOptions{}); err == nil {
+		t.Error("FitCSV accepted a NaN class")
+	}
+	r := fitBeam(t, Options{Config: cfg, Input: glob, SkipBadRows: true})
+	if r.Skipped != 1 || r.Rows != 399 {
+		t.Errorf("skipped %d, rows %d", r.Skipped, r.Rows)
+	}
+
+	header, lines = dataLines(400, 3, "labels", 15)
+	lines[250] = lines[250][:strings.LastIndex(lines[250], ",")] + ",NaN"
+	glob, all = writeShards(t, t.TempDir(), header, lines, fourShards)
+	want2, err := rff.FitCSV(cfg, all, rff.StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = fitBeam(t, Options{Config: cfg, Input: glob})
+	if !slices.Equal(r.Model.Info().Labels, []string{"NaN", "cat", "dog", "emu"}) {
+		t.Errorf("labels %v", r.Model.Info().Labels)
+	}
+	samePredictions(t, "NaN label", r.Model, want2, all, 1e-10)
+}
+
+// Refusals before any pipeline runs: an empty glob, a worker memory budget below the estimate.
+func TestRefusals(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Fit(context.Background(), Options{Input: filepath.Join(dir, "nothing-*.csv")})
+	if err == nil || err.Error() != "no files match "+filepath.Join(dir, "nothing-*.csv") {
+		t.Errorf("empty glob: %v", err)
+	}
+	header, lines := dataLines(100, 3, "reg", 16)
+	glob, _ := writeShards(t, dir, header, lines, fourShards)
+	_, err = Fit(context.Background(), Options{Config: rff.Config{Points: 4096}, Input: glob, WorkerMemory: 64 << 20, Bundles: 4})
+	if _, ok := err.(*MemoryError); !ok || strings.Contains(err.Error(), "\n") {
+		t.Errorf("over the worker budget: %v", err)
+	}
+	_, err = Fit(context.Background(), Options{Config: rff.Config{Task: "hermite", Lambda: 1}, Input: glob})
+	if err == nil {
+		t.Error("a hermite fit ran")
+	}
+	writeFile(t, filepath.Join(dir, "shards", "part-9.csv"), "a,b,c,d", []string{"1,2,3,4"})
+	_, err = Fit(context.Background(), Options{Config: rff.Config{Points: 8}, Input: glob})
+	want := filepath.Join(dir, "shards", "part-9.csv") + `:1: column 1: "a" is not a number (and the line is not the header of ` + filepath.Join(dir, "shards", "part-0.csv") + ")"
+	if err == nil || err.Error() != want {
+		t.Errorf("another header: %v", err)
+	}
+}
+
+func TestFailureMessage(t *testing.T) {
+	err := fmt.Errorf("job failed:\nbundle inst002 failed: plan …\n\tcaused by:\n%w\nmore", dataError("%s:%d: column %d: %q is not a number", "a.csv", 12, 3, "x"))
+	if msg, ok := FailureMessage(err); !ok || msg != `a.csv:12: column 3: "x" is not a number` {
+		t.Errorf("FailureMessage = %q, %v", msg, ok)
+	}
+	if _, ok := FailureMessage(errors.New("connection refused")); ok {
+		t.Error("a message found in an error without one")
+	}
+}

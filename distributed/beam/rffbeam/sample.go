@@ -1,0 +1,119 @@
+package rffbeam
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// SampleFn is the combine of the pass that fetches the rows the median heuristic measures (rff.SampleRows), over
+// PCollection<Rows> read with the first pass's results (ReadSpec.NumericTargets): it keeps the rows Want[file],
+// indices among the kept rows of the file (Rows.Start). Its output is the encoded rows (DecodeSample).
+type SampleFn struct {
+	D    int
+	Want map[string][]int // ascending
+}
+
+// SampleRow is a row of the sample: its file, its index among the file's kept rows, its raw inputs.
+type SampleRow struct {
+	File  string
+	Index int
+	X     []float64
+}
+
+type sampleAcc struct {
+	rows []SampleRow
+}
+
+// CreateAccumulator, AddInput, MergeAccumulators and ExtractOutput are SampleFn's methods as a Beam CombineFn.
+func (f *SampleFn) CreateAccumulator() *sampleAcc { return &sampleAcc{} }
+
+func (f *SampleFn) AddInput(a *sampleAcc, r Rows) (*sampleAcc, error) {
+	d := f.D
+	if len(r.X) != r.N*d {
+		return nil, fmt.Errorf("rffbeam: a block of %d rows with %d inputs for d = %d", r.N, len(r.X), d)
+	}
+	want := f.Want[r.File]
+	k, _ := slices.BinarySearch(want, r.Start)
+	for ; k < len(want) && want[k] < r.Start+r.N; k++ {
+		i := want[k] - r.Start
+		a.rows = append(a.rows, SampleRow{File: r.File, Index: want[k], X: slices.Clone(r.X[i*d : (i+1)*d])})
+	}
+	return a, nil
+}
+
+func (f *SampleFn) MergeAccumulators(a, b *sampleAcc) *sampleAcc {
+	a.rows = append(a.rows, b.rows...)
+	return a
+}
+
+func (f *SampleFn) ExtractOutput(a *sampleAcc) []byte { return encodeSampleAcc(a) }
+
+func encodeSampleAcc(a *sampleAcc) []byte {
+	rows := slices.Clone(a.rows)
+	slices.SortFunc(rows, func(x, y SampleRow) int {
+		return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Index, y.Index))
+	})
+	w := &writer{}
+	w.int(len(rows))
+	for _, r := range rows {
+		w.str(r.File)
+		w.int(r.Index)
+		w.floats(r.X)
+	}
+	return w.b
+}
+
+func decodeSampleAcc(b []byte) (*sampleAcc, error) {
+	r := &reader{b: b}
+	n := r.int(len(b))
+	a := &sampleAcc{}
+	for range n {
+		a.rows = append(a.rows, SampleRow{File: r.str(), Index: r.int(math.MaxInt), X: r.floats()})
+	}
+	if err := r.done(); err != nil {
+		return nil, fmt.Errorf("rffbeam: sample: %w", err)
+	}
+	return a, nil
+}
+
+// DecodeSample decodes the output of SampleFn: the rows, ordered by file and index.
+func DecodeSample(b []byte) ([]SampleRow, error) {
+	a, err := decodeSampleAcc(b)
+	if err != nil {
+		return nil, err
+	}
+	return a.rows, nil
+}
+
+// rowRef is a row of a file: its index among the file's kept rows.
+type rowRef struct {
+	file  string
+	index int
+}
+
+// locate maps indices among the rows of the files concatenated (in the order of files, rows[f] kept rows in file f)
+// to files and indices among their rows: one reference per index, in order, and the indices wanted per file,
+// ascending.
+func locate(files []string, rows map[string]int, idx []int) ([]rowRef, map[string][]int, error) {
+	starts := make([]int, len(files)+1)
+	for k, f := range files {
+		starts[k+1] = starts[k] + rows[f]
+	}
+	refs := make([]rowRef, 0, len(idx))
+	want := map[string][]int{}
+	for _, g := range idx {
+		k := sort.Search(len(files), func(k int) bool { return starts[k+1] > g }) // starts[k] ≤ g < starts[k+1]
+		if g < 0 || k == len(files) {
+			return nil, nil, fmt.Errorf("rffbeam: sample row %d beyond the %d rows", g, starts[len(files)])
+		}
+		refs = append(refs, rowRef{files[k], g - starts[k]})
+		want[files[k]] = append(want[files[k]], g-starts[k])
+	}
+	for f := range want {
+		slices.Sort(want[f])
+	}
+	return refs, want, nil
+}
