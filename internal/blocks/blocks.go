@@ -46,25 +46,26 @@ func Shard(n, S, s, chunk int) (r0, r1 int) {
 // projection scratch: for feature.Map.TransformBlock they then keep the projections of every row.
 func Map(m Mapper, X []float64, n, S, chunk int, projOut []float64, fn func(s int, z []float64, r0, rows int)) {
 	d, F, pts := m.Dim(), m.Features(), m.Points()
-	type scratch struct{ z, proj []float64 }
-	pool := sync.Pool{New: func() any {
-		c := min(chunk, n)
-		sc := &scratch{z: make([]float64, c*F)}
-		if projOut == nil {
-			sc.proj = make([]float64, c*pts)
-		}
-		return sc
-	}}
+	c := min(chunk, n)
 	parallel.For(S, 0, func(s int) {
 		r0, r1 := Shard(n, S, s, chunk)
 		if r1 <= r0 {
 			return
 		}
-		sc := pool.Get().(*scratch)
-		defer pool.Put(sc)
+		zb := getBuf(c * F)
+		defer putBuf(zb)
+		var pb *[]float64
+		if projOut == nil {
+			pb = getBuf(c * pts)
+			defer putBuf(pb)
+		}
 		for b := r0; b < r1; b += chunk {
 			r := min(chunk, r1-b)
-			z, proj := sc.z[:r*F], sc.proj
+			var proj []float64
+			if pb != nil {
+				proj = *pb
+			}
+			z := (*zb)[:r*F]
 			if projOut != nil {
 				proj = projOut[b*pts : (b+r)*pts]
 			}
@@ -73,6 +74,22 @@ func Map(m Mapper, X []float64, n, S, chunk int, projOut []float64, fn func(s in
 		}
 	})
 }
+
+// bufPool holds scratch buffers across calls of Map, so that a long run of calls (a streamed fit, a server) reuses
+// them instead of leaving a new set to the garbage collector at every call.
+var bufPool sync.Pool
+
+// getBuf returns a buffer of length n from the pool, or a new one.
+func getBuf(n int) *[]float64 {
+	if b, ok := bufPool.Get().(*[]float64); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]float64, n)
+	return &b
+}
+
+func putBuf(b *[]float64) { bufPool.Put(b) }
 
 // CheckData validates the shapes and values of a data set (X n×d, Y n×p); where prefixes the message.
 func CheckData(where string, X []float64, n, d int, Y []float64, p int) error {
