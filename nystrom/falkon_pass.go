@@ -1,0 +1,86 @@
+package nystrom
+
+import (
+	"fmt"
+
+	"github.com/rffkit/rff/internal/linalg"
+	"github.com/rffkit/rff/kernel"
+)
+
+// rowPass forms the products of K_NM (the kernel between the N rows of X and the M centres C) with vectors a block
+// of rows at a time: memory rows·M, never N·M. The blocks are processed in row order, each with kernel.Gram and
+// matrix products that use every core, so the sums are the same bits for every GOMAXPROCS (on one backend).
+type rowPass struct {
+	k       kernel.Kernel
+	X       []float64 // n×d
+	n, d    int
+	C       []float64 // M×d
+	M, rows int
+	kb, t   []float64 // a block of K_NM (rows×M) and of K_NM·V (rows×p)
+}
+
+// kernelBlock returns K(x_r0 … x_{r0+nb−1}, C) in the pass's buffer.
+func (r *rowPass) kernelBlock(r0, nb int) ([]float64, error) {
+	if r.kb == nil {
+		r.kb = make([]float64, r.rows*r.M)
+	}
+	kb := r.kb[:nb*r.M]
+	if err := kernel.Gram(kb, r.k, r.X[r0*r.d:(r0+nb)*r.d], nb, r.C, r.M, r.d); err != nil {
+		return nil, fmt.Errorf("nystrom: Falkon: %w", err)
+	}
+	return kb, nil
+}
+
+// first returns K_NMᵀY (M×p), the column sums K_NMᵀ1 (M) and, when sq is set, the squared column norms Σ_i K_ia².
+func (r *rowPass) first(Y []float64, p int, sq bool) (rhs, sum, sumsq []float64, err error) {
+	q := p + 1
+	acc := make([]float64, r.M*q) // [K_NMᵀY, K_NMᵀ1]
+	yb := make([]float64, r.rows*q)
+	if sq {
+		sumsq = make([]float64, r.M)
+	}
+	for r0 := 0; r0 < r.n; r0 += r.rows {
+		nb := min(r.rows, r.n-r0)
+		kb, err := r.kernelBlock(r0, nb)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for i := range nb {
+			copy(yb[i*q:i*q+p], Y[(r0+i)*p:(r0+i+1)*p])
+			yb[i*q+p] = 1
+		}
+		linalg.Gemm(true, false, r.M, q, nb, 1, kb, r.M, yb[:nb*q], q, 1, acc, q)
+		if sq {
+			for i := range nb {
+				for a, v := range kb[i*r.M : (i+1)*r.M] {
+					sumsq[a] += v * v
+				}
+			}
+		}
+	}
+	rhs, sum = make([]float64, r.M*p), make([]float64, r.M)
+	for a := range r.M {
+		copy(rhs[a*p:(a+1)*p], acc[a*q:a*q+p])
+		sum[a] = acc[a*q+p]
+	}
+	return rhs, sum, sumsq, nil
+}
+
+// gram sets dst = K_NMᵀ(K_NM V) for V (M×p).
+func (r *rowPass) gram(dst, V []float64, p int) error {
+	clear(dst[:r.M*p])
+	if len(r.t) < r.rows*p {
+		r.t = make([]float64, r.rows*p)
+	}
+	for r0 := 0; r0 < r.n; r0 += r.rows {
+		nb := min(r.rows, r.n-r0)
+		kb, err := r.kernelBlock(r0, nb)
+		if err != nil {
+			return err
+		}
+		t := r.t[:nb*p]
+		linalg.Gemm(false, false, nb, p, r.M, 1, kb, r.M, V, p, 0, t, p)
+		linalg.Gemm(true, false, r.M, p, nb, 1, kb, r.M, t, p, 1, dst, p)
+	}
+	return nil
+}

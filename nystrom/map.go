@@ -1,0 +1,305 @@
+package nystrom
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/linalg"
+	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
+	"github.com/rffkit/rff/internal/solve"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+)
+
+// DefaultThreshold is the relative eigenvalue threshold of a Map: eigenvalues λ_j ≤ 1e-12·λ_max of K_MM are dropped.
+// It sits a few orders of magnitude above the rounding of the eigendecomposition (about M·2⁻⁵³·λ_max), so that
+// what is kept is the matrix's and not the rounding's, and far below any eigenvalue that changes a kernel estimate
+// noticeably (dropping λ_j changes k̃ by at most λ_j).
+const DefaultThreshold = 1e-12
+
+// DefaultMaxBytes is the default memory budget for the O(M²) arrays of a Map or a Falkon fit: 4 GiB.
+const DefaultMaxBytes = 4 << 30
+
+// Map is the Nyström feature map ψ(x) = Λ^{-1/2}Uᵀk_M(x) on M landmarks (see the package documentation): M' ≤ M
+// features, ⟨ψ(x), ψ(y)⟩ = k_M(x)ᵀK_MM⁺k_M(y). It is a learn.Mapper; its methods are safe for concurrent use.
+type Map struct {
+	kern      kernel.Kernel
+	d, m, f   int       // input dimension, landmarks M, features M'
+	landmarks []float64 // M×d
+	norm      []float64 // M×M': U_r Λ_r^{-1/2}, columns in decreasing order of eigenvalue
+	eig       []float64 // the M' kept eigenvalues, decreasing
+	threshold float64
+	selection string
+	seed      uint64
+}
+
+// An Option changes how New and FromLandmarks build a map.
+type Option func(*options) error
+
+type options struct {
+	threshold float64
+	maxBytes  int64
+}
+
+// WithThreshold sets the relative eigenvalue threshold t: eigenvalues λ_j ≤ t·λ_max of K_MM are dropped. 0 keeps
+// every positive eigenvalue (K_MM's rounding errors then enter the features); it must be in [0, 1).
+func WithThreshold(t float64) Option {
+	return func(o *options) error {
+		if !(t >= 0 && t < 1) {
+			return fmt.Errorf("nystrom: threshold %v must be in [0, 1)", t)
+		}
+		o.threshold = t
+		return nil
+	}
+}
+
+// WithMaxBytes sets the memory budget for the O(M²) arrays the map needs while it is built (K_MM, its eigenvectors
+// and the normalization matrix: 3·8·M² bytes at most); 0 means DefaultMaxBytes, < 0 no limit.
+func WithMaxBytes(b int64) Option {
+	return func(o *options) error {
+		o.maxBytes = b
+		return nil
+	}
+}
+
+// New chooses M landmarks among the n rows of X (n×d, row-major) with s and the given seed, and builds the Nyström
+// map of kernel k on them. The map is the same for the same arguments, on every run and core count (on one
+// linear-algebra backend).
+func New(k kernel.Kernel, s Selector, X []float64, n, d, M int, seed uint64, opts ...Option) (*Map, error) {
+	if s == nil {
+		return nil, errors.New("nystrom.New: nil selector")
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBudget(M, o.maxBytes); err != nil {
+		return nil, err
+	}
+	idx, err := s.Select(k, X, n, d, M, seed)
+	if err != nil {
+		return nil, err
+	}
+	L, err := Gather(X, n, d, idx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := build(k, L, M, d, o)
+	if err != nil {
+		return nil, err
+	}
+	m.selection, m.seed = s.Name(), seed
+	return m, nil
+}
+
+// FromLandmarks builds the Nyström map of kernel k on the M landmarks given as the rows of landmarks (M×d,
+// row-major; copied).
+func FromLandmarks(k kernel.Kernel, landmarks []float64, M, d int, opts ...Option) (*Map, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if M < 1 {
+		return nil, fmt.Errorf("nystrom.FromLandmarks: M = %d landmarks, need at least 1", M)
+	}
+	if err := blocks.CheckX("nystrom.FromLandmarks: landmarks", landmarks, M, d); err != nil {
+		return nil, err
+	}
+	if err := checkBudget(M, o.maxBytes); err != nil {
+		return nil, err
+	}
+	m, err := build(k, append([]float64(nil), landmarks[:M*d]...), M, d, o)
+	if err != nil {
+		return nil, err
+	}
+	m.selection = "given"
+	return m, nil
+}
+
+func buildOptions(opts []Option) (options, error) {
+	o := options{threshold: DefaultThreshold}
+	for _, f := range opts {
+		if f == nil {
+			return o, errors.New("nystrom: nil option")
+		}
+		if err := f(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// checkBudget refuses maps whose three M×M arrays exceed the budget (0 = DefaultMaxBytes, < 0 none).
+func checkBudget(M int, budget int64) error {
+	if M < 1 {
+		return nil
+	}
+	if _, err := size.Floats("nystrom: K_MM", M, M); err != nil {
+		return err
+	}
+	if budget == 0 {
+		budget = DefaultMaxBytes
+	}
+	need := 3 * 8 * float64(M) * float64(M)
+	if budget > 0 && need > float64(budget) {
+		return fmt.Errorf("nystrom: M = %d landmarks need %s for K_MM and its eigendecomposition, over the budget of %s (WithMaxBytes)",
+			M, solve.Bytes(need), solve.Bytes(float64(budget)))
+	}
+	return nil
+}
+
+// build forms K_MM, eigendecomposes it and keeps the eigenpairs above the threshold.
+func build(k kernel.Kernel, L []float64, M, d int, o options) (*Map, error) {
+	if k == nil {
+		return nil, errors.New("nystrom: nil kernel")
+	}
+	K := make([]float64, M*M)
+	if err := kernel.Gram(K, k, L, M, L, M, d); err != nil {
+		return nil, fmt.Errorf("nystrom: %w", err)
+	}
+	for i, v := range K {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("nystrom: kernel %s is %v between landmarks %d and %d", k.Name(), v, i/M+1, i%M+1)
+		}
+	}
+	vals, vecs, err := linalg.EigenSym(M, K)
+	if err != nil {
+		return nil, fmt.Errorf("nystrom: eigendecomposition of K_MM: %w", err)
+	}
+	K = nil
+	top := vals[M-1]
+	if !(top > 0) {
+		return nil, fmt.Errorf("nystrom: the kernel matrix of the %d landmarks has no positive eigenvalue (largest %g)", M, top)
+	}
+	cut := o.threshold * top
+	var keep []int // indices into vals, decreasing
+	for j := M - 1; j >= 0; j-- {
+		if vals[j] > cut && vals[j] > 0 {
+			keep = append(keep, j)
+		}
+	}
+	f := len(keep)
+	norm := make([]float64, M*f)
+	eig := make([]float64, f)
+	for c, j := range keep {
+		eig[c] = vals[j]
+	}
+	parallel.For(M, 0, func(i int) {
+		row := vecs[i*M : (i+1)*M]
+		out := norm[i*f : (i+1)*f]
+		for c, j := range keep {
+			out[c] = row[j] / math.Sqrt(vals[j])
+		}
+	})
+	return &Map{kern: k, d: d, m: M, f: f, landmarks: L, norm: norm, eig: eig, threshold: o.threshold}, nil
+}
+
+// Dim is the input dimension d.
+func (m *Map) Dim() int { return m.d }
+
+// Features is the number of features M' ≤ M: the eigenvalues of K_MM above the threshold.
+func (m *Map) Features() int { return m.f }
+
+// Points is the scratch per row that TransformBlock needs: the M kernel values k_M(x).
+func (m *Map) Points() int { return m.m }
+
+// Centres is the number of landmarks M.
+func (m *Map) Centres() int { return m.m }
+
+// Kernel is the map's kernel.
+func (m *Map) Kernel() kernel.Kernel { return m.kern }
+
+// Landmarks returns a copy of the landmarks (M×d, row-major).
+func (m *Map) Landmarks() []float64 { return append([]float64(nil), m.landmarks...) }
+
+// Eigenvalues returns the M' eigenvalues of K_MM that were kept, in decreasing order.
+func (m *Map) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+
+// Threshold is the relative eigenvalue threshold the map was built with.
+func (m *Map) Threshold() float64 { return m.threshold }
+
+// Selection names how the landmarks were chosen: a Selector's name, "given" (FromLandmarks) or what Params recorded.
+func (m *Map) Selection() string { return m.selection }
+
+// Seed is the seed the landmarks were selected with (0 for given landmarks).
+func (m *Map) Seed() uint64 { return m.seed }
+
+// TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine (kernel.Gram and
+// the matrix product may use other cores). proj is scratch of length ≥ rows×Points() (nil to allocate): it receives
+// k_M(x) for each row. This is the unchecked hot path: it panics if a slice is too short; TransformRows checks.
+func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
+	if rows == 0 {
+		return
+	}
+	if len(proj) < rows*m.m {
+		proj = make([]float64, rows*m.m)
+	}
+	kx := proj[:rows*m.m]
+	if err := kernel.Gram(kx, m.kern, x[:rows*m.d], rows, m.landmarks, m.m, m.d); err != nil {
+		panic("nystrom: TransformBlock: " + err.Error())
+	}
+	linalg.Gemm(false, false, rows, m.f, m.m, 1, kx, m.m, m.norm, m.f, 0, dst[:rows*m.f], m.f)
+}
+
+// TransformRows maps the n rows of x (n×d) into dst (n×Features()), a block of rows at a time on all cores. It
+// returns an error for a nil or zero map, shapes that do not match, and NaN or infinite inputs.
+func (m *Map) TransformRows(dst, x []float64, n int) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	if err := blocks.CheckX("nystrom: TransformRows", x, n, m.d); err != nil {
+		return err
+	}
+	if !size.Is(len(dst), n, m.f) {
+		return fmt.Errorf("nystrom: TransformRows: len dst = %d, want %d×%d", len(dst), n, m.f)
+	}
+	rows := m.blockRows()
+	nb := (n + rows - 1) / rows
+	parallel.For(nb, 0, func(b int) {
+		r0 := b * rows
+		r := min(rows, n-r0)
+		m.TransformBlock(dst[r0*m.f:(r0+r)*m.f], x[r0*m.d:(r0+r)*m.d], r, nil)
+	})
+	return nil
+}
+
+// blockRows is the rows per block of TransformRows and Predict: about 8 MiB of kernel values, at least 16 rows.
+func (m *Map) blockRows() int { return max(16, min(blocks.Rows*4, (1<<20)/max(1, m.m))) }
+
+// check reports a nil or zero map.
+func (m *Map) check() error {
+	if m == nil || m.kern == nil || m.m < 1 || m.f < 1 {
+		return errors.New("nystrom: nil or zero map")
+	}
+	return nil
+}
+
+// Predict writes the predictions of a ridge fit on the map's features (learn.Ridge.Solve on the statistics of
+// learn.Accumulate(m, …)) for the n rows of X (n×d) into dst (n×P), mapping a block of rows at a time.
+func (m *Map) Predict(dst []float64, f *learn.Fit, X []float64, n int) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	if f == nil || f.F != m.f || f.P < 1 || len(f.Theta) != f.F*f.P || len(f.Bias) != f.P {
+		return errors.New("nystrom: Predict: the fit is not a ridge fit on this map's features")
+	}
+	if err := blocks.CheckX("nystrom: Predict", X, n, m.d); err != nil {
+		return err
+	}
+	if !size.Is(len(dst), n, f.P) {
+		return fmt.Errorf("nystrom: Predict: len dst = %d, want %d×%d", len(dst), n, f.P)
+	}
+	rows := m.blockRows()
+	nb := (n + rows - 1) / rows
+	parallel.For(nb, 0, func(b int) {
+		r0 := b * rows
+		r := min(rows, n-r0)
+		z := make([]float64, r*m.f)
+		m.TransformBlock(z, X[r0*m.d:(r0+r)*m.d], r, nil)
+		f.Predict(dst[r0*f.P:(r0+r)*f.P], z, r)
+	})
+	return nil
+}

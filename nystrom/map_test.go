@@ -1,0 +1,314 @@
+package nystrom
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+)
+
+// features maps X through m.
+func features(t testing.TB, m *Map, X []float64, n int) []float64 {
+	t.Helper()
+	Z := make([]float64, n*m.Features())
+	if err := m.TransformRows(Z, X, n); err != nil {
+		t.Fatal(err)
+	}
+	return Z
+}
+
+// approxGram returns ΨΨᵀ for the n×F features Z.
+func approxGram(Z []float64, n, F int) []float64 {
+	G := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			var s float64
+			for c := range F {
+				s += Z[i*F+c] * Z[j*F+c]
+			}
+			G[i*n+j] = s
+		}
+	}
+	return G
+}
+
+// exactnessTol bounds |ΨΨᵀ − K| entrywise when the landmarks are all the rows and nothing is dropped. The computed
+// eigendecomposition is that of K + E with ‖E‖ ≤ c·M·u·λ_max (backward stability), and ΨΨᵀ = K(K + E)⁻¹K =
+// K + E − 2E + E(K + E)⁻¹E: a first-order term of size ‖E‖, a second-order one ‖E‖²/λ_min; forming Ψ = K_NM·UΛ^{-1/2}
+// adds M·u·λ_max again (its error in direction j is scaled by λ_j^{-1/2} and multiplied by ψ's λ_j^{1/2}). kernel.Gram
+// itself is within 4e-13 of the pairwise kernel (its documented bound for the matrix-product path), once in K_NM and
+// once in K.
+func exactnessTol(M int, lmax, lmin float64) float64 {
+	e := float64(M) * u * lmax
+	return 4*e + 4*e*e/lmin + 8e-13
+}
+
+// With every row as a landmark and no eigenvalue dropped, ΨΨᵀ is K to rounding, for every kernel, on both Gram
+// paths (the pairwise loop at d = 3, the matrix product at d = 10).
+func TestExactWhenLandmarksAreAllRows(t *testing.T) {
+	for _, d := range []int{3, 10} {
+		n := 80
+		X, _ := uniformData(n, d, 1, 1)
+		for _, k := range allKernels(t, 0.4*math.Sqrt(float64(d))) {
+			m, err := FromLandmarks(k, X, n, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Features() != n || m.Centres() != n {
+				t.Fatalf("%s d=%d: %d features of %d landmarks, want all (an eigenvalue was dropped)", k.Name(), d, m.Features(), n)
+			}
+			G := approxGram(features(t, m, X, n), n, n)
+			K := gram(t, k, X, n, X, n, d)
+			e := m.Eigenvalues()
+			tol := exactnessTol(n, e[0], e[n-1])
+			worst := 0.0
+			for i := range G {
+				worst = max(worst, math.Abs(G[i]-K[i]))
+			}
+			if worst > tol {
+				t.Errorf("%s d=%d: max |ΨΨᵀ − K| = %.3g > %.3g (λ_max %.3g, λ_min %.3g)", k.Name(), d, worst, tol, e[0], e[n-1])
+			}
+		}
+	}
+}
+
+// Repeated landmarks make K_MM singular: the map drops the null directions, reports M' < M features, and is still
+// exact on the rows the landmarks span.
+func TestRankDeficientLandmarks(t *testing.T) {
+	n, d := 30, 3
+	X, _ := uniformData(n, d, 1, 2)
+	L := append(append([]float64(nil), X...), X[:10*d]...) // 40 landmarks, 30 distinct
+	for _, k := range []kernel.Kernel{kernel.Gaussian{S: 0.5}, kernel.Matern{Nu: 1.5, S: 0.5}, kernel.ArcCos{Order: 1}} {
+		m, err := FromLandmarks(k, L, 40, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Centres() != 40 || m.Features() != 30 {
+			t.Fatalf("%s: %d features of %d landmarks, want 30 of 40", k.Name(), m.Features(), m.Centres())
+		}
+		G := approxGram(features(t, m, X, n), n, 30)
+		K := gram(t, k, X, n, X, n, d)
+		e := m.Eigenvalues()
+		// The dropped eigenvalues are rounding (≤ c·M·u·λ_max); each changes an entry by at most its size.
+		tol := exactnessTol(40, e[0], e[len(e)-1]) + DefaultThreshold*e[0]
+		worst := 0.0
+		for i := range G {
+			worst = max(worst, math.Abs(G[i]-K[i]))
+		}
+		if worst > tol {
+			t.Errorf("%s: max |ΨΨᵀ − K| = %.3g > %.3g", k.Name(), worst, tol)
+		}
+	}
+}
+
+// A coarse threshold drops eigenvalues: then K − ΨΨᵀ = Σ_dropped λ_j u_j u_jᵀ, whose trace is the sum of the dropped
+// eigenvalues and whose entries are at most the largest of them.
+func TestThresholdDropsEigenvalues(t *testing.T) {
+	n, d := 60, 2
+	X, _ := uniformData(n, d, 1, 3)
+	k := kernel.Gaussian{S: 0.5}
+	const thr = 1e-4
+	m, err := FromLandmarks(k, X, n, d, WithThreshold(thr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := gram(t, k, X, n, X, n, d)
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(n, append([]float64(nil), K...)), false) {
+		t.Fatal("eigenvalues")
+	}
+	vals := es.Values(nil)
+	var dropped, largest float64
+	kept := 0
+	for _, v := range vals {
+		if v > thr*vals[n-1] {
+			kept++
+		} else {
+			dropped += v
+			largest = max(largest, v)
+		}
+	}
+	if m.Features() != kept || kept == n {
+		t.Fatalf("%d features, want %d of %d", m.Features(), kept, n)
+	}
+	G := approxGram(features(t, m, X, n), n, kept)
+	var tr float64
+	worst := 0.0
+	for i := range n {
+		tr += K[i*n+i] - G[i*n+i]
+		for j := range n {
+			worst = max(worst, math.Abs(K[i*n+j]-G[i*n+j]))
+		}
+	}
+	tol := exactnessTol(n, vals[n-1], vals[n-kept])
+	if math.Abs(tr-dropped) > float64(n)*tol {
+		t.Errorf("tr(K − ΨΨᵀ) = %.6g, the dropped eigenvalues sum to %.6g", tr, dropped)
+	}
+	if worst > largest+tol {
+		t.Errorf("max |K − ΨΨᵀ| = %.3g > the largest dropped eigenvalue %.3g", worst, largest)
+	}
+}
+
+// Ridge regression on Nyström features (learn.Accumulate + learn.Ridge) gives the predictions of the direct solve of
+// the restricted kernel ridge regression problem, with and without intercept, for every kernel.
+func TestNystromRidgeIsRestrictedKRR(t *testing.T) {
+	n, d, p, M, nt := 300, 4, 2, 40, 50
+	X, Y := uniformData(n, d, p, 4)
+	Xt, _ := uniformData(nt, d, 1, 5)
+	for _, k := range allKernels(t, 0.8) {
+		for _, intercept := range []bool{false, true} {
+			const lambda = 1e-4
+			m, err := New(k, Uniform{}, X, n, d, M, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Features() != M {
+				t.Fatalf("%s: %d features of %d landmarks", k.Name(), m.Features(), M)
+			}
+			st, err := learn.Accumulate(m, X, n, Y, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fit, err := learn.Ridge{Lambda: lambda, Intercept: intercept}.Solve(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]float64, nt*p)
+			if err := m.Predict(got, fit, Xt, nt); err != nil {
+				t.Fatal(err)
+			}
+			want, cond := directKRR(t, k, m.Landmarks(), M, d, X, n, Y, p, lambda, intercept, Xt, nt)
+			// Both solves are backward stable on systems with condition number cond (the ridge one on a system
+			// congruent to it by Λ^{-1/2}Uᵀ, which K_MM's conditioning bounds): forward errors ≤ c·M·u·cond each.
+			e := m.Eigenvalues()
+			tol := 4 * float64(M) * u * (cond + e[0]/e[len(e)-1])
+			if r := relDiff(got, want); r > tol || math.IsNaN(r) {
+				t.Errorf("%s intercept=%v: relative difference %.3g > %.3g (cond %.3g)", k.Name(), intercept, r, tol, cond)
+			}
+		}
+	}
+}
+
+// The same seed gives the same map (bit for bit), concurrent transforms agree with a sequential one, and the explicit
+// parameters rebuild the map exactly.
+func TestDeterminismConcurrencyParams(t *testing.T) {
+	n, d, M := 500, 5, 30
+	X, _ := uniformData(n, d, 1, 6)
+	k := kernel.Gaussian{S: 1}
+	for _, s := range []Selector{Uniform{}, KMeansPP{}, Leverage{}} {
+		a, err := New(k, s, X, n, d, M, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := New(k, s, X, n, d, M, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pa, pb := a.Params(), b.Params()
+		if !slices.Equal(pa.Landmarks, pb.Landmarks) || !slices.Equal(pa.Norm, pb.Norm) {
+			t.Errorf("%s: the same seed gave different maps", s.Name())
+		}
+		c, err := New(k, s, X, n, d, M, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(c.Params().Landmarks, pa.Landmarks) {
+			t.Errorf("%s: seeds 11 and 12 gave the same landmarks", s.Name())
+		}
+		want := features(t, a, X, n)
+		var wg sync.WaitGroup
+		errs := make([]bool, 8)
+		for g := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				z := make([]float64, n*a.Features())
+				if err := a.TransformRows(z, X, n); err != nil || !slices.Equal(z, want) {
+					errs[g] = true
+				}
+			}()
+		}
+		wg.Wait()
+		if slices.Contains(errs, true) {
+			t.Errorf("%s: concurrent TransformRows calls differ from a sequential one", s.Name())
+		}
+		// Blocks of other sizes sum the M terms of each feature in another order (another matrix-product kernel):
+		// the same features to within 2·M·u·Σ_j |k(c_j, x)|·|N_jc|.
+		F := a.Features()
+		z := make([]float64, 7*F)
+		kx := make([]float64, 7*M)
+		for r0 := 0; r0+7 <= n; r0 += 37 {
+			a.TransformBlock(z, X[r0*d:(r0+7)*d], 7, kx)
+			for i := range 7 {
+				for c := range F {
+					var bound float64
+					for j := range M {
+						bound += math.Abs(kx[i*M+j] * a.norm[j*F+c])
+					}
+					if diff := math.Abs(z[i*F+c] - want[(r0+i)*F+c]); diff > 2*float64(M)*u*bound {
+						t.Fatalf("%s: row %d feature %d: a block of 7 rows gives %.17g, TransformRows %.17g", s.Name(), r0+i, c, z[i*F+c], want[(r0+i)*F+c])
+					}
+				}
+			}
+		}
+		r, err := FromParams(k, pa)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := features(t, r, X, n); !slices.Equal(got, want) {
+			t.Errorf("%s: the map rebuilt from its parameters computes other features", s.Name())
+		}
+		if r.Selection() != s.Name() || r.Seed() != 11 || r.Features() != a.Features() {
+			t.Errorf("%s: rebuilt map reports %q, seed %d, %d features", s.Name(), r.Selection(), r.Seed(), r.Features())
+		}
+	}
+}
+
+// FromParams refuses parameters that do not describe a map, or that belong to another kernel or bandwidth.
+func TestFromParamsRefuses(t *testing.T) {
+	n, d, M := 200, 3, 20
+	X, _ := uniformData(n, d, 1, 8)
+	k := kernel.Gaussian{S: 0.7}
+	m, err := New(k, Uniform{}, X, n, d, M, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := m.Params()
+	for name, k2 := range map[string]kernel.Kernel{
+		"bandwidth 1% wider": kernel.Gaussian{S: 0.707}, "laplacian": kernel.Laplacian{S: 0.7}, "arccos1": kernel.ArcCos{Order: 1},
+	} {
+		if _, err := FromParams(k2, good); err == nil {
+			t.Errorf("FromParams accepted the parameters of a Gaussian map for %s", name)
+		}
+	}
+	bad := map[string]func(p *Params){
+		"zero":             func(p *Params) { *p = Params{} },
+		"short landmarks":  func(p *Params) { p.Landmarks = p.Landmarks[1:] },
+		"short norm":       func(p *Params) { p.Norm = p.Norm[:len(p.Norm)-1] },
+		"M' > M":           func(p *Params) { p.Features = p.Centres + 1 },
+		"NaN landmark":     func(p *Params) { p.Landmarks[3] = math.NaN() },
+		"Inf in norm":      func(p *Params) { p.Norm[5] = math.Inf(1) },
+		"eigenvalue order": func(p *Params) { p.Eigenvalues[0], p.Eigenvalues[1] = p.Eigenvalues[1], p.Eigenvalues[0] },
+		"threshold 1":      func(p *Params) { p.Threshold = 1 },
+		"scaled norm":      func(p *Params) { p.Norm[0] *= 2 },
+	}
+	for name, f := range bad {
+		p := m.Params()
+		f(&p)
+		if _, err := FromParams(k, p); err == nil {
+			t.Errorf("FromParams accepted parameters with %s", name)
+		}
+	}
+	if _, err := FromParams(k, good); err != nil {
+		t.Errorf("FromParams refused the map's own parameters: %v", err)
+	}
+	var nilMap *Map
+	if p := nilMap.Params(); p.Centres != 0 || p.Landmarks != nil {
+		t.Error("a nil map has non-zero parameters")
+	}
+}
