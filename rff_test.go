@@ -18,15 +18,15 @@ import (
 func goldenData(name string) string {
 	switch {
 	case strings.HasPrefix(name, "cls-"):
-		return "testdata/data/cls.csv"
+		return "testdata/generated/cls.csv"
 	case name == "hermite":
-		return "testdata/data/herm_test.csv"
+		return "testdata/generated/herm_test.csv"
 	case name == "ovk-dec":
-		return "testdata/data/multitask.csv"
+		return "testdata/generated/multitask.csv"
 	case strings.HasPrefix(name, "ovk-"):
-		return "testdata/data/curl.csv"
+		return "testdata/generated/curl.csv"
 	}
-	return "testdata/data/reg.csv"
+	return "testdata/generated/reg.csv"
 }
 
 func readCSV(t *testing.T, path string) [][]string {
@@ -135,13 +135,13 @@ func testGolden(t *testing.T, version, f string) {
 
 // TestRoundTripBits: a fitted model and the same model saved and loaded predict the same bits, for every kind.
 func TestRoundTripBits(t *testing.T) {
-	reg, err := dataset.Load("testdata/data/reg.csv", dataset.Options{})
+	reg, err := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cls, _ := dataset.Load("testdata/data/cls.csv", dataset.Options{})
-	curl, _ := dataset.Load("testdata/data/curl.csv", dataset.Options{Target: "none"})
-	multi, _ := dataset.Load("testdata/data/multitask.csv", dataset.Options{Target: "none"})
+	cls, _ := dataset.Load("testdata/generated/cls.csv", dataset.Options{})
+	curl, _ := dataset.Load("testdata/generated/curl.csv", dataset.Options{Target: "none"})
+	multi, _ := dataset.Load("testdata/generated/multitask.csv", dataset.Options{Target: "none"})
 	field := []string{"y1", "y2", "y3", "y4", "y5"}
 	tests := []struct {
 		name string
@@ -200,7 +200,7 @@ func TestRoundTripBits(t *testing.T) {
 
 // TestColumnsByName: permuted input columns give identical predictions; a missing column is an error naming it.
 func TestColumnsByName(t *testing.T) {
-	data, _ := dataset.Load("testdata/data/reg.csv", dataset.Options{})
+	data, _ := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
 	m, err := Fit(Config{Points: 32, Lambda: 1e-4}, data)
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +249,7 @@ func mustPredict(t *testing.T, m *Model, d *dataset.Data) *Prediction {
 // whose columns differ in scale by 10× are curl-free (‖J − Jᵀ‖/‖J‖) and divergence-free (|tr J|/‖J‖) in the raw
 // coordinates to rounding; per-column standardization is refused for them.
 func TestFieldsInRawCoordinates(t *testing.T) {
-	curl, _ := dataset.Load("testdata/data/curl.csv", dataset.Options{Target: "none"})
+	curl, _ := dataset.Load("testdata/generated/curl.csv", dataset.Options{Target: "none"})
 	field := []string{"y1", "y2", "y3", "y4", "y5"}
 	// Stretch input 3 by 10: the field f(x) = ∇g(x) becomes ∇ of g(x₁, x₂, x₃/10, …), i.e. y3 / 10.
 	for i := range curl.N {
@@ -296,7 +296,7 @@ func TestFieldsInRawCoordinates(t *testing.T) {
 
 // TestLoadInconsistent: a model file whose checksum is valid but whose content contradicts itself is an error.
 func TestLoadInconsistent(t *testing.T) {
-	data, _ := dataset.Load("testdata/data/reg.csv", dataset.Options{})
+	data, _ := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
 	m, err := Fit(Config{Points: 8, Lambda: 1e-4}, data)
 	if err != nil {
 		t.Fatal(err)

@@ -101,7 +101,7 @@ func TestTuneMatchesBruteForce(t *testing.T) {
 
 // TestMedianDefault: without σ the fit uses the median heuristic, the same for a fit in memory and a streamed fit.
 func TestMedianDefault(t *testing.T) {
-	data, err := dataset.Load("testdata/data/reg.csv", dataset.Options{})
+	data, err := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestMedianDefault(t *testing.T) {
 	if got := m.Info().Sigma; got != want {
 		t.Errorf("σ = %v, the median heuristic gives %v", got, want)
 	}
-	ms, err := FitCSV(Config{Points: 16, Lambda: 1e-4}, "testdata/data/reg.csv", StreamOptions{ChunkRows: 7})
+	ms, err := FitCSV(Config{Points: 16, Lambda: 1e-4}, "testdata/generated/reg.csv", StreamOptions{ChunkRows: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // TestUncertainty: a model fitted with uncertainty predicts the ridge mean, its predictive standard deviations equal
 // the posterior's computed from the statistics directly, and both survive saving and loading bit for bit.
 func TestUncertainty(t *testing.T) {
-	data, err := dataset.Load("testdata/data/reg.csv", dataset.Options{})
+	data, err := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +96,11 @@ func TestUncertainty(t *testing.T) {
 // memory to the rounding of the differently ordered sums.
 func TestStreamUncertainty(t *testing.T) {
 	cfg := Config{Points: 16, Lambda: 1e-3, Sigma: 2, Uncertainty: true}
-	ms, err := FitCSV(cfg, "testdata/data/reg.csv", StreamOptions{ChunkRows: 7})
+	ms, err := FitCSV(cfg, "testdata/generated/reg.csv", StreamOptions{ChunkRows: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := dataset.Load("testdata/data/reg.csv", dataset.Options{})
+	data, _ := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
 	m, err := Fit(cfg, data)
 	if err != nil {
 		t.Fatal(err)

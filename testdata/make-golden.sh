@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/${1:?usage: make-golden.sh DIR}"
 RFF=${RFF:-rff}
 export RFF_BLAS=go # the deterministic pure-Go kernel: the tests compare predictions bit for bit on it
-D=../data
+D=../generated
 fit() { name=$1; shift; "$RFF" fit --out "$name.rff" "$@" > /dev/null; }
 fit ridge-sr        --data $D/reg.csv -D 16 --lambda 1e-4
 fit ridge-g         --data $D/reg.csv -D 16 --lambda 1e-4 --rule g --kernel laplacian --sigma 2

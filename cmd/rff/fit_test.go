@@ -428,7 +428,7 @@ func TestInconsistentModelFile(t *testing.T) {
 		sum := sha256.Sum256(b)
 		path := filepath.Join(t.TempDir(), "bad.rff")
 		os.WriteFile(path, append(b, sum[:]...), 0o644)
-		code, out, errOut := runCLI("eval", "--model", path, "--data", "../../testdata/data/reg.csv")
+		code, out, errOut := runCLI("eval", "--model", path, "--data", "../../testdata/generated/reg.csv")
 		if code != 2 || strings.Count(errOut, "\n") != 1 || out != "" || strings.Contains(errOut, "goroutine") {
 			t.Errorf("%s: exit %d, stderr %q", c.to, code, errOut)
 		}
