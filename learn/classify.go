@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/optimize"
 
-	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
@@ -172,8 +171,8 @@ func (c Classifier) Fit(Z []float64, n, F int, labels []int, K int) (*Fit, error
 
 // FitMap maps the n rows of X (n×d, d = m.Dim()) through m into an in-memory feature matrix (refusing more than
 // MaxBytes) and trains the classifier on it.
-func (c Classifier) FitMap(m *feature.Map, X []float64, n int, labels []int, K int) (*Fit, error) {
-	if m == nil {
+func (c Classifier) FitMap(m Mapper, X []float64, n int, labels []int, K int) (*Fit, error) {
+	if isNil(m) {
 		return nil, errors.New("learn.Classifier.FitMap: nil feature map")
 	}
 	if err := c.validate(n, m.Features(), labels, K); err != nil {
@@ -189,8 +188,8 @@ func (c Classifier) FitMap(m *feature.Map, X []float64, n int, labels []int, K i
 // Features maps the n rows of X (n×d, d = m.Dim()) through m on all cores and returns the n×F feature matrix,
 // refusing (with an error stating the bytes needed) a matrix larger than maxBytes (0 means
 // DefaultFeatureMaxBytes).
-func Features(m *feature.Map, X []float64, n int, maxBytes int64) ([]float64, error) {
-	if m == nil {
+func Features(m Mapper, X []float64, n int, maxBytes int64) ([]float64, error) {
+	if isNil(m) {
 		return nil, errors.New("learn.Features: nil feature map")
 	}
 	if err := blocks.CheckX("learn.Features", X, n, m.Dim()); err != nil {

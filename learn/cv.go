@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
@@ -69,8 +68,8 @@ func LogGrid(lo, hi float64, count int) []float64 {
 // in flight); the k + 1 fold and total statistics take (k + 1)·F² values.
 //
 // Every λ must be finite and > 0; k must satisfy 2 ≤ k ≤ n.
-func CrossValidate(m *feature.Map, X []float64, n int, Y []float64, p int, k int, lambdas []float64, intercept bool) (*CVResult, error) {
-	if m == nil {
+func CrossValidate(m Mapper, X []float64, n int, Y []float64, p int, k int, lambdas []float64, intercept bool) (*CVResult, error) {
+	if isNil(m) {
 		return nil, errors.New("learn.CrossValidate: nil feature map")
 	}
 	d, F := m.Dim(), m.Features()

@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
@@ -251,7 +250,7 @@ func (p *Posterior) Std(dst, Z []float64, rows int, noise bool) error {
 
 // StdMap is Std on the features of the n rows of X (n×d, d = m.Dim()), mapped block by block; m must be the map
 // of the statistics.
-func (p *Posterior) StdMap(dst []float64, m *feature.Map, X []float64, n int, noise bool) error {
+func (p *Posterior) StdMap(dst []float64, m Mapper, X []float64, n int, noise bool) error {
 	const where = "learn.Posterior.StdMap"
 	if err := p.checkMap(where, m, X, n); err != nil {
 		return err
@@ -386,7 +385,7 @@ func (p *Posterior) Sample(dst, Z []float64, rows, K int, seed uint64) error {
 
 // SampleMap is Sample on the features of the n rows of X (n×d, d = m.Dim()), mapped block by block; m must be the
 // map of the statistics. dst is K×n×P.
-func (p *Posterior) SampleMap(dst []float64, m *feature.Map, X []float64, n, K int, seed uint64) error {
+func (p *Posterior) SampleMap(dst []float64, m Mapper, X []float64, n, K int, seed uint64) error {
 	const where = "learn.Posterior.SampleMap"
 	if err := p.checkMap(where, m, X, n); err != nil {
 		return err
@@ -481,11 +480,11 @@ func (p *Posterior) checkRows(where string, Z []float64, rows int) error {
 }
 
 // checkMap checks p, the map and the inputs of the *Map methods.
-func (p *Posterior) checkMap(where string, m *feature.Map, X []float64, n int) error {
+func (p *Posterior) checkMap(where string, m Mapper, X []float64, n int) error {
 	if err := p.check(where); err != nil {
 		return err
 	}
-	if m == nil {
+	if isNil(m) {
 		return fmt.Errorf("%s: nil feature map", where)
 	}
 	if m.Features() != p.Fit.F {

@@ -119,11 +119,11 @@ func (f *Fit) Predict(dst, Z []float64, rows int) {
 
 // PredictMap maps the n rows of X (n×d, d = m.Dim()) through m block by block and writes the predictions into
 // dst (n×P). m must be the map the model was fitted with.
-func (f *Fit) PredictMap(dst []float64, m *feature.Map, X []float64, n int) error {
+func (f *Fit) PredictMap(dst []float64, m Mapper, X []float64, n int) error {
 	if err := f.check("learn.Fit.PredictMap"); err != nil {
 		return err
 	}
-	if m == nil {
+	if isNil(m) {
 		return errors.New("learn.Fit.PredictMap: nil feature map")
 	}
 	if m.Features() != f.F {
@@ -277,18 +277,18 @@ func (r Ridge) solve(s *Stats, inPlace bool) (*Fit, error) {
 
 // FitMap fits the model on the features of X (n×d) through m against Y (n×p). In Double precision (and in Auto
 // when Mixed does not pay) it accumulates the statistics ([Accumulate]) and solves them in place; in Mixed precision
-// it forms ZᵀZ in float32 and refines the solution against the float64 features, recomputed from their stored
+// it forms ZᵀZ in float32 (for a *feature.Map; other maps always accumulate in float64) and refines the solution against the float64 features, recomputed from their stored
 // projections (see [Precision]), falling back to Double when the system is too ill-conditioned for that —
 // SolveStats.Method says which ran ("mixed" or "cholesky") and SolveStats.Note why a fallback happened.
-func (r Ridge) FitMap(m *feature.Map, X []float64, n int, Y []float64, p int) (*Fit, error) {
-	if m == nil {
+func (r Ridge) FitMap(m Mapper, X []float64, n int, Y []float64, p int) (*Fit, error) {
+	if isNil(m) {
 		return nil, errors.New("learn.Ridge.FitMap: nil feature map")
 	}
 	if err := r.validParams(); err != nil {
 		return nil, fmt.Errorf("learn.Ridge.FitMap: %w", err)
 	}
-	if r.mixed(n, m.Features(), m.Points()) {
-		return r.fitMixed(m, X, n, Y, p)
+	if fm, ok := m.(*feature.Map); ok && r.mixed(n, m.Features(), m.Points()) {
+		return r.fitMixed(fm, X, n, Y, p)
 	}
 	acc := newAccumulator(m, p)
 	acc.Progress = r.Progress

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/feature"
 )
 
 // TestRidgeOptimum checks first-order optimality of the ridge objective
@@ -308,5 +310,59 @@ func TestRidgeProgress(t *testing.T) {
 		if !slices.Equal(got.Theta, want.Theta) || !slices.Equal(got.Bias, want.Bias) {
 			t.Errorf("%v: the fit with Progress differs from the fit without", prec)
 		}
+	}
+}
+
+// opaqueMap hides the concrete type of a *feature.Map, so the learners take their generic Mapper paths.
+type opaqueMap struct{ m *feature.Map }
+
+func (o opaqueMap) Dim() int      { return o.m.Dim() }
+func (o opaqueMap) Features() int { return o.m.Features() }
+func (o opaqueMap) Points() int   { return o.m.Points() }
+func (o opaqueMap) TransformBlock(z, x []float64, rows int, proj []float64) {
+	o.m.TransformBlock(z, x, rows, proj)
+}
+
+// TestAnyMapper checks that FitMap, PredictMap, CrossValidate and Features accept any Mapper and give, through a
+// map whose concrete type they cannot see, the bits they give for the *feature.Map itself: the same rows are mapped
+// by the same code and reduced in the same order.
+func TestAnyMapper(t *testing.T) {
+	const n, d, D, p = 300, 3, 24, 2
+	X, Y := regression(n, d, p, 0.1, 7)
+	m := gaussMap(t, d, D, 1, 3)
+	for _, tc := range []struct {
+		name string
+		run  func(Mapper) ([]float64, error)
+	}{
+		{"FitMap+PredictMap", func(mp Mapper) ([]float64, error) {
+			fit, err := Ridge{Lambda: 1e-3, Intercept: true}.FitMap(mp, X, n, Y, p)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]float64, n*p)
+			return out, fit.PredictMap(out, mp, X, n)
+		}},
+		{"CrossValidate", func(mp Mapper) ([]float64, error) {
+			cv, err := CrossValidate(mp, X, n, Y, p, 3, []float64{1e-4, 1e-2}, true)
+			if err != nil {
+				return nil, err
+			}
+			return cv.MSE, nil
+		}},
+		{"Features", func(mp Mapper) ([]float64, error) { return Features(mp, X, n, 0) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := tc.run(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tc.run(opaqueMap{m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("through an opaque Mapper: %v, want %v", got[:min(4, len(got))], want[:min(4, len(want))])
+			}
+		})
 	}
 }
