@@ -90,6 +90,13 @@
 //     the protocol of Munkhoeva et al., "Quadrature-based features for kernel
 //     approximation" (NeurIPS 2018); the maximum absolute value is used if
 //     that maximum is not positive;
+//   - isotropic: centre every column and divide all of them by one common
+//     factor;
+//   - pca:K and pca-whiten:K (the last step): project onto the K leading
+//     principal directions of the previous steps' output (K an integer, or a
+//     fraction such as 0.99 of the variance to keep), dividing each by its
+//     standard deviation when whitening; the data then have OutDim() = K
+//     columns (see Step.PCA for the formula and the sign convention);
 //   - none.
 //
 // Each step is fitted on the output of the previous ones. The fitted

@@ -6,9 +6,10 @@ import (
 	"strings"
 )
 
-// Step is one preprocessing step. Every step maps column j affinely,
+// Step is one preprocessing step. Every step but PCA maps column j affinely,
 // x ← (x − Shift[j]) / Scale[j] with Scale[j] > 0, with parameters fitted on
-// training data.
+// training data; a PCA step ("pca:K", "pca-whiten:K", see [Step.PCA]) projects
+// the columns onto K principal directions.
 type Step string
 
 // The preprocessing steps.
@@ -51,6 +52,9 @@ func ParseSteps(s string) ([]Step, error) {
 		}
 		steps = append(steps, st)
 	}
+	if err := checkChain(steps); err != nil {
+		return nil, err
+	}
 	return steps, nil
 }
 
@@ -59,17 +63,28 @@ func (st Step) check() error {
 	case StepStandardize, StepMinMax, StepMaxScale, StepIsotropic, StepNone:
 		return nil
 	}
-	return fmt.Errorf("unknown preprocessing step %q (want standardize, minmax, maxscale, isotropic or none)", string(st))
+	if st.PCA() {
+		_, err := st.pca()
+		return err
+	}
+	return fmt.Errorf("unknown preprocessing step %q (want standardize, minmax, maxscale, isotropic, pca:K, pca-whiten:K or none)", string(st))
 }
 
 // StepParams are the fitted parameters of one step: column j is mapped by
 // x ← (x − Shift[j]) / Scale[j]. Shift and Scale are nil for StepNone and have
 // length D otherwise (StepMaxScale repeats its one global scale D times and
-// has Shift all 0).
+// has Shift all 0). A PCA step maps the D columns u to K by
+// p_k = Σ_j Components[k·D+j]·(u_j − Shift[j]) / Scale[k]: Shift (length D) is
+// the mean of u, Components (K×D, row-major) the principal directions,
+// Variances (K) the eigenvalues λ_k of the covariance of u, TotalVariance its
+// trace, and Scale (K) is 1 or √λ_k (whitening).
 type StepParams struct {
-	Step  Step      `json:"step"`
-	Shift []float64 `json:"shift,omitempty"`
-	Scale []float64 `json:"scale,omitempty"`
+	Step          Step      `json:"step"`
+	Shift         []float64 `json:"shift,omitempty"`
+	Scale         []float64 `json:"scale,omitempty"`
+	Components    []float64 `json:"components,omitempty"`
+	Variances     []float64 `json:"variances,omitempty"`
+	TotalVariance float64   `json:"total_variance,omitempty"`
 }
 
 // Scaler is a fitted chain of preprocessing steps for data with D columns. Its
@@ -88,7 +103,9 @@ type Scaler struct {
 // Every step is a per-column affine map with a positive scale, so the mean,
 // standard deviation, minimum and maximum of each column after a step follow
 // exactly from those before it: FitScaler computes them in two passes over x
-// (a corrected two-pass variance) and never copies the data.
+// (a corrected two-pass variance) and never copies the data. A PCA step (the
+// last) takes one more pass, which accumulates the covariance of the output of
+// the previous steps in blocks of rows.
 func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 	if n < 1 || d < 1 {
 		return nil, fmt.Errorf("preprocess: need at least one row and one column, have %d×%d", n, d)
@@ -104,6 +121,9 @@ func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 		}
 		s.Params[k].Step = st
 		need = need || st != StepNone
+	}
+	if err := checkChain(steps); err != nil {
+		return nil, err
 	}
 	if !need {
 		return s, nil
@@ -145,11 +165,19 @@ func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 		mean[j] += sd[j] / float64(n) // corrects the rounding of the first pass
 	}
 
-	return scalerFromStats(steps, d, mean, std, lo, hi)
+	s, err := scalerFromStats(steps, d, mean, std, lo, hi)
+	if err != nil || !s.HasPCA() {
+		return s, err
+	}
+	if err := s.fitPCA(x, n, d, mean); err != nil { // mean now holds the means of the PCA step's input
+		return nil, err
+	}
+	return s, nil
 }
 
 // scalerFromStats fits the steps from the column statistics of the raw data (mean, population standard deviation,
-// minimum, maximum), which it overwrites.
+// minimum, maximum), which it overwrites with those of the output of the last affine step. It leaves the parameters
+// of a PCA step empty (FitScaler fits them).
 func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler, error) {
 	s := &Scaler{Steps: append([]Step(nil), steps...), D: d, Params: make([]StepParams, len(steps))}
 	for k, st := range steps {
@@ -159,7 +187,7 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 		s.Params[k].Step = st
 	}
 	for k, st := range steps {
-		if st == StepNone {
+		if st == StepNone || st.PCA() {
 			continue
 		}
 		shift := make([]float64, d)
@@ -226,8 +254,12 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 
 // Isotropic reports whether every step maps all columns by one common positive factor (and a shift): maxscale,
 // isotropic and none. Such preprocessing changes the geometry of the inputs only by a translation and a uniform
-// scaling, which curl-free and divergence-free vector fields survive; [Scaler.Factor] gives the factor.
+// scaling, which curl-free and divergence-free vector fields survive; [Scaler.Factor] gives the factor. A scaler
+// with a PCA step is not isotropic (it changes the number of columns).
 func (s *Scaler) Isotropic() bool {
+	if s.HasPCA() {
+		return false
+	}
 	for _, p := range s.Params {
 		for _, c := range p.Scale {
 			if c != p.Scale[0] {
@@ -251,8 +283,9 @@ func (s *Scaler) Factor() float64 {
 }
 
 // Validate checks that the scaler is consistent (known steps, parameter
-// lengths equal to D, finite parameters, positive scales), e.g. after it was
-// decoded from a model file.
+// lengths equal to D, finite parameters, positive scales; for a PCA step, the
+// last, orthonormal components to a rounding bound), e.g. after it was decoded
+// from a model file.
 func (s *Scaler) Validate() error {
 	if s.D < 1 {
 		return fmt.Errorf("preprocess: scaler has D = %d", s.D)
@@ -267,6 +300,18 @@ func (s *Scaler) Validate() error {
 		p := s.Params[k]
 		if p.Step != st {
 			return fmt.Errorf("preprocess: step %d is %q but its parameters are for %q", k+1, st, p.Step)
+		}
+		if st.PCA() {
+			if k != len(s.Steps)-1 {
+				return fmt.Errorf("preprocess: step %d (%s) is not the last", k+1, st)
+			}
+			if err := validatePCA(k+1, p, s.D); err != nil {
+				return err
+			}
+			continue
+		}
+		if p.Components != nil || p.Variances != nil || p.TotalVariance != 0 {
+			return fmt.Errorf("preprocess: step %d (%s) has PCA parameters", k+1, st)
 		}
 		if st == StepNone {
 			if p.Shift != nil || p.Scale != nil {
@@ -287,11 +332,17 @@ func (s *Scaler) Validate() error {
 }
 
 // Apply transforms the row-major n×d data x in place by the fitted steps, in
-// order. It panics if d != s.D or len(x) < n*d (check s.D against the data
-// first where the data come from a user).
+// order. After a PCA step the result has OutDim() columns: it is the first
+// n×OutDim() values of x (the rest is left unspecified). It panics if
+// d != s.D or len(x) < n*d (check s.D against the data first where the data
+// come from a user).
 func (s *Scaler) Apply(x []float64, n, d int) {
 	s.checkDims(x, n, d)
 	for _, p := range s.Params {
+		if p.Step.PCA() {
+			applyPCA(p, x, n, d)
+			continue
+		}
 		if p.Shift == nil {
 			continue
 		}
@@ -306,11 +357,18 @@ func (s *Scaler) Apply(x []float64, n, d int) {
 
 // Invert undoes Apply in place (up to rounding): the steps are inverted in
 // reverse order, x ← x·Scale[j] + Shift[j]. It is useful for a scaler fitted
-// on regression targets (d = 1). It panics like Apply.
+// on regression targets (d = 1). With a PCA step, x holds n×OutDim()
+// components in its first values and receives n×d rows, the reconstruction
+// from the kept components (the orthogonal projection onto them, exact when
+// OutDim() = d). It panics like Apply.
 func (s *Scaler) Invert(x []float64, n, d int) {
 	s.checkDims(x, n, d)
 	for k := len(s.Params) - 1; k >= 0; k-- {
 		p := s.Params[k]
+		if p.Step.PCA() {
+			invertPCA(p, x, n, d)
+			continue
+		}
 		if p.Shift == nil {
 			continue
 		}

@@ -287,10 +287,15 @@ func (a *ScalerAccumulator) Add(x []float64, n int) error {
 }
 
 // Scaler fits the steps on the rows added so far; it returns what FitScaler on all those rows would, up to
-// rounding.
+// rounding. It refuses a PCA step (ErrPCAStream): the accumulator holds no covariance.
 func (a *ScalerAccumulator) Scaler(steps []Step) (*Scaler, error) {
 	if a.n < 1 {
 		return nil, fmt.Errorf("preprocess: need at least one row and one column, have %d×%d", a.n, a.d)
+	}
+	for _, st := range steps {
+		if st.PCA() {
+			return nil, ErrPCAStream
+		}
 	}
 	mean := slices.Clone(a.mean)
 	std := make([]float64, a.d)

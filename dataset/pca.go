@@ -1,0 +1,351 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rffkit/rff/internal/linalg"
+)
+
+// A principal component analysis (PCA) step, "pca:K" or "pca-whiten:K", projects the output u of the previous
+// steps (d columns) onto the K leading eigenvectors v_1, …, v_K of its population covariance
+// C = (1/n) Σ_i (u_i − ū)(u_i − ū)ᵀ, with eigenvalues λ_1 ≥ … ≥ λ_K:
+//
+//	p_k = v_kᵀ(u − ū) / s_k,   s_k = 1 (pca) or s_k = √λ_k (pca-whiten),
+//
+// so that the training data leave it with mean 0, uncorrelated columns and variances λ_k (pca) or 1 (pca-whiten).
+// K is an integer 1 ≤ K ≤ d, or a fraction 0 < f < 1 written with a decimal point ("pca:0.99"): the smallest K with
+// λ_1 + … + λ_K ≥ f·(λ_1 + … + λ_d), the share of the variance kept. Eigenvectors are defined up to sign; each is
+// stored with its component of largest magnitude positive (the first such component on a tie). A PCA step must be
+// the last step; it changes the number of columns from d to K (Scaler.OutDim).
+
+// pcaPrefix and whitenPrefix start the names of PCA steps.
+const (
+	pcaPrefix    = "pca:"
+	whitenPrefix = "pca-whiten:"
+)
+
+// pcaSpec is a parsed PCA step: K components, or the smallest number keeping the share Frac of the variance.
+type pcaSpec struct {
+	K      int
+	Frac   float64
+	Whiten bool
+}
+
+// PCA reports whether st is a principal component step ("pca:K" or "pca-whiten:K").
+func (st Step) PCA() bool {
+	return strings.HasPrefix(string(st), pcaPrefix) || strings.HasPrefix(string(st), whitenPrefix)
+}
+
+// pca parses a PCA step.
+func (st Step) pca() (pcaSpec, error) {
+	s := string(st)
+	var p pcaSpec
+	switch {
+	case strings.HasPrefix(s, whitenPrefix):
+		p.Whiten, s = true, s[len(whitenPrefix):]
+	case strings.HasPrefix(s, pcaPrefix):
+		s = s[len(pcaPrefix):]
+	default:
+		return p, fmt.Errorf("preprocessing step %q is not a PCA step", string(st))
+	}
+	bad := fmt.Errorf("preprocessing step %q: want pca:K or pca-whiten:K with an integer K ≥ 1 (components kept) or a fraction 0 < f < 1 such as 0.99 (share of the variance kept)", string(st))
+	if strings.Contains(s, ".") {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(f > 0 && f < 1) {
+			return p, bad
+		}
+		p.Frac = f
+		return p, nil
+	}
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 1 {
+		return p, bad
+	}
+	p.K = k
+	return p, nil
+}
+
+// checkChain checks that a PCA step, if any, is the last one.
+func checkChain(steps []Step) error {
+	for k, st := range steps {
+		if st.PCA() && k != len(steps)-1 {
+			return fmt.Errorf("preprocessing step %q must be the last step (it changes the number of columns); put it at the end of the list", string(st))
+		}
+	}
+	return nil
+}
+
+// ErrPCAStream is returned when a PCA step is asked of statistics accumulated block by block (ScalerAccumulator),
+// which hold the columns' moments but not their covariance.
+var ErrPCAStream = errors.New("preprocess: a pca step needs the covariance of the inputs, which a streamed or distributed fit does not accumulate; load the data in memory (without --stream) or drop the pca step")
+
+// OutDim is the number of columns Apply produces: K after a PCA step, D otherwise.
+func (s *Scaler) OutDim() int {
+	if n := len(s.Params); n > 0 && s.Params[n-1].Step.PCA() {
+		return len(s.Params[n-1].Scale)
+	}
+	return s.D
+}
+
+// HasPCA reports whether the scaler ends with a PCA step.
+func (s *Scaler) HasPCA() bool { return len(s.Params) > 0 && s.Params[len(s.Params)-1].Step.PCA() }
+
+// Jacobian returns the OutDim()×D matrix ∂x'_k/∂x_j of the preprocessing x → x' (row-major); it is the same at
+// every x, every step being affine. Without a PCA step it is diagonal, 1/Π Scale[j] over the steps.
+func (s *Scaler) Jacobian() []float64 {
+	d := s.D
+	c := make([]float64, d)
+	for j := range c {
+		c[j] = 1
+	}
+	for _, p := range s.Params {
+		if p.Shift == nil || p.Step.PCA() {
+			continue
+		}
+		for j := range c {
+			c[j] /= p.Scale[j]
+		}
+	}
+	K := s.OutDim()
+	J := make([]float64, K*d)
+	if !s.HasPCA() {
+		for j := range d {
+			J[j*d+j] = c[j]
+		}
+		return J
+	}
+	p := s.Params[len(s.Params)-1]
+	for k := range K {
+		for j := range d {
+			J[k*d+j] = p.Components[k*d+j] * c[j] / p.Scale[k]
+		}
+	}
+	return J
+}
+
+// ExplainedVariance returns the share of the variance of its input that the PCA step keeps,
+// (λ_1 + … + λ_K)/(λ_1 + … + λ_d), and 1 for a scaler without one.
+func (s *Scaler) ExplainedVariance() float64 {
+	if !s.HasPCA() {
+		return 1
+	}
+	p := s.Params[len(s.Params)-1]
+	var kept float64
+	for _, v := range p.Variances {
+		kept += v
+	}
+	if p.TotalVariance == 0 {
+		return 1
+	}
+	return kept / p.TotalVariance
+}
+
+// pcaBlock is the number of rows whose cross products are accumulated at a time.
+const pcaBlock = 256
+
+// fitPCA fits the PCA step (the last of s.Steps) on the n×d raw data x, whose output through the previous steps
+// has the column means mean: it accumulates the covariance of that output in blocks of rows (two-pass, with the
+// rounding correction of the mean), diagonalizes it and keeps the leading components.
+func (s *Scaler) fitPCA(x []float64, n, d int, mean []float64) error {
+	last := len(s.Steps) - 1
+	spec, err := s.Steps[last].pca()
+	if err != nil {
+		return err
+	}
+	if spec.K > d {
+		return fmt.Errorf("preprocessing step %q keeps %d components of %d columns; use K ≤ %d", string(s.Steps[last]), spec.K, d, d)
+	}
+	prev := &Scaler{Steps: s.Steps[:last], D: d, Params: s.Params[:last]}
+	C := make([]float64, d*d)
+	sum := make([]float64, d)
+	buf := make([]float64, pcaBlock*d)
+	for i0 := 0; i0 < n; i0 += pcaBlock {
+		b := min(pcaBlock, n-i0)
+		blk := buf[:b*d]
+		copy(blk, x[i0*d:(i0+b)*d])
+		prev.Apply(blk, b, d)
+		for i := range b {
+			row := blk[i*d : (i+1)*d]
+			for j := range row {
+				row[j] -= mean[j]
+				sum[j] += row[j]
+			}
+		}
+		linalg.Syrk(d, b, 1, blk, d, 1, C, d)
+	}
+	fn := float64(n)
+	for i := range d {
+		for j := i; j < d; j++ {
+			v := (C[i*d+j] - sum[i]*sum[j]/fn) / fn
+			C[i*d+j], C[j*d+i] = v, v
+		}
+	}
+	var total float64
+	for j := range d {
+		total += C[j*d+j]
+	}
+	values, vectors, err := linalg.EigenSym(d, C)
+	if err != nil {
+		return fmt.Errorf("preprocess: pca: %w", err)
+	}
+	lam := make([]float64, d) // descending, clamped at 0
+	for k := range d {
+		lam[k] = max(0, values[d-1-k])
+	}
+	K := spec.K
+	if spec.Frac > 0 {
+		var all float64
+		for _, v := range lam {
+			all += v
+		}
+		K = d
+		var acc float64
+		for k, v := range lam {
+			acc += v
+			if acc >= spec.Frac*all {
+				K = k + 1
+				break
+			}
+		}
+	}
+	p := StepParams{Step: s.Steps[last], Shift: append([]float64(nil), mean...), Scale: make([]float64, K),
+		Components: make([]float64, K*d), Variances: append([]float64(nil), lam[:K]...), TotalVariance: total}
+	for k := range K {
+		col := d - 1 - k
+		v := p.Components[k*d : (k+1)*d]
+		big := 0
+		for j := range d {
+			v[j] = vectors[j*d+col]
+			if math.Abs(v[j]) > math.Abs(v[big]) {
+				big = j
+			}
+		}
+		if v[big] < 0 {
+			for j := range v {
+				v[j] = -v[j]
+			}
+		}
+		p.Scale[k] = 1
+		if spec.Whiten {
+			// A direction of variance within the rounding of the covariance (d·u·λ_1) is numerically null: whitening
+			// would amplify rounding errors into unit-variance noise.
+			if !(lam[k] > float64(d)*0x1p-52*lam[0]) {
+				if k == 0 {
+					return fmt.Errorf("preprocessing step %q: the inputs are constant; there is nothing to whiten", string(s.Steps[last]))
+				}
+				return fmt.Errorf("preprocessing step %q: component %d has variance %.3g, numerically zero (the inputs have rank %d); whiten fewer components (pca-whiten:%d) or use pca without whitening", string(s.Steps[last]), k+1, lam[k], k, k)
+			}
+			p.Scale[k] = math.Sqrt(lam[k])
+		}
+	}
+	s.Params[last] = p
+	return nil
+}
+
+// applyPCA projects the n rows of x (n×d, the output of the previous steps) in place: the first n×K values of x
+// receive the components. Row i's output occupies x[i·K:(i+1)·K], which lies within rows ≤ i of the input, so the
+// rows are read before they are overwritten.
+func applyPCA(p StepParams, x []float64, n, d int) {
+	K := len(p.Scale)
+	row := make([]float64, d)
+	for i := range n {
+		for j := range d {
+			row[j] = x[i*d+j] - p.Shift[j]
+		}
+		for k := range K {
+			v := p.Components[k*d : (k+1)*d]
+			var s float64
+			for j, e := range row {
+				s += v[j] * e
+			}
+			x[i*K+k] = s / p.Scale[k]
+		}
+	}
+}
+
+// invertPCA maps the n×K components in the first n·K values of x back to the input of the step,
+// u = ū + Σ_k s_k·p_k·v_k (the orthogonal projection of the original row onto the kept components), filling x as
+// n×d. Rows are written from the last, whose input lies at or before its output.
+func invertPCA(p StepParams, x []float64, n, d int) {
+	K := len(p.Scale)
+	in := make([]float64, K)
+	for i := n - 1; i >= 0; i-- {
+		copy(in, x[i*K:(i+1)*K])
+		row := x[i*d : (i+1)*d]
+		copy(row, p.Shift)
+		for k, c := range in {
+			c *= p.Scale[k]
+			v := p.Components[k*d : (k+1)*d]
+			for j := range row {
+				row[j] += c * v[j]
+			}
+		}
+	}
+}
+
+// validatePCA checks the parameters of a PCA step (step k, 1-based, on d columns): sizes, finite values, the
+// scales of the step's kind, non-negative decreasing variances, and columns orthonormal to a rounding bound.
+func validatePCA(k int, p StepParams, d int) error {
+	spec, err := p.Step.pca()
+	if err != nil {
+		return err
+	}
+	K := len(p.Scale)
+	switch {
+	case K < 1 || K > d || (spec.K > 0 && spec.K != K):
+		return fmt.Errorf("preprocess: step %d (%s) has %d components for %d columns", k, p.Step, K, d)
+	case len(p.Shift) != d || len(p.Components) != K*d || len(p.Variances) != K:
+		return fmt.Errorf("preprocess: step %d (%s) has %d shifts, %d component values and %d variances, want %d, %d×%d and %d", k, p.Step, len(p.Shift), len(p.Components), len(p.Variances), d, K, d, K)
+	case !(p.TotalVariance >= 0) || math.IsInf(p.TotalVariance, 0):
+		return fmt.Errorf("preprocess: step %d (%s): total variance %v", k, p.Step, p.TotalVariance)
+	}
+	for _, a := range [][]float64{p.Shift, p.Components} {
+		for _, v := range a {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("preprocess: step %d (%s): a parameter is %v", k, p.Step, v)
+			}
+		}
+	}
+	var kept float64
+	for c, v := range p.Variances {
+		if !(v >= 0) || math.IsInf(v, 0) || (c > 0 && v > p.Variances[c-1]) {
+			return fmt.Errorf("preprocess: step %d (%s): variance %d is %v; want finite, non-negative, decreasing", k, p.Step, c+1, v)
+		}
+		want := 1.0
+		if spec.Whiten {
+			want = math.Sqrt(v)
+		}
+		if p.Scale[c] != want || !(want > 0) {
+			return fmt.Errorf("preprocess: step %d (%s): component %d has scale %v, want %v", k, p.Step, c+1, p.Scale[c], want)
+		}
+		kept += v
+	}
+	// The eigenvalues sum to the trace; each is computed within a few d·u·λ_1 of the exact one.
+	if kept > p.TotalVariance*(1+float64(4*d)*0x1p-52)+float64(4*d)*0x1p-52*p.Variances[0] {
+		return fmt.Errorf("preprocess: step %d (%s): the kept variances sum to %v, more than the total %v", k, p.Step, kept, p.TotalVariance)
+	}
+	// Eigenvectors from a backward-stable symmetric eigensolver are orthonormal to a small multiple of d·u; the
+	// inner product of two of them is computed with a further error of at most d·u. 16·d·u bounds both.
+	tol := float64(16*d) * 0x1p-52
+	for a := range K {
+		va := p.Components[a*d : (a+1)*d]
+		for b := a; b < K; b++ {
+			vb := p.Components[b*d : (b+1)*d]
+			var s float64
+			for j := range d {
+				s += va[j] * vb[j]
+			}
+			if a == b {
+				s--
+			}
+			if math.Abs(s) > tol {
+				return fmt.Errorf("preprocess: step %d (%s): components %d and %d are not orthonormal (inner product off by %.3g)", k, p.Step, a+1, b+1, s)
+			}
+		}
+	}
+	return nil
+}
