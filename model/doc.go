@@ -18,7 +18,10 @@
 // map is stored by its explicit parameters — its points (dense, or the parameters of a structured operator: the
 // signs of SORF's Hadamard blocks, the radii, butterfly angles, permutations and signs of an SR(3,3) rule; see
 // rule.Stored), per-point scales, weights, zero-node weight, phases and the ORFF matrices B(ω) — so that reading
-// never depends on how a release draws random points. The features of a fixed probe input ([ProbeInput]) are stored as a
+// never depends on how a release draws random points. A Nyström map (PointsKind "nystrom", [NystromKind]) stores
+// its landmarks, the normalization U Λ^{-1/2} and the kept eigenvalues of K_MM as "points/landmarks",
+// "points/norm" and "points/eigenvalues", with the header's "landmarks" (how they were chosen) and "threshold" (the
+// relative eigenvalue threshold of the rank truncation). The features of a fixed probe input ([ProbeInput]) are stored as a
 // self-check that the rebuilt map computes what the writer computed.
 //
 // Version 1 stored five unnamed arrays (theta, bias, probe, train_x, alpha) and the map only by its seed: a reader

@@ -66,9 +66,23 @@ type Header struct {
 	// PosteriorN and PosteriorDF (version 2) are the rows and effective parameters of a posterior (NoiseVar).
 	PosteriorN  int     `json:"posterior_n,omitempty"`
 	PosteriorDF float64 `json:"posterior_df,omitempty"`
-	// PointsKind (version 2) is how the points are stored: "dense", "sorf" or "sr-butterfly" (rule.Stored).
-	PointsKind string         `json:"points_kind,omitempty"`
-	Extra      map[string]any `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
+	// PointsKind (version 2) is how the points are stored: "dense", "sorf" or "sr-butterfly" (rule.Stored), or
+	// "nystrom" for a Nyström map (see NystromKind).
+	PointsKind string `json:"points_kind,omitempty"`
+	// Landmarks and Threshold (Nyström maps) are how the landmarks were chosen ("uniform", "kmeans++",
+	// "leverage"; informative) and the relative eigenvalue threshold of the rank truncation.
+	Landmarks string         `json:"landmarks,omitempty"`
+	Threshold float64        `json:"threshold,omitempty"`
+	Extra     map[string]any `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
+}
+
+// MapDim is the input dimension of the map (or of the exact model's training rows): the number of columns the
+// preprocessing produces, Dim unless it ends with a PCA step.
+func (h *Header) MapDim() int {
+	if h.Preprocess != nil {
+		return h.Preprocess.OutDim()
+	}
+	return h.Dim
 }
 
 // Model is a model file's content: its header and its arrays. Version is the format version it was read from (0 for
@@ -450,14 +464,17 @@ func (m *Model) checkKind() error {
 	} else if h.A != nil || h.Rank != 0 || m.B != nil {
 		return errors.New("model: a scalar model with operator-valued parameters (A, rank or B)")
 	}
+	if h.PointsKind == NystromKind || h.Rule == NystromKind || h.Landmarks != "" || h.Threshold != 0 {
+		return m.checkNystrom()
+	}
 	if h.Exact {
 		switch {
 		case m.Theta != nil || m.Probe != nil || mapArrays:
 			return errors.New("model: an exact model with feature-map arrays (theta, probe or map parameters)")
 		case h.Rule != "" || h.Points != 0 || h.Features != 0 || h.Form != "":
 			return errors.New("model: an exact model with a feature-map configuration (rule, points, features or form)")
-		case len(m.TrainX) == 0 || len(m.TrainX)%h.Dim != 0 || len(m.Alpha) != len(m.TrainX)/h.Dim*h.Outputs:
-			return fmt.Errorf("model: exact model arrays do not match (X %d values, α %d, d=%d, outputs=%d)", len(m.TrainX), len(m.Alpha), h.Dim, h.Outputs)
+		case h.MapDim() < 1 || len(m.TrainX) == 0 || len(m.TrainX)%h.MapDim() != 0 || len(m.Alpha) != len(m.TrainX)/h.MapDim()*h.Outputs:
+			return fmt.Errorf("model: exact model arrays do not match (X %d values, α %d, d=%d, outputs=%d)", len(m.TrainX), len(m.Alpha), h.MapDim(), h.Outputs)
 		case h.Task == "hermite":
 			return errors.New("model: a hermite model is not exact")
 		}
@@ -482,8 +499,10 @@ func (m *Model) checkKind() error {
 		}
 		return nil
 	}
-	n, d := h.Points, h.Dim
+	n, d := h.Points, h.MapDim()
 	switch {
+	case d < 1:
+		return fmt.Errorf("model: map dimension %d", d)
 	case int64(n)*int64(d) > maxArray:
 		return fmt.Errorf("model: %d points in dimension %d", n, d)
 	case len(m.Weights) != n:
@@ -533,8 +552,8 @@ func (m *Model) checkPoints() error {
 			return fmt.Errorf("model: points of kind %s need the array %q", h.PointsKind, n)
 		}
 	}
-	if p := m.Points["points"]; h.PointsKind == "dense" && len(p) != h.Points*h.Dim {
-		return fmt.Errorf("model: %d point coordinates for %d points in dimension %d", len(p), h.Points, h.Dim)
+	if p := m.Points["points"]; h.PointsKind == "dense" && len(p) != h.Points*h.MapDim() {
+		return fmt.Errorf("model: %d point coordinates for %d points in dimension %d", len(p), h.Points, h.MapDim())
 	}
 	for k, a := range m.Points {
 		for i, v := range a {

@@ -248,8 +248,10 @@ func TestSaveAtomic(t *testing.T) {
 // parsers and the consistency checks instead of stopping at the checksum: decoding never panics, and whatever decodes
 // passes Check and re-encodes to a file that decodes to the same model.
 func FuzzDecode(f *testing.F) {
-	good, _ := Encode(sample())
-	f.Add(good[:len(good)-sha256.Size])
+	for _, m := range []*Model{sample(), nystromSample()} {
+		good, _ := Encode(m)
+		f.Add(good[:len(good)-sha256.Size])
+	}
 	for _, g := range []string{"ridge-sr", "ovk-curl", "exact", "cls-simplex"} {
 		if b, err := os.ReadFile("../testdata/v1/" + g + ".rff"); err == nil {
 			f.Add(b[:len(b)-sha256.Size])

@@ -1,0 +1,82 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// NystromKind is the PointsKind (and Rule) of a Nyström map ψ(x) = Λ^{-1/2}Uᵀk_M(x) on M landmarks (Williams &
+// Seeger 2001; docs/conventions.md, "The Nyström map as stored"). Such a file has Points = M landmarks, Features =
+// M' ≤ M (the eigenvalues of K_MM kept by the relative threshold Threshold), Form empty, no weights, scales, phases
+// or zero node, and three arrays of points:
+//
+//	points/landmarks    M×d   the landmarks, in the preprocessed coordinates, row-major
+//	points/norm         M×M'  the normalization U Λ^{-1/2}, row-major: ψ(x) = normᵀ k_M(x)
+//	points/eigenvalues  M'    the kept eigenvalues of K_MM, positive and decreasing (norm's column order)
+//
+// θ (M'×P) holds the weights on ψ, whether the fit was ridge on the features or FALKON (whose coefficients α on
+// k_M are stored as θ = Λ Normᵀ α, the same function on the kept eigenspace).
+const NystromKind = "nystrom"
+
+// NystromArrays are the names of the point arrays of a Nyström map.
+var NystromArrays = []string{"eigenvalues", "landmarks", "norm"}
+
+// Landmark selections a Nyström file may name.
+var landmarkSelections = []string{"", "uniform", "kmeans++", "leverage", "given"}
+
+// checkNystrom checks a Nyström map's header and arrays against each other.
+func (m *Model) checkNystrom() error {
+	h := &m.Header
+	M, d, f := h.Points, h.Dim, h.Features
+	switch {
+	case h.PointsKind != NystromKind || h.Rule != NystromKind:
+		return fmt.Errorf("model: a Nyström map needs rule and points kind %q (have %q and %q)", NystromKind, h.Rule, h.PointsKind)
+	case h.Exact || h.OVK != "":
+		return errors.New("model: a Nyström map on an exact or vector-valued model")
+	case h.Task == "hermite":
+		return errors.New("model: a hermite model on a Nyström map")
+	case M < 1 || f < 1 || f > M:
+		return fmt.Errorf("model: a Nyström map of rank M' = %d on M = %d landmarks (need 1 ≤ M' ≤ M)", f, M)
+	case int64(M)*int64(d) > maxArray || int64(M)*int64(f) > maxArray:
+		return fmt.Errorf("model: %d landmarks in dimension %d", M, d)
+	case !(h.Threshold >= 0 && h.Threshold < 1):
+		return fmt.Errorf("model: Nyström threshold %v is not in [0, 1)", h.Threshold)
+	case !slices.Contains(landmarkSelections, h.Landmarks):
+		return fmt.Errorf("model: unknown landmark selection %q", h.Landmarks)
+	case h.Form != "" || h.Zero != 0 || m.Weights != nil || m.Scale != nil || m.Phase != nil || m.B != nil:
+		return errors.New("model: a Nyström map with the parameters of a random feature map (form, zero node, weights, scales, phases or B)")
+	case m.TrainX != nil || m.Alpha != nil:
+		return errors.New("model: a Nyström map with exact-model arrays (train_x, alpha)")
+	case len(m.Theta) != f*h.Outputs || len(m.Probe) != f:
+		return fmt.Errorf("model: weights do not match (θ %d values, probe %d, F=%d, outputs=%d)", len(m.Theta), len(m.Probe), f, h.Outputs)
+	case m.Version == 1:
+		return errors.New("model: a version-1 file with a Nyström map")
+	}
+	if len(m.Points) != len(NystromArrays) {
+		return fmt.Errorf("model: %d arrays of points for a Nyström map, want %v", len(m.Points), NystromArrays)
+	}
+	want := map[string]int{"landmarks": M * d, "norm": M * f, "eigenvalues": f}
+	for name, n := range want {
+		a, ok := m.Points[name]
+		if !ok {
+			return fmt.Errorf("model: a Nyström map needs the array %q", pointsPrefix+name)
+		}
+		if len(a) != n {
+			return fmt.Errorf("model: %s%s has %d values, want %d (M = %d, M' = %d, d = %d)", pointsPrefix, name, len(a), n, M, f, d)
+		}
+		for i, v := range a {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("model: %s%s[%d] is %v", pointsPrefix, name, i, v)
+			}
+		}
+	}
+	eig := m.Points["eigenvalues"]
+	for j, v := range eig {
+		if !(v > 0) || (j > 0 && v > eig[j-1]) {
+			return fmt.Errorf("model: the Nyström eigenvalues are not positive and decreasing (value %d is %v)", j+1, v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package model
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+// nystromSample is a consistent version-2 regression on a Nyström map of M = 3 landmarks in 2 dimensions, rank 2.
+func nystromSample() *Model {
+	return &Model{
+		Header: Header{Task: "regression", Kernel: "gaussian", Sigma: 1.5, Rule: NystromKind, PointsKind: NystromKind,
+			Seed: 7, Points: 3, Dim: 2, Features: 2, Outputs: 1, Intercept: true, Lambda: 1e-3, Landmarks: "uniform",
+			Threshold: 1e-12},
+		Theta: []float64{1, 2},
+		Bias:  []float64{0.5},
+		Probe: []float64{0.1, 0.2},
+		Points: map[string][]float64{
+			"landmarks":   {0, 0, 1, 0, 0, 1},
+			"norm":        {0.5, 0.1, 0.4, -0.2, 0.3, 0.3},
+			"eigenvalues": {2, 0.5},
+		},
+	}
+}
+
+// TestNystromKind: a Nyström file round-trips, and one whose fields contradict each other is refused.
+func TestNystromKind(t *testing.T) {
+	m := nystromSample()
+	got, err := Decode(encode(t, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Header, m.Header) || !reflect.DeepEqual(got.Points, m.Points) {
+		t.Fatal("round trip changed the model")
+	}
+	tests := []struct {
+		name string
+		edit func(m *Model)
+	}{
+		{"rank above M", func(m *Model) { m.Features = 4; m.Theta = make([]float64, 4); m.Probe = make([]float64, 4) }},
+		{"rank zero", func(m *Model) { m.Features = 0 }},
+		{"norm short", func(m *Model) { m.Points["norm"] = m.Points["norm"][:5] }},
+		{"landmarks short", func(m *Model) { m.Points["landmarks"] = m.Points["landmarks"][:4] }},
+		{"eigenvalues long", func(m *Model) { m.Points["eigenvalues"] = []float64{3, 2, 1} }},
+		{"eigenvalue negative", func(m *Model) { m.Points["eigenvalues"][1] = -1 }},
+		{"eigenvalues increasing", func(m *Model) { m.Points["eigenvalues"] = []float64{0.5, 2} }},
+		{"NaN norm", func(m *Model) { m.Points["norm"][2] = math.NaN() }},
+		{"infinite landmark", func(m *Model) { m.Points["landmarks"][0] = math.Inf(-1) }},
+		{"missing array", func(m *Model) { delete(m.Points, "norm") }},
+		{"extra array", func(m *Model) { m.Points["points"] = []float64{1} }},
+		{"rule of random features", func(m *Model) { m.Rule = "g" }},
+		{"kind of random features", func(m *Model) { m.PointsKind = "dense" }},
+		{"landmarks without kind", func(m *Model) { m.Rule, m.PointsKind = "g", "dense" }},
+		{"threshold", func(m *Model) { m.Threshold = 1 }},
+		{"unknown selection", func(m *Model) { m.Landmarks = "psychic" }},
+		{"form", func(m *Model) { m.Form = "cossin" }},
+		{"weights", func(m *Model) { m.Weights = []float64{1, 1, 1} }},
+		{"zero node", func(m *Model) { m.Zero = 0.5 }},
+		{"exact", func(m *Model) { m.Exact = true }},
+		{"exact arrays", func(m *Model) { m.TrainX, m.Alpha = []float64{1, 2}, []float64{1} }},
+		{"vector-valued", func(m *Model) { m.OVK = "curl-free" }},
+		{"hermite", func(m *Model) { m.Task = "hermite" }},
+		{"theta length", func(m *Model) { m.Theta = m.Theta[:1] }},
+		{"probe length", func(m *Model) { m.Probe = m.Probe[:1] }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := nystromSample()
+			tc.edit(m)
+			if _, err := Decode(encodeRaw(t, m)); err == nil {
+				t.Error("decoded")
+			}
+			if _, err := Encode(m); err == nil {
+				t.Error("encoded")
+			}
+		})
+	}
+}
