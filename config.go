@@ -75,7 +75,10 @@ type Config struct {
 	// Preprocess is a comma list of dataset steps fitted on the training inputs and stored in the model
 	// ("standardize", "minmax", "maxscale", "isotropic", "none"). The default is "standardize", and "isotropic" for
 	// curl-free, divergence-free and Helmholtz kernels, which accept only steps that scale every input by one common
-	// factor: then the fitted field is curl-/divergence-free in the raw coordinates too.
+	// factor: then the fitted field is curl-/divergence-free in the raw coordinates too. A last step "pca:K" or
+	// "pca-whiten:K" projects the preprocessed inputs onto their K leading principal components (K an integer, or a
+	// fraction such as 0.99 of the variance to keep; dataset.Step.PCA): the map then sees K inputs while the model
+	// still reads the raw named columns. Field kernels and hermite models refuse it.
 	Preprocess string
 	// OVK selects vector-valued regression with an operator-valued kernel: "decomposable", "curl-free", "div-free"
 	// or "helmholtz:w" (docs/conventions.md §4). Targets names the output columns of the data, which must be
@@ -264,6 +267,15 @@ func (c Config) resolve() (*settings, error) {
 			if st == dataset.StepStandardize || st == dataset.StepMinMax {
 				return nil, fmt.Errorf("preprocessing %q scales each input column by its own factor, which breaks the curl-free/divergence-free structure of the %s kernel in the raw coordinates; use isotropic (the default), maxscale or none", st, s.OVK)
 			}
+		}
+	}
+	for _, st := range s.steps {
+		switch {
+		case !st.PCA():
+		case s.field:
+			return nil, fmt.Errorf("preprocessing %q projects the inputs onto principal components, so the %s kernel would model a vector field on the components, not on the input space; drop the pca step", st, s.OVK)
+		case s.Task == "hermite":
+			return nil, fmt.Errorf("preprocessing %q projects the inputs onto principal components; a hermite model learns from derivatives in the raw coordinates, which do not determine those along the components; drop the pca step", st)
 		}
 	}
 	return s, nil

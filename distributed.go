@@ -47,6 +47,9 @@ func PreprocessSteps(cfg Config) ([]dataset.Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	if hasPCA(s.steps) {
+		return nil, dataset.ErrPCAStream
+	}
 	return s.steps, nil
 }
 

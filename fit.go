@@ -106,18 +106,24 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	}
 	X := append([]float64(nil), raw.X...)
 	sc.Apply(X, raw.N, raw.D)
-	n, d := raw.N, raw.D
-	if err := checkMagnitude(X, d, raw.Names); err != nil {
+	// d is the dimension the map sees: the number of principal components after a PCA step, raw.D otherwise.
+	n, d := raw.N, sc.OutDim()
+	X = X[:n*d]
+	colNames := raw.Names
+	if d != raw.D {
+		colNames = nil // the columns are principal components
+	}
+	if err := checkMagnitude(X, d, colNames); err != nil {
 		return nil, err
 	}
 	names := raw.Names
 	if names == nil {
-		names = make([]string, d)
+		names = make([]string, raw.D)
 		for j := range names {
 			names[j] = fmt.Sprintf("x%d", j+1)
 		}
 	}
-	h := model.Header{Task: s.Task, Exact: s.Exact, Seed: s.Seed, Dim: d, Intercept: true, Names: names, Preprocess: sc}
+	h := model.Header{Task: s.Task, Exact: s.Exact, Seed: s.Seed, Dim: raw.D, Intercept: true, Names: names, Preprocess: sc}
 	f := &model.Model{Version: model.Version}
 
 	// Targets.

@@ -128,7 +128,7 @@ func fromFile(f *model.Model) (*Model, error) {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	if h.Exact {
-		m.krr = &learn.KRRFit{Kernel: k, X: f.TrainX, N: len(f.TrainX) / h.Dim, Dim: h.Dim, P: h.Outputs,
+		m.krr = &learn.KRRFit{Kernel: k, X: f.TrainX, N: len(f.TrainX) / h.MapDim(), Dim: h.MapDim(), P: h.Outputs,
 			Alpha: f.Alpha, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
 		return m, nil
 	}
@@ -141,7 +141,7 @@ func fromFile(f *model.Model) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
-		if m.fmap, err = feature.New(k, r, h.Dim, h.Points, h.Seed, feature.WithForm(form)); err != nil {
+		if m.fmap, err = feature.New(k, r, h.MapDim(), h.Points, h.Seed, feature.WithForm(form)); err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
 	} else {
@@ -154,7 +154,7 @@ func fromFile(f *model.Model) (*Model, error) {
 		return nil, fmt.Errorf("model: the map has %d features, the file says %d", m.fmap.Features(), h.Features)
 	}
 	probe := make([]float64, h.Features)
-	m.fmap.TransformBlock(probe, model.ProbeInput(h.Dim), 1, nil)
+	m.fmap.TransformBlock(probe, model.ProbeInput(h.MapDim()), 1, nil)
 	if err := m.checkProbe(probe, 1); err != nil {
 		return nil, err
 	}
@@ -176,11 +176,11 @@ func (m *Model) buildOVK() error {
 	if err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
-	if p, err := k.Outputs(h.Dim); err != nil || p != h.Outputs {
-		return fmt.Errorf("model: the %s kernel on %d inputs does not have the file's %d outputs", h.OVK, h.Dim, h.Outputs)
+	if p, err := k.Outputs(h.MapDim()); err != nil || p != h.Outputs {
+		return fmt.Errorf("model: the %s kernel on %d inputs does not have the file's %d outputs", h.OVK, h.MapDim(), h.Outputs)
 	}
 	if h.Exact {
-		m.okrr = &vector.KRRFit{Kernel: k, X: f.TrainX, N: len(f.TrainX) / h.Dim, Dim: h.Dim, P: h.Outputs,
+		m.okrr = &vector.KRRFit{Kernel: k, X: f.TrainX, N: len(f.TrainX) / h.MapDim(), Dim: h.MapDim(), P: h.Outputs,
 			Alpha: f.Alpha, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
 		return nil
 	}
@@ -189,7 +189,7 @@ func (m *Model) buildOVK() error {
 		if err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
-		if m.omap, err = ovk.New(k, r, h.Dim, h.Points, h.Seed); err != nil {
+		if m.omap, err = ovk.New(k, r, h.MapDim(), h.Points, h.Seed); err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
 	} else {
@@ -202,7 +202,7 @@ func (m *Model) buildOVK() error {
 		return fmt.Errorf("model: the ORFF map has %d features, the file says %d", m.omap.Features(), h.Features)
 	}
 	probe := make([]float64, h.Outputs*h.Features)
-	m.omap.TransformBlock(probe, model.ProbeInput(h.Dim), 1, nil)
+	m.omap.TransformBlock(probe, model.ProbeInput(h.MapDim()), 1, nil)
 	var bmax float64
 	for _, b := range m.omap.Params().B {
 		bmax = math.Max(bmax, math.Abs(b))
@@ -217,7 +217,7 @@ func (m *Model) buildOVK() error {
 
 // storedPoints is the explicit realization a version-2 file stores.
 func storedPoints(f *model.Model) rule.Stored {
-	return rule.Stored{Kind: f.PointsKind, Dim: f.Dim, Len: f.Header.Points, Weights: f.Weights, Zero: f.Zero, Arrays: f.Points}
+	return rule.Stored{Kind: f.PointsKind, Dim: f.MapDim(), Len: f.Header.Points, Weights: f.Weights, Zero: f.Zero, Arrays: f.Points}
 }
 
 // checkProbe compares the rebuilt map's features of the probe input with the stored ones. A version-1 map is
@@ -246,9 +246,9 @@ func (m *Model) checkProbe(probe []float64, bmax float64) error {
 		}
 		return nil
 	}
-	x := model.ProbeInput(h.Dim)
+	x := model.ProbeInput(h.MapDim())
 	W := f.Points["points"]
-	n, d := h.Points, h.Dim
+	n, d := h.Points, h.MapDim()
 	tol := make([]float64, n) // bound on |Δ feature| for point j
 	for j := range n {
 		var s float64
@@ -350,13 +350,14 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	return p, nil
 }
 
-// preprocess returns a preprocessed copy of the raw rows X.
+// preprocess returns a preprocessed copy of the raw rows X: n×MapDim() values (fewer columns than X after a PCA
+// step).
 func (m *Model) preprocess(X []float64, n int) []float64 {
 	Z := append([]float64(nil), X...)
 	if m.scaler != nil {
 		m.scaler.Apply(Z, n, m.file.Dim)
 	}
-	return Z
+	return Z[:n*m.file.MapDim()]
 }
 
 // inputScale returns c_j = ∂x'_j/∂x_j of the preprocessing (every step is affine per column), all ones without.
@@ -430,9 +431,12 @@ func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
 	}
 	Z := m.preprocess(X, n)
-	g := make([]float64, n*h.Dim)
+	g := make([]float64, n*h.MapDim())
 	if err := m.fit.PredictGradients(g, m.fmap, Z, n); err != nil {
 		return nil, err
+	}
+	if m.scaler != nil && m.scaler.HasPCA() {
+		return m.rawGradients(g, n), nil
 	}
 	c := m.inputScale()
 	for i := range g {
@@ -451,9 +455,12 @@ func (m *Model) Jacobian(x []float64) ([]float64, error) {
 	if len(x) != h.Dim {
 		return nil, fmt.Errorf("input has %d values, want %d", len(x), h.Dim)
 	}
-	J := make([]float64, h.Outputs*h.Dim)
+	J := make([]float64, h.Outputs*h.MapDim())
 	if err := m.ofit.Jacobian(J, m.omap, m.preprocess(x, 1)); err != nil {
 		return nil, err
+	}
+	if m.scaler != nil && m.scaler.HasPCA() {
+		return m.rawGradients(J, h.Outputs), nil
 	}
 	c := m.inputScale()
 	for i := range J {

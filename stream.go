@@ -44,6 +44,8 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		return nil, errors.New("a streamed fit is ridge on random features with a fixed λ (not exact, vector-valued, cross-validated, mixed precision or another loss)")
 	case opt.Rows < 0:
 		return nil, fmt.Errorf("rows = %d: want ≥ 0", opt.Rows)
+	case hasPCA(s.steps):
+		return nil, dataset.ErrPCAStream
 	}
 	if opt.ChunkRows <= 0 {
 		opt.ChunkRows = 1 << 15

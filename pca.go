@@ -1,0 +1,37 @@
+package rff
+
+import "github.com/rffkit/rff/dataset"
+
+// rawGradients maps derivatives with respect to the preprocessed inputs to the raw ones through a preprocessing that
+// ends with a PCA step: g holds rows rows of MapDim() = K values ∂f/∂x'_k, and the result rows of d values
+//
+//	∂f/∂x_j = Σ_k ∂f/∂x'_k · ∂x'_k/∂x_j,
+//
+// the chain rule with the preprocessing's constant Jacobian (dataset.Scaler.Jacobian: every step is affine, and a
+// PCA step contributes v_kj/s_k). Derivatives along the discarded components are 0: the model does not depend on
+// them.
+func (m *Model) rawGradients(g []float64, rows int) []float64 {
+	d, K := m.file.Dim, m.scaler.OutDim()
+	J := m.scaler.Jacobian()
+	out := make([]float64, rows*d)
+	for i := range rows {
+		o := out[i*d : (i+1)*d]
+		for k, gk := range g[i*K : (i+1)*K] {
+			for j, v := range J[k*d : (k+1)*d] {
+				o[j] += gk * v
+			}
+		}
+	}
+	return out
+}
+
+// hasPCA reports whether the steps include a PCA step, which the streamed and distributed fits refuse: their
+// scalers are fitted from mergeable column moments, not from the covariance a PCA needs (dataset.ErrPCAStream).
+func hasPCA(steps []dataset.Step) bool {
+	for _, st := range steps {
+		if st.PCA() {
+			return true
+		}
+	}
+	return false
+}
