@@ -61,7 +61,7 @@ func bytesOf(factors ...float64) int64 {
 // even); other rules draw D points.
 func (s *settings) pointsDrawn(d int, k kernel.Kernel) (points, per int) {
 	sr, ok := s.rule.(rule.SR)
-	if !ok {
+	if !ok || s.nystrom { // a Nyström map: Points is M
 		return s.Points, 1
 	}
 	per = d + 1
@@ -124,6 +124,11 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 		if s.Task == "hermite" {
 			N *= 1 + dd // every observed derivative is a row
 		}
+		if s.nystrom { // M ≤ N landmarks, F = M' ≤ M features; the landmarks count as D×d points below
+			D = min(D, N)
+			F = D
+			need += s.nystromNeed(D, dd, P) - bytesOf(D, dd)
+		}
 		need += bytesOf(D, dd) // dense points (structured rules need less)
 		if _, orf := s.rule.(rule.ORF); orf || s.rule == (rule.SR{Rotation: rule.Haar}) {
 			need += bytesOf(2, dd, dd) // the d×d Haar rotations being drawn
@@ -145,6 +150,9 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 			}
 		}
 		hint, lower = "fewer points D", "points"
+		if s.nystrom {
+			hint, lower = "fewer centres M", "centres"
+		}
 	}
 	if need > budget {
 		return &BudgetError{What: what, Bytes: need, Budget: budget, Hint: hint, Lower: lower}

@@ -12,6 +12,7 @@ import (
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/nystrom"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
 	"github.com/rffkit/rff/vector"
@@ -43,6 +44,20 @@ type Config struct {
 	// TunePoints is D of the maps that score the bandwidths (default: D, at most 1024); when it is below D, λ is
 	// chosen on the path of the chosen σ at the full D.
 	TunePoints int
+	// Map is the feature map: "features" (the default: random or quadrature features drawn by Rule) or "nystrom"
+	// (Nyström features ψ(x) = Λ^{-1/2}Uᵀk_M(x) on Centres landmarks chosen by Landmarks, Williams & Seeger 2001;
+	// docs/conventions.md, "The Nyström map as stored"). A Nyström map takes no Rule, Points or Form.
+	Map string
+	// Centres is the number of landmarks M of a Nyström map (default: 1024, at most the training rows); the map has
+	// M' ≤ M features, the eigen-directions of K_MM above a relative threshold of 1e-12.
+	Centres int
+	// Landmarks chooses them: "uniform" (the default), "kmeans++" or "leverage" (ridge leverage scores by recursive
+	// sampling, Musco & Musco 2017).
+	Landmarks string
+	// FalkonIter and FalkonTol bound FALKON (Solver "falkon"): the conjugate-gradient iterations (default 100) and the
+	// relative residual of the preconditioned system at which it stops (default 1e-7).
+	FalkonIter int
+	FalkonTol  float64
 	// Rule draws the points (package rule names; default "sr-butterfly").
 	Rule string
 	// Points is the number of points D (default 1024). Cos/sin maps have 2D features; SR rules round D up to whole
@@ -65,7 +80,8 @@ type Config struct {
 	// as training rows: a target with more distinct values is almost surely continuous (a regression target).
 	MaxClasses int
 	// Solver is "cholesky" (the default) or "cg" for scalar ridge; for vector-valued models "auto" (the default),
-	// "closed-form", "cholesky", "cg" or "lbfgs".
+	// "closed-form", "cholesky", "cg" or "lbfgs"; for Nyström maps also "falkon" (kernel ridge regression restricted to
+	// the centres, solved by preconditioned conjugate gradients without forming ZᵀZ: Rudi, Carratino & Rosasco 2017).
 	Solver string
 	// Precision is the arithmetic of ZᵀZ for the squared loss on features held in memory: "double" (the default),
 	// "mixed" or "auto" (learn.Precision).
@@ -117,6 +133,9 @@ type settings struct {
 	precision learn.Precision
 	steps     []dataset.Step
 	field     bool // curl-free, divergence-free or Helmholtz
+	nystrom   bool // a Nyström map (Map "nystrom"); Points is then M
+	falkon    bool // solved by FALKON
+	selector  nystrom.Selector
 }
 
 // resolve validates c and fills in the defaults.
@@ -229,6 +248,9 @@ func (c Config) resolve() (*settings, error) {
 	if s.Task == "hermite" && (s.Exact || !(s.Lambda > 0)) {
 		return nil, fmt.Errorf("hermite models fit random features with λ > 0 (not exact)")
 	}
+	if err := s.resolveMap(c); err != nil {
+		return nil, err
+	}
 	if s.OVK != "" {
 		if err := s.resolveOVK(); err != nil {
 			return nil, err
@@ -238,7 +260,7 @@ func (c Config) resolve() (*settings, error) {
 			return nil, fmt.Errorf("targets and the output matrix A belong to vector-valued (OVK) models")
 		}
 		switch orDefault(s.Solver, "cholesky") {
-		case "cholesky":
+		case "cholesky", "falkon": // falkon: checked by resolveMap
 			s.solver = learn.Cholesky
 		case "cg":
 			s.solver = learn.CG
@@ -338,6 +360,7 @@ func (s *settings) median(sample *reservoir) (float64, error) {
 // and the seed, so a fit in memory and a streamed fit of the same file measure the same rows.
 type reservoir struct {
 	d, seen int
+	limit   int // rows kept; 0 means kernel.DefaultMedianRows
 	rows    []float64
 	rng     *rand.Rand
 }
@@ -351,6 +374,9 @@ func (r *reservoir) len() int { return len(r.rows) / r.d }
 // add offers the n rows of X (n×d) to the sample.
 func (r *reservoir) add(X []float64, n int) {
 	k := kernel.DefaultMedianRows
+	if r.limit > 0 {
+		k = r.limit
+	}
 	for i := range n {
 		row := X[i*r.d : (i+1)*r.d]
 		r.seen++

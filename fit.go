@@ -211,6 +211,10 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		}
 		f.TrainX, f.Alpha, f.Bias = fit.X, fit.Alpha, fit.Bias
 		rep.Phases["gram+solve"] = time.Since(t1).Seconds()
+	} else if s.nystrom {
+		if err := s.fitNystrom(&h, f, rep, k, X, n, d, Y, P, cls); err != nil {
+			return nil, err
+		}
 	} else {
 		fmap, err := feature.New(k, s.rule, d, s.Points, s.Seed, feature.WithForm(s.form))
 		if err != nil {
@@ -293,7 +297,7 @@ func setPoints(h *model.Header, f *model.Model, s rule.Stored) {
 
 // fitFeatures fits the linear model on the features of X: ridge for the squared loss, the SVM or logistic
 // classifier on the in-memory features otherwise.
-func (s *settings) fitFeatures(fmap *feature.Map, X []float64, n int, Y []float64, P int, cls []int, rep *Report) (*learn.Fit, *learn.Posterior, error) {
+func (s *settings) fitFeatures(fmap learn.Mapper, X []float64, n int, Y []float64, P int, cls []int, rep *Report) (*learn.Fit, *learn.Posterior, error) {
 	if s.Uncertainty {
 		tg := time.Now()
 		bar := progress.New(s.Progress, "features+gram", n)

@@ -12,6 +12,7 @@ import (
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
+	"github.com/rffkit/rff/nystrom"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
 	"github.com/rffkit/rff/vector"
@@ -26,6 +27,7 @@ type Model struct {
 	scaler *dataset.Scaler
 
 	fmap *feature.Map // scalar feature models
+	nmap *nystrom.Map // scalar Nyström models
 	fit  *learn.Fit
 	krr  *learn.KRRFit // exact scalar models
 
@@ -49,6 +51,9 @@ type Info struct {
 	Points     int      `json:"points,omitempty"`   // D, the number of points drawn
 	Features   int      `json:"features,omitempty"` // F, the length of a feature vector
 	Form       string   `json:"form,omitempty"`
+	Map        string   `json:"map,omitempty"`       // "nystrom" for a Nyström map (Rule and PointsKind "nystrom")
+	Centres    int      `json:"centres,omitempty"`   // M, the landmarks of a Nyström map (Points is M too; Features M')
+	Landmarks  string   `json:"landmarks,omitempty"` // how they were chosen
 	Lambda     float64  `json:"lambda"`
 	Loss       string   `json:"loss,omitempty"`
 	Encoding   string   `json:"encoding,omitempty"`
@@ -68,6 +73,9 @@ func (m *Model) Info() Info {
 		Points: h.Points, Features: h.Features, Form: h.Form, Lambda: h.Lambda, Loss: h.Loss, Encoding: h.Encoding,
 		Inputs: m.inputNames(), Targets: h.Targets, Labels: h.Labels, Outputs: h.Outputs, Seed: h.Seed,
 		Version: m.file.Version}
+	if h.PointsKind == model.NystromKind {
+		in.Map, in.Centres, in.Landmarks = "nystrom", h.Points, h.Landmarks
+	}
 	if m.scaler != nil {
 		for _, st := range m.scaler.Steps {
 			in.Preprocess = append(in.Preprocess, string(st))
@@ -82,6 +90,9 @@ func (m *Model) String() string {
 	what := fmt.Sprintf("%s features (D = %d points, %d columns)", in.Rule, in.Points, in.Features)
 	if in.Exact {
 		what = "exact kernel ridge regression"
+	}
+	if in.Map == "nystrom" {
+		what = fmt.Sprintf("Nyström features (M = %d %s landmarks, rank %d)", in.Centres, in.Landmarks, in.Features)
 	}
 	if in.OVK != "" {
 		what = in.OVK + " operator-valued kernel, " + what
@@ -132,6 +143,9 @@ func fromFile(f *model.Model) (*Model, error) {
 			Alpha: f.Alpha, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
 		return m, nil
 	}
+	if h.PointsKind == model.NystromKind {
+		return m, m.buildNystrom(k)
+	}
 	form := feature.CosSin
 	if h.Form == "cosphase" {
 		form = feature.CosPhase
@@ -158,11 +172,7 @@ func fromFile(f *model.Model) (*Model, error) {
 	if err := m.checkProbe(probe, 1); err != nil {
 		return nil, err
 	}
-	m.fit = &learn.Fit{F: h.Features, P: h.Outputs, Theta: f.Theta, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
-	if f.PosteriorFactor != nil {
-		m.post = &learn.Posterior{Fit: m.fit, N: h.PosteriorN, DF: h.PosteriorDF, NoiseVar: f.NoiseVar,
-			ZMean: f.PosteriorZMean, Factor: f.PosteriorFactor}
-	}
+	m.setFit()
 	return m, nil
 }
 
@@ -329,7 +339,7 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	case m.ofit != nil:
 		err = m.ofit.Predict(out, m.omap, Z, n)
 	default:
-		err = m.fit.PredictMap(out, m.fmap, Z, n)
+		err = m.fit.PredictMap(out, m.mapper(), Z, n)
 	}
 	if err != nil {
 		return nil, err
@@ -392,7 +402,7 @@ func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
 		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, m.file.Dim)
 	}
 	dst := make([]float64, n*m.file.Outputs)
-	if err := m.post.StdMap(dst, m.fmap, m.preprocess(X, n), n, noise); err != nil {
+	if err := m.post.StdMap(dst, m.mapper(), m.preprocess(X, n), n, noise); err != nil {
 		return nil, err
 	}
 	return dst, nil
@@ -411,7 +421,7 @@ func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
 		return nil, fmt.Errorf("%d samples of %d rows are too many", K, n)
 	}
 	dst := make([]float64, K*n*m.file.Outputs)
-	if err := m.post.SampleMap(dst, m.fmap, m.preprocess(X, n), n, K, seed); err != nil {
+	if err := m.post.SampleMap(dst, m.mapper(), m.preprocess(X, n), n, K, seed); err != nil {
 		return nil, err
 	}
 	return dst, nil

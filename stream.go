@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rffkit/rff/dataset"
-	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
@@ -40,6 +39,8 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	switch {
 	case s.Task != "regression" && s.Task != "classification":
 		return nil, fmt.Errorf("a streamed fit is for regression or classification, not %s", s.Task)
+	case s.falkon:
+		return nil, errors.New("FALKON passes over the data at every iteration; a streamed Nyström fit uses the default solver")
 	case s.Exact || s.OVK != "" || s.CV != 0 || s.loss != learn.Squared || s.precision == learn.Mixed:
 		return nil, errors.New("a streamed fit is ridge on random features with a fixed λ (not exact, vector-valued, cross-validated, mixed precision or another loss)")
 	case opt.Rows < 0:
@@ -76,6 +77,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	d := r.s.D()
 	acc := dataset.NewScalerAccumulator(d)
 	sample := newReservoir(d, s.Seed)
+	pool := s.landmarkPool(d) // Nyström landmarks' candidates (nil for random features)
 	raw := map[string]bool{}
 	for {
 		b, err := r.next()
@@ -89,6 +91,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 			return nil, err
 		}
 		sample.add(b.X, b.N)
+		if pool != nil {
+			pool.add(b.X, b.N)
+		}
 		if classify {
 			for i := range b.N {
 				raw[r.s.Target(i)] = true
@@ -135,7 +140,10 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmap, err := feature.New(k, s.rule, d, s.Points, s.Seed, feature.WithForm(s.form))
+	if pool != nil {
+		sc.Apply(pool.rows, pool.len(), d)
+	}
+	fmap, err := s.streamMapper(k, pool, d)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +244,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	rep.Phases["solve"] = time.Since(ts).Seconds()
 	rep.Solve, rep.Lambda = &fit.Stats, s.Lambda
 	f.Theta, f.Bias = fit.Theta, fit.Bias
-	setMap(&h, f, fmap, s.Form)
+	storeMap(&h, f, fmap, s.Form)
 	f.Header = h
 	m, err := fromFile(f)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
@@ -85,7 +84,7 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 		if err != nil {
 			return nil, err
 		}
-		fmap, err := feature.New(k, s.rule, d, points, s.Seed, feature.WithForm(s.form))
+		fmap, err := s.newMap(k, Xt, rows, d, points)
 		if err != nil {
 			return nil, err
 		}

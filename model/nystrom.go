@@ -29,7 +29,7 @@ var landmarkSelections = []string{"", "uniform", "kmeans++", "leverage", "given"
 // checkNystrom checks a Nyström map's header and arrays against each other.
 func (m *Model) checkNystrom() error {
 	h := &m.Header
-	M, d, f := h.Points, h.Dim, h.Features
+	M, d, f := h.Points, h.MapDim(), h.Features
 	switch {
 	case h.PointsKind != NystromKind || h.Rule != NystromKind:
 		return fmt.Errorf("model: a Nyström map needs rule and points kind %q (have %q and %q)", NystromKind, h.Rule, h.PointsKind)
@@ -37,6 +37,8 @@ func (m *Model) checkNystrom() error {
 		return errors.New("model: a Nyström map on an exact or vector-valued model")
 	case h.Task == "hermite":
 		return errors.New("model: a hermite model on a Nyström map")
+	case d < 1:
+		return fmt.Errorf("model: map dimension %d", d)
 	case M < 1 || f < 1 || f > M:
 		return fmt.Errorf("model: a Nyström map of rank M' = %d on M = %d landmarks (need 1 ≤ M' ≤ M)", f, M)
 	case int64(M)*int64(d) > maxArray || int64(M)*int64(f) > maxArray:

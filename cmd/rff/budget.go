@@ -65,7 +65,7 @@ func parseMemory(s string) (int64, error) {
 func budgetHint(err error) error {
 	var fe *rff.BudgetError
 	if errors.As(err, &fe) {
-		lower := map[string]string{"points": "lower -D", "rows": "use fewer rows (--train)"}[fe.Lower]
+		lower := map[string]string{"points": "lower -D", "centres": "lower --centres", "rows": "use fewer rows (--train)"}[fe.Lower]
 		if lower == "" {
 			lower = fe.Hint
 		}

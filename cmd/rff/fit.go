@@ -69,7 +69,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.TunePoints, "tune-points", 0, "--tune: D of the maps that score the bandwidths (default: -D, at most 1024); λ is then chosen at the full -D for the chosen σ")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", 0, "--tune on the first N rows only, then fit the chosen σ and λ on all rows (0 = all rows)")
 	sigmas := fs.String("sigmas", "", "--tune: comma list of bandwidths to score instead of the grid around the median heuristic")
-	fs.StringVar(&cfg.Preprocess, "preprocess", "", "comma list of steps applied in order, stored in the model: standardize, minmax, maxscale (divide by the global maximum), isotropic (centre, one common scale), none; paper = maxscale (default standardize; isotropic for curl-free, div-free and helmholtz kernels, which refuse per-column scaling)")
+	fs.StringVar(&cfg.Preprocess, "preprocess", "", "comma list of steps applied in order, stored in the model: standardize, minmax, maxscale (divide by the global maximum), isotropic (centre, one common scale), none; paper = maxscale; a last step pca:K projects onto the K leading principal components (K a count, or a share of the variance such as pca:0.99; the map then has K inputs, the model still reads the raw columns), pca-whiten:K also divides each by its standard deviation (e.g. standardize,pca:50; not with --stream, hermite or field kernels) (default standardize; isotropic for curl-free, div-free and helmholtz kernels, which refuse per-column scaling)")
 	fs.StringVar(&cfg.Task, "task", "regression", "regression, classification, or hermite (values and/or partial derivatives from --values and --gradients)")
 	fs.StringVar(&cfg.Rule, "rule", "sr-butterfly", "rule: "+strings.Join(rule.Names(), "|"))
 	fs.StringVar(&cfg.Fallback, "rule-fallback", "", "rule used instead of an SR rule whose rounding to whole rules of d+1 points would more than double -D (e.g. orf); without it such a fit is refused")
@@ -85,7 +85,12 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Form, "form", "cossin", "cossin or cosphase")
 	fs.StringVar(&cfg.Encoding, "encoding", "onehot", "classification targets: onehot or simplex")
 	fs.StringVar(&cfg.Loss, "loss", "squared", "classification loss: squared (ridge on coded targets), hinge or squared-hinge (linear SVM, dual coordinate descent), logistic (L-BFGS)")
-	fs.StringVar(&cfg.Solver, "solver", "", "cholesky (default) or cg; with --ovk: auto (default), closed-form, cholesky, cg or lbfgs")
+	fs.StringVar(&cfg.Solver, "solver", "", "cholesky (default) or cg; with --ovk: auto (default), closed-form, cholesky, cg or lbfgs; with --map nystrom also falkon (kernel ridge restricted to the centres, preconditioned conjugate gradients, never forms ZᵀZ)")
+	fs.StringVar(&cfg.Map, "map", "features", "feature map: features (random or quadrature features of --rule, -D points) or nystrom (Nyström features ψ(x) = Λ^{-1/2}Uᵀk_M(x) on --centres landmarks; rank M' ≤ M after dropping eigenvalues of K_MM below 1e-12 of the largest)")
+	fs.IntVar(&cfg.Centres, "centres", 0, "--map nystrom: number of landmarks M (default 1024, at most the training rows)")
+	fs.StringVar(&cfg.Landmarks, "landmarks", "", "--map nystrom: how the landmarks are chosen: uniform (default), kmeans++ or leverage (ridge leverage scores, recursive sampling)")
+	fs.IntVar(&cfg.FalkonIter, "falkon-iter", 0, "--solver falkon: largest number of conjugate-gradient iterations (default 100; a fit stopped there is kept, with a note)")
+	fs.Float64Var(&cfg.FalkonTol, "falkon-tol", 0, "--solver falkon: relative residual of the preconditioned system at which conjugate gradients stop (default 1e-7)")
 	testData := fs.String("test-data", "", "test file: report test metrics after training (--task hermite: inputs and f(x) as the last column)")
 	testLabels := fs.String("test-labels", "", "IDX labels of the test file")
 	valuesPath := fs.String("values", "", "--task hermite: CSV with one column f(x_i) per row of --data (NaN = not observed)")
@@ -103,7 +108,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("--out is required")
 	}
-	if cfg.Points < 1 {
+	if err := checkNystromFlags(fs, &cfg); err != nil {
+		return err
+	}
+	if cfg.Points < 1 && cfg.Map != "nystrom" {
 		return usagef("-D must be at least 1, got %d", cfg.Points)
 	}
 	if err := checkOutput(*out, df.path, *testData, *valuesPath, *gradsPath); err != nil {
@@ -157,7 +165,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if *stream && (cfg.Precision == "auto") {
 		cfg.Precision = "double"
 	}
-	if cfg.Precision == "auto" && (cfg.Exact || cfg.OVK != "" || hermite || cfg.Loss != "squared" || cfg.Solver == "cg" || cfg.Uncertainty) {
+	if cfg.Precision == "auto" && (cfg.Map == "nystrom" || cfg.Exact || cfg.OVK != "" || hermite || cfg.Loss != "squared" || cfg.Solver == "cg" || cfg.Uncertainty) {
 		cfg.Precision = "double" // auto only ever chooses mixed where mixed applies
 	}
 	cfg.Progress = stderr
@@ -229,6 +237,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	noteGQFit(stderr, rep.Info)
+	if sv := rep.Fit.Solve; sv != nil && sv.Method == "falkon" && sv.Note != "" {
+		fmt.Fprintf(stderr, "rff fit: note: %s (raise --falkon-iter or --falkon-tol)\n", sv.Note)
+	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(rep)
 	}
@@ -393,4 +404,40 @@ func printTune(w io.Writer, tr *rff.TuneResult) {
 		fmt.Fprintf(tw, "%.4g\t%.3g\t%.6g%s\t\n", sg, tr.Lambdas[bj], tr.Scores[i][bj], mark)
 	}
 	tw.Flush()
+}
+
+// checkNystromFlags refuses flags that do not go with the --map chosen, and clears the random-feature defaults
+// (-D, --rule, --form) for a Nyström map.
+func checkNystromFlags(fs *cmdFlags, cfg *rff.Config) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch cfg.Map {
+	case "nystrom":
+		for _, name := range []string{"D", "rule", "form", "rule-fallback", "precision"} {
+			if set[name] {
+				what := map[string]string{"D": "-D (points of random features; a Nyström map takes --centres)",
+					"precision": "--precision (a Nyström map accumulates in double precision)"}[name]
+				if what == "" {
+					what = "--" + name + " (random features only)"
+				}
+				return usagef("%s does not go with --map nystrom", what)
+			}
+		}
+		if cfg.Solver != "falkon" && (set["falkon-iter"] || set["falkon-tol"]) {
+			return usagef("--falkon-iter and --falkon-tol need --solver falkon")
+		}
+		cfg.Points, cfg.Rule, cfg.Form, cfg.Precision = 0, "", "", "double"
+	case "features":
+		for _, name := range []string{"centres", "landmarks", "falkon-iter", "falkon-tol"} {
+			if set[name] {
+				return usagef("--%s needs --map nystrom", name)
+			}
+		}
+		if cfg.Solver == "falkon" {
+			return usagef("--solver falkon needs --map nystrom (FALKON solves kernel ridge regression restricted to landmarks)")
+		}
+	default:
+		return usagef("--map %q: want features or nystrom", cfg.Map)
+	}
+	return nil
 }

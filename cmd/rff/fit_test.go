@@ -434,3 +434,112 @@ func TestInconsistentModelFile(t *testing.T) {
 		}
 	}
 }
+
+// TestFitNystrom: rff fit --map nystrom learns the task as random features do, with every selector, FALKON,
+// classification and a streamed fit; predict and eval reproduce fit's test metrics through the saved model; flags
+// that do not go together are one-line errors with exit code 2.
+func TestFitNystrom(t *testing.T) {
+	train, test := writeTask(t, false)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"uniform", nil},
+		{"kmeans++", []string{"--landmarks", "kmeans++"}},
+		{"leverage", []string{"--landmarks", "leverage"}},
+		{"falkon", []string{"--solver", "falkon", "--falkon-iter", "300", "--falkon-tol", "1e-9"}},
+		{"stream", []string{"--stream"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mpath := filepath.Join(dir, c.name+".rff")
+			args := append([]string{"fit", "--data", train, "--out", mpath, "--map", "nystrom", "--centres", "150",
+				"--lambda", "1e-6", "--test-data", test, "--json"}, c.args...)
+			code, out, errOut := runCLI(args...)
+			if code != 0 {
+				t.Fatalf("fit: exit %d: %s", code, errOut)
+			}
+			var raw map[string]any
+			if err := json.Unmarshal([]byte(out), &raw); err != nil {
+				t.Fatalf("fit --json: %v\n%s", err, out)
+			}
+			info := raw["info"].(map[string]any)
+			if info["map"] != "nystrom" || info["centres"] != 150.0 || info["rule"] != "nystrom" {
+				t.Fatalf("info %v", info)
+			}
+			var rep fitReport
+			json.Unmarshal([]byte(out), &rep)
+			// The target has variance ≈ 0.6 over the inputs; 150 centres in 3 dimensions explain almost all of it.
+			if rep.Test == nil || rep.Test.Regression.R2 < 0.95 {
+				t.Errorf("test R² = %+v, want ≥ 0.95", rep.Test)
+			}
+			if c.name == "falkon" && (rep.Fit.Solve == nil || rep.Fit.Solve.Method != "falkon" || rep.Fit.Solve.Iterations < 1) {
+				t.Errorf("solve %+v", rep.Fit.Solve)
+			}
+			code, out, errOut = runCLI("eval", "--model", mpath, "--data", test, "--json")
+			if code != 0 {
+				t.Fatalf("eval: exit %d: %s", code, errOut)
+			}
+			var met rff.Score
+			json.Unmarshal([]byte(out), &met)
+			if met.Regression.RMSE != rep.Test.Regression.RMSE {
+				t.Errorf("eval RMSE %v differs from fit's %v", met.Regression.RMSE, rep.Test.Regression.RMSE)
+			}
+		})
+	}
+	ctrain, ctest := writeTask(t, true)
+	for _, loss := range []string{"squared", "hinge"} {
+		mpath := filepath.Join(dir, "cls-"+loss+".rff")
+		code, out, errOut := runCLI("fit", "--data", ctrain, "--out", mpath, "--map", "nystrom", "--centres", "100",
+			"--task", "classification", "--loss", loss, "--lambda", "1e-4", "--test-data", ctest, "--json")
+		if code != 0 {
+			t.Fatalf("fit %s: exit %d: %s", loss, code, errOut)
+		}
+		var rep fitReport
+		json.Unmarshal([]byte(out), &rep)
+		if rep.Test == nil || rep.Test.Classification.Accuracy < 0.9 {
+			t.Errorf("%s: test %+v, want accuracy ≥ 0.9", loss, rep.Test)
+		}
+		if code, out, _ := runCLI("predict", "--model", mpath, "--data", ctest, "--target", "last"); code != 0 || strings.Count(out, "\n") != 301 {
+			t.Errorf("%s: predict exit %d", loss, code)
+		}
+	}
+	mpath := filepath.Join(dir, "bad.rff")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--centres", "10"}, "--centres needs --map nystrom"},
+		{[]string{"--landmarks", "uniform"}, "--landmarks needs --map nystrom"},
+		{[]string{"--falkon-iter", "10"}, "--falkon-iter needs --map nystrom"},
+		{[]string{"--solver", "falkon"}, "--solver falkon needs --map nystrom"},
+		{[]string{"--map", "rbf"}, "--map"},
+		{[]string{"--map", "nystrom", "-D", "64"}, "-D"},
+		{[]string{"--map", "nystrom", "--rule", "g"}, "--rule"},
+		{[]string{"--map", "nystrom", "--form", "cosphase"}, "--form"},
+		{[]string{"--map", "nystrom", "--precision", "mixed"}, "--precision"},
+		{[]string{"--map", "nystrom", "--centres", "601"}, "exceeds the 600 training rows"},
+		{[]string{"--map", "nystrom", "--centres", "-3"}, "centres"},
+		{[]string{"--map", "nystrom", "--landmarks", "random"}, "landmark selection"},
+		{[]string{"--map", "nystrom", "--exact"}, "exact"},
+		{[]string{"--map", "nystrom", "--falkon-tol", "1e-3"}, "--solver falkon"},
+		{[]string{"--map", "nystrom", "--solver", "falkon", "--uncertainty"}, "uncertainty"},
+		{[]string{"--map", "nystrom", "--solver", "falkon", "--stream"}, "FALKON"},
+		{[]string{"--map", "nystrom", "--centres", "100", "--max-memory", "1MiB"}, "lower --centres"},
+	} {
+		args := append([]string{"fit", "--data", train, "--out", mpath}, c.args...)
+		code, out, errOut := runCLI(args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args, code, errOut, c.want)
+		}
+	}
+	if _, err := os.Stat(mpath); err == nil {
+		t.Error("a refused fit wrote its model")
+	}
+	code, out, _ := runCLI("fit", "-h")
+	for _, flag := range []string{"-map", "-centres", "-landmarks", "-falkon-iter", "-falkon-tol", "falkon"} {
+		if code != 0 || !strings.Contains(out, flag) {
+			t.Errorf("fit -h lacks %s", flag)
+		}
+	}
+}

@@ -1,0 +1,322 @@
+package rff
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/model"
+	"github.com/rffkit/rff/nystrom"
+)
+
+// defaultCentres is M of a Nyström map when Config.Centres is 0 (at most the training rows).
+const defaultCentres = 1024
+
+// resolveMap validates the map settings of c (Map, Centres, Landmarks, the FALKON solver) into s. c is the Config as
+// given, before resolve filled in the defaults of random features.
+func (s *settings) resolveMap(c Config) error {
+	switch orDefault(c.Map, "features") {
+	case "features":
+		switch {
+		case c.Centres != 0 || c.Landmarks != "":
+			return errors.New("centres and landmarks belong to Nyström maps (Map \"nystrom\")")
+		case c.Solver == "falkon":
+			return errors.New("the falkon solver fits Nyström maps (Map \"nystrom\"); random features use cholesky or cg")
+		case c.FalkonIter != 0 || c.FalkonTol != 0:
+			return errors.New("FALKON's iterations and tolerance belong to the falkon solver on a Nyström map")
+		}
+		s.Map = "features"
+		return nil
+	case "nystrom":
+	default:
+		return fmt.Errorf("map %q: want features or nystrom", c.Map)
+	}
+	s.nystrom, s.Map = true, "nystrom"
+	switch {
+	case c.Exact:
+		return errors.New("a Nyström map approximates the kernel; an exact model uses every row (not both)")
+	case c.OVK != "":
+		return errors.New("vector-valued (OVK) models use random features; Nyström maps are available for scalar models")
+	case c.Task == "hermite":
+		return errors.New("hermite models differentiate random features; Nyström maps are not available for them")
+	case c.Rule != "" || c.Fallback != "":
+		return fmt.Errorf("a Nyström map has landmarks, not the points of a rule (%s)", orDefault(c.Rule, c.Fallback))
+	case c.Points != 0:
+		return errors.New("the number of points D belongs to random features; a Nyström map takes Centres (M)")
+	case c.Form != "":
+		return fmt.Errorf("form %s belongs to random features; a Nyström map has one form", c.Form)
+	case c.Centres < 0:
+		return fmt.Errorf("centres M = %d: want at least 1 (or 0 for the default)", c.Centres)
+	case c.FalkonIter < 0 || c.FalkonTol < 0 || math.IsNaN(c.FalkonTol) || c.FalkonTol >= 1:
+		return errors.New("FALKON's iterations must be ≥ 0 and its tolerance in [0, 1)")
+	}
+	var err error
+	if s.selector, err = nystrom.SelectorByName(orDefault(c.Landmarks, "uniform")); err != nil {
+		return err
+	}
+	s.Landmarks = s.selector.Name()
+	s.Points = defaultCentres
+	if c.Centres > 0 {
+		s.Points = c.Centres
+	}
+	switch s.precision {
+	case learn.Mixed:
+		return errors.New("mixed precision is for random features; a Nyström map accumulates in double precision")
+	case learn.Auto:
+		s.precision, s.Precision = learn.Double, "double"
+	}
+	if c.Solver != "falkon" {
+		if c.FalkonIter != 0 || c.FalkonTol != 0 {
+			return errors.New("FALKON's iterations and tolerance belong to the falkon solver")
+		}
+		return nil
+	}
+	s.falkon = true
+	switch {
+	case s.loss != learn.Squared:
+		return fmt.Errorf("FALKON solves the squared loss; the %s loss trains on the Nyström features with the default solver", s.loss)
+	case c.Uncertainty:
+		return errors.New("uncertainty needs the statistics of the Nyström features; use the default solver (not falkon)")
+	case !(c.Lambda > 0) && !c.Tune && c.CV == 0:
+		return errors.New("FALKON needs λ > 0")
+	}
+	return nil
+}
+
+// centres is M for n training rows: Centres, or the default capped at n; Centres above n is an error.
+func (s *settings) centres(n int) (int, error) {
+	if s.Centres == 0 {
+		return min(s.Points, n), nil
+	}
+	if s.Centres > n {
+		return 0, fmt.Errorf("centres M = %d exceeds the %d training rows; choose M ≤ %d", s.Centres, n, n)
+	}
+	return s.Centres, nil
+}
+
+// newMap builds the map of the fit for the kernel k on the rows of X (n×d): random features with D = points, or a
+// Nyström map on min(points, n) landmarks chosen among the rows. Tuning builds its maps here.
+func (s *settings) newMap(k kernel.Kernel, X []float64, n, d, points int) (learn.Mapper, error) {
+	if s.nystrom {
+		return s.nystromMap(k, X, n, d, min(points, n))
+	}
+	fmap, err := feature.New(k, s.rule, d, points, s.Seed, feature.WithForm(s.form))
+	if err != nil {
+		return nil, err
+	}
+	return fmap, nil
+}
+
+// nystromMap chooses M landmarks among the rows of X (n×d) and builds the Nyström map of k on them.
+func (s *settings) nystromMap(k kernel.Kernel, X []float64, n, d, M int) (*nystrom.Map, error) {
+	if M > n {
+		return nil, fmt.Errorf("centres M = %d exceeds the %d rows the landmarks are chosen from", M, n)
+	}
+	return nystrom.New(k, s.selector, X, n, d, M, s.Seed, nystrom.WithMaxBytes(s.budget()))
+}
+
+// fitNystrom fits a scalar model on a Nyström map of k on the preprocessed rows X (n×d) against the coded targets Y
+// (n×P; nil for hinge and logistic losses, which take the classes cls) and stores map and weights in h and f.
+func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k kernel.Kernel, X []float64, n, d int, Y []float64, P int, cls []int) error {
+	M, err := s.centres(n)
+	if err != nil {
+		return err
+	}
+	tm := time.Now()
+	nm, err := s.nystromMap(k, X, n, d, M)
+	if err != nil {
+		return err
+	}
+	rep.Phases["landmarks+eigen"] = time.Since(tm).Seconds()
+	if s.CV != 0 {
+		tc := time.Now()
+		res, err := learn.CrossValidate(nm, X, n, Y, P, s.CV, s.Lambdas, true)
+		if err != nil {
+			return err
+		}
+		rep.CV, s.Lambda, h.Lambda = res, res.Best, res.Best
+		rep.Phases["cv"] = time.Since(tc).Seconds()
+	}
+	var fit *learn.Fit
+	if s.falkon {
+		if fit, err = s.fitFalkon(nm, X, n, Y, P, rep); err != nil {
+			return err
+		}
+	} else {
+		var post *learn.Posterior
+		if fit, post, err = s.fitFeatures(nm, X, n, Y, P, cls, rep); err != nil {
+			return err
+		}
+		if post != nil {
+			f.PosteriorFactor, f.PosteriorZMean, f.NoiseVar = post.Factor, post.ZMean, post.NoiseVar
+			h.PosteriorN, h.PosteriorDF = post.N, post.DF
+		}
+	}
+	f.Theta, f.Bias = fit.Theta, fit.Bias
+	setNystrom(h, f, nm)
+	return nil
+}
+
+// fitFalkon solves kernel ridge regression restricted to the map's landmarks with FALKON and returns the solution as
+// weights on the map's features: for f(x) = αᵀk_M(x) + b, θ = Λ Normᵀ α (Normᵀα = Λ^{-1/2}U_rᵀα), so that
+// θᵀψ(x) = αᵀU_rU_rᵀk_M(x), which is αᵀk_M(x) when no eigenvalue was dropped; a dropped direction u_j moves it by
+// |α·u_j|·|u_jᵀk_M(x)| ≤ |α·u_j|·(λ_j k(x, x))^{1/2}, with λ_j ≤ 1e-12·λ_max.
+func (s *settings) fitFalkon(nm *nystrom.Map, X []float64, n int, Y []float64, P int, rep *Report) (*learn.Fit, error) {
+	M, F, d := nm.Centres(), nm.Features(), nm.Dim()
+	ts := time.Now()
+	maxIter := s.FalkonIter
+	if maxIter == 0 {
+		maxIter = 100
+	}
+	bar := progress.New(s.Progress, "falkon passes", maxIter+2)
+	last := 0
+	fk := nystrom.Falkon{Lambda: s.Lambda, Intercept: true, Tol: s.FalkonTol, MaxIter: s.FalkonIter, MaxBytes: s.budget(),
+		Progress: func(p int) { bar.Add(p - last); last = p }}
+	ff, err := fk.Fit(nm.Kernel(), nm.Landmarks(), M, d, X, n, Y, P)
+	bar.Done()
+	note := ""
+	if errors.Is(err, nystrom.ErrNotConverged) && ff != nil {
+		note = fmt.Sprintf("FALKON stopped at %d iterations with relative residual %.3g, above the tolerance", ff.Iterations, ff.Residual)
+	} else if err != nil {
+		return nil, err
+	}
+	p := nm.Params()
+	theta := make([]float64, F*P)
+	for i := range M {
+		row := p.Norm[i*F : (i+1)*F]
+		a := ff.Alpha[i*P : (i+1)*P]
+		for c, v := range row {
+			for j := range P {
+				theta[c*P+j] += v * a[j]
+			}
+		}
+	}
+	for c := range F {
+		for j := range P {
+			theta[c*P+j] *= p.Eigenvalues[c]
+		}
+	}
+	rep.Phases["falkon"] = time.Since(ts).Seconds()
+	rep.Solve = &learn.SolveStats{Method: "falkon", Note: note, Iterations: ff.Iterations, Residual: ff.Residual, Seconds: ff.Seconds}
+	return &learn.Fit{F: F, P: P, Theta: theta, Bias: ff.Bias, Lambda: s.Lambda, Intercept: true, Stats: *rep.Solve}, nil
+}
+
+// setNystrom stores the explicit parameters of a Nyström map and its probe features in the file.
+func setNystrom(h *model.Header, f *model.Model, nm *nystrom.Map) {
+	p := nm.Params()
+	h.Rule, h.PointsKind, h.Form = model.NystromKind, model.NystromKind, ""
+	h.Points, h.Features, h.Landmarks, h.Threshold = p.Centres, p.Features, p.Selection, p.Threshold
+	f.Points = map[string][]float64{"landmarks": p.Landmarks, "norm": p.Norm, "eigenvalues": p.Eigenvalues}
+	f.Probe = make([]float64, p.Features)
+	nm.TransformBlock(f.Probe, model.ProbeInput(p.Dim), 1, nil)
+}
+
+// storeMap stores the map of a scalar model on features, random or Nyström.
+func storeMap(h *model.Header, f *model.Model, m learn.Mapper, form string) {
+	switch m := m.(type) {
+	case *nystrom.Map:
+		setNystrom(h, f, m)
+	case *feature.Map:
+		setMap(h, f, m, form)
+	}
+}
+
+// buildNystrom rebuilds the Nyström map of a model file for kernel k and checks it against the stored probe
+// features. The same code on the same linear-algebra backend computes the same bits; another backend may sum the
+// products of kernel.Gram and of normᵀk_M(x) in another order, which moves feature c by at most about
+// (M + d)·2⁻⁵²·Σ_i |norm_ic|·max_i |k_i| for inputs of moderate size; the check allows 1e-9·Σ_i |norm_ic|·max_i |k_i|
+// (room for ill-conditioned distances), while another kernel or bandwidth, or damaged arrays, move the features by
+// many orders of magnitude more.
+func (m *Model) buildNystrom(k kernel.Kernel) error {
+	f, h := m.file, m.file.Header
+	p := nystrom.Params{Selection: h.Landmarks, Seed: h.Seed, Threshold: h.Threshold, Centres: h.Points, Dim: h.MapDim(),
+		Features: h.Features, Landmarks: f.Points["landmarks"], Norm: f.Points["norm"], Eigenvalues: f.Points["eigenvalues"]}
+	nm, err := nystrom.FromParams(k, p)
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	x := model.ProbeInput(h.MapDim())
+	probe := make([]float64, h.Features)
+	kx := make([]float64, h.Points)
+	nm.TransformBlock(probe, x, 1, kx)
+	var kmax float64
+	for _, v := range kx {
+		kmax = math.Max(kmax, math.Abs(v))
+	}
+	M, F := h.Points, h.Features
+	for c, v := range probe {
+		var s float64
+		for i := range M {
+			s += math.Abs(p.Norm[i*F+c])
+		}
+		if !(math.Abs(v-f.Probe[c]) <= 1e-9*s*kmax+4*0x1p-53*math.Abs(v)) {
+			return fmt.Errorf("model: the Nyström map rebuilt from the file does not reproduce its probe features; the file is damaged or was written for another kernel (%s, σ = %g)", h.Kernel, h.Sigma)
+		}
+	}
+	m.nmap = nm
+	m.setFit()
+	return nil
+}
+
+// setFit sets the linear model (and the posterior) on the features of a scalar model file.
+func (m *Model) setFit() {
+	f, h := m.file, m.file.Header
+	m.fit = &learn.Fit{F: h.Features, P: h.Outputs, Theta: f.Theta, Bias: f.Bias, Lambda: h.Lambda, Intercept: h.Intercept}
+	if f.PosteriorFactor != nil {
+		m.post = &learn.Posterior{Fit: m.fit, N: h.PosteriorN, DF: h.PosteriorDF, NoiseVar: f.NoiseVar,
+			ZMean: f.PosteriorZMean, Factor: f.PosteriorFactor}
+	}
+}
+
+// mapper is the feature map of a scalar model on features: random or Nyström.
+func (m *Model) mapper() learn.Mapper {
+	if m.nmap != nil {
+		return m.nmap
+	}
+	return m.fmap
+}
+
+// landmarkPool returns the reservoir a streamed fit chooses a Nyström map's landmarks from: a uniform sample of the
+// file's rows (Vitter's algorithm R with its own random stream), of M rows for uniform landmarks (which are then
+// exactly a uniform sample of M rows) and of max(4M, 2000) rows for the selectors that weigh rows against each
+// other; nil for random features.
+func (s *settings) landmarkPool(d int) *reservoir {
+	if !s.nystrom {
+		return nil
+	}
+	limit := s.Points
+	if s.Landmarks != "uniform" {
+		limit = max(4*s.Points, kernel.DefaultMedianRows)
+	}
+	return &reservoir{d: d, limit: limit, rng: rand.New(rand.NewPCG(s.Seed, 0x6e79_7374_726d))}
+}
+
+// streamMapper builds a streamed fit's map: random features, or a Nyström map on landmarks chosen among the pool
+// (preprocessed rows).
+func (s *settings) streamMapper(k kernel.Kernel, pool *reservoir, d int) (learn.Mapper, error) {
+	if !s.nystrom {
+		return s.newMap(k, nil, 0, d, s.Points)
+	}
+	M, err := s.centres(pool.seen)
+	if err != nil {
+		return nil, err
+	}
+	return s.nystromMap(k, pool.rows, pool.len(), d, M)
+}
+
+// nystromNeed is the memory of a Nyström map's construction on M landmarks of d inputs and, with FALKON, of its fit
+// into P outputs: K_MM, its eigenvectors and the normalization (3M²), the landmarks (M·d), and FALKON's two M×M
+// Cholesky factors, a 32 MiB block of K_NM and a few M×P vectors.
+func (s *settings) nystromNeed(M, d, P float64) int64 {
+	need := bytesOf(3, M, M) + bytesOf(M, d)
+	if s.falkon {
+		need += bytesOf(2, M, M) + 32<<20 + bytesOf(8, M, P)
+	}
+	return need
+}

@@ -1,0 +1,382 @@
+package rff
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/model"
+	"github.com/rffkit/rff/nystrom"
+)
+
+func loadGenerated(t *testing.T, name string) *dataset.Data {
+	t.Helper()
+	data, err := dataset.Load("testdata/generated/"+name, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// relMax is max_i |a_i − b_i| / max_i |b_i|.
+func relMax(a, b []float64) float64 {
+	var d, s float64
+	for i := range a {
+		d = math.Max(d, math.Abs(a[i]-b[i]))
+		s = math.Max(s, math.Abs(b[i]))
+	}
+	return d / s
+}
+
+// TestNystromRoundTripBits: Nyström models of every kind — ridge, cross-validated, on every selector, classifiers
+// (one-hot, simplex, hinge, logistic), uncertainty and FALKON — predict the same bits fitted and after Save and Load,
+// and a loaded model writes back the bytes it was read from.
+func TestNystromRoundTripBits(t *testing.T) {
+	reg, cls := loadGenerated(t, "reg.csv"), loadGenerated(t, "cls.csv")
+	tests := []struct {
+		name string
+		cfg  Config
+		data *dataset.Data
+	}{
+		{"ridge uniform", Config{Map: "nystrom", Centres: 20, Lambda: 1e-4}, reg},
+		{"ridge kmeans++ laplacian", Config{Map: "nystrom", Centres: 20, Landmarks: "kmeans++", Kernel: "laplacian", Lambda: 1e-4}, reg},
+		{"ridge leverage matern52", Config{Map: "nystrom", Centres: 20, Landmarks: "leverage", Kernel: "matern52", Lambda: 1e-4}, reg},
+		{"ridge arccos1 cg", Config{Map: "nystrom", Centres: 20, Kernel: "arccos1", Lambda: 1e-4, Solver: "cg"}, reg},
+		{"ridge cv", Config{Map: "nystrom", Centres: 20, CV: 3, Lambdas: []float64{1e-6, 1e-3, 1}}, reg},
+		{"uncertainty", Config{Map: "nystrom", Centres: 20, Lambda: 1e-3, Uncertainty: true}, reg},
+		{"falkon", Config{Map: "nystrom", Centres: 20, Lambda: 1e-3, Solver: "falkon"}, reg},
+		{"pca", Config{Map: "nystrom", Centres: 20, Lambda: 1e-3, Preprocess: "standardize,pca:2"}, reg},
+		{"onehot", Config{Map: "nystrom", Task: "classification", Centres: 30, Lambda: 1e-3}, cls},
+		{"simplex falkon", Config{Map: "nystrom", Task: "classification", Encoding: "simplex", Centres: 30, Lambda: 1e-3, Solver: "falkon"}, cls},
+		{"hinge", Config{Map: "nystrom", Task: "classification", Loss: "hinge", Centres: 30, Lambda: 1e-3}, cls},
+		{"logistic", Config{Map: "nystrom", Task: "classification", Loss: "logistic", Centres: 30, Lambda: 1e-3}, cls},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Fit(tc.cfg, tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in := m.Info(); in.Map != "nystrom" || in.Centres != tc.cfg.Centres || in.Features < 1 || in.Features > in.Centres {
+				t.Fatalf("info %+v", in)
+			}
+			path := filepath.Join(t.TempDir(), "m.rff")
+			if err := m.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := m.Predict(tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := back.Predict(tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range a.Values {
+				if a.Values[i] != b.Values[i] {
+					t.Fatalf("value %d: %v fitted, %v loaded", i, a.Values[i], b.Values[i])
+				}
+			}
+			if tc.cfg.Uncertainty {
+				sa, err := m.PredictStd(tc.data.X, tc.data.N, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sb, _ := back.PredictStd(tc.data.X, tc.data.N, true)
+				for i := range sa {
+					if sa[i] != sb[i] || !(sa[i] > 0) {
+						t.Fatalf("std %d: %v fitted, %v loaded", i, sa[i], sb[i])
+					}
+				}
+			}
+			if tc.cfg.Solver == "falkon" {
+				if r := m.Report().Solve; r == nil || r.Method != "falkon" || r.Iterations < 1 || !(r.Residual <= 1e-7) {
+					t.Fatalf("FALKON report %+v", r)
+				}
+			}
+			var again bytes.Buffer
+			if err := back.Write(&again); err != nil {
+				t.Fatal(err)
+			}
+			if orig, _ := os.ReadFile(path); !bytes.Equal(orig, again.Bytes()) {
+				t.Error("a loaded model does not write the bytes it was read from")
+			}
+		})
+	}
+}
+
+// TestFalkonEqualsNystromRidge: FALKON solves the Nyström ridge problem, (K_NMᵀK_NM + NλK_MM)α = K_NMᵀY, iteratively.
+// With CG stopped at a relative residual τ of the preconditioned system (1e-11 asked; τ is the residual recomputed
+// from the final iterate), the solution's relative error is at most κτ, κ the condition number of that system; Rudi et al. bound κ by a small constant when the centres cover
+// the data, and without preconditioning it would be at most (max k(x,x) + λ)/λ (k(x,x) = 1 here, in the
+// coordinates of the features); the predictions agree to 2κτ of their scale (the bias
+// adds the same relative error once more), which the test requires to be ≤ 1e-6. The centres and bandwidths keep
+// every eigenvalue of K_MM (FALKON works on all of them, the map on those above its threshold), and FALKON's jitter
+// δ ≈ M·2⁻⁵² moves the penalty by δ/λ_min(K_MM) < 1e-9 relative.
+func TestFalkonEqualsNystromRidge(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data *dataset.Data
+		cfg  Config
+	}{
+		{"regression", loadGenerated(t, "reg.csv"), Config{Map: "nystrom", Centres: 25, Lambda: 1e-3, Sigma: 1.5}},
+		{"onehot", loadGenerated(t, "cls.csv"), Config{Map: "nystrom", Task: "classification", Centres: 40, Lambda: 1e-2, Sigma: 0.5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			direct, err := Fit(tc.cfg, tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in := direct.Info(); in.Features != in.Centres {
+				t.Fatalf("the map dropped %d eigenvalues: the two solvers would solve different problems", in.Centres-in.Features)
+			}
+			cfg := tc.cfg
+			cfg.Solver, cfg.FalkonTol, cfg.FalkonIter = "falkon", 1e-11, 500
+			fk, err := Fit(cfg, tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := fk.Report().Solve
+			kappa := (1 + tc.cfg.Lambda) / tc.cfg.Lambda
+			tol := 2 * kappa * r.Residual // the residual recomputed from the final iterate
+			if r.Note != "" || !(tol <= 1e-6) {
+				t.Fatalf("FALKON did not converge: %+v", r)
+			}
+			a, _ := direct.Predict(tc.data)
+			b, _ := fk.Predict(tc.data)
+			if e := relMax(b.Values, a.Values); !(e <= tol) {
+				t.Fatalf("FALKON predictions differ from the direct Nyström solve by %.3g of their scale (bound %.3g)", e, tol)
+			}
+		})
+	}
+}
+
+// TestNystromAllRowsIsExactKRR: with every training row a landmark (M = N) the Nyström ridge problem is kernel ridge
+// regression itself, so the model equals the exact one up to rounding and the dropped eigenvalues. Both solve a
+// system of condition number at most κ = (λ_max(K)/N + λ)/λ ≤ (1 + λ)/λ ≈ 10³ (k(x,x) = 1, λ = 1e-3) from inputs
+// rounded to about N·2⁻⁵³ of their scale, and the eigenvalues below 1e-12·λ_max(K_MM) dropped by the map change the
+// kernel by at most 1e-12·N relative; so the predictions agree to κ·(N·2⁻⁵³ + 1e-12·N) ≈ 7e-8 of their scale.
+func TestNystromAllRowsIsExactKRR(t *testing.T) {
+	data := loadGenerated(t, "reg.csv")
+	const lambda = 1e-3
+	for _, kern := range []string{"gaussian", "laplacian", "matern32"} {
+		t.Run(kern, func(t *testing.T) {
+			exact, err := Fit(Config{Exact: true, Lambda: lambda, Sigma: 1.5, Kernel: kern}, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ny, err := Fit(Config{Map: "nystrom", Centres: data.N, Lambda: lambda, Sigma: 1.5, Kernel: kern}, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Predict at new points as well as the training rows.
+			X := append([]float64(nil), data.X...)
+			for i := range X {
+				X[i] += 0.3 * math.Sin(float64(i))
+			}
+			for _, rows := range [][]float64{data.X, X} {
+				a, _ := exact.PredictRows(rows, data.N)
+				b, _ := ny.PredictRows(rows, data.N)
+				N := float64(data.N)
+				kappa := (1 + lambda) / lambda
+				tol := kappa * (N*0x1p-53 + 1e-12*N)
+				if e := relMax(b.Values, a.Values); !(e <= tol) {
+					t.Fatalf("Nyström on all rows differs from exact KRR by %.3g of the scale (bound %.3g)", e, tol)
+				}
+			}
+		})
+	}
+}
+
+// TestNystromStreamed: FitCSV chooses uniform landmarks from a uniform reservoir sample of the file; with M = N the
+// sample is every row in file order, the landmarks those of Fit, and the models agree up to the order of the sums
+// of ZᵀZ (relative 1e-10 with λ = 1e-4: the conditioning of the centred system is at most (1 + λ)/λ = 1e4).
+func TestNystromStreamed(t *testing.T) {
+	data := loadGenerated(t, "reg.csv")
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"uniform", Config{Map: "nystrom", Centres: data.N, Lambda: 1e-4}},
+		{"uncertainty", Config{Map: "nystrom", Centres: data.N, Lambda: 1e-4, Uncertainty: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem, err := Fit(tc.cfg, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := FitCSV(tc.cfg, "testdata/generated/reg.csv", StreamOptions{ChunkRows: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := mem.Predict(data)
+			b, _ := st.Predict(data)
+			if e := relMax(b.Values, a.Values); !(e <= 1e-10) {
+				t.Fatalf("streamed Nyström model differs by %.3g of the scale", e)
+			}
+		})
+	}
+	// Fewer centres: a uniform sample of M rows; the model must still fit the data well and load.
+	st, err := FitCSV(Config{Map: "nystrom", Centres: 30, Landmarks: "kmeans++", Lambda: 1e-4}, "testdata/generated/reg.csv", StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := st.Info(); in.Centres != 30 || in.Landmarks != "kmeans++" {
+		t.Fatalf("info %+v", in)
+	}
+	for _, cfg := range []Config{
+		{Map: "nystrom", Centres: data.N + 1, Lambda: 1e-4},
+		{Map: "nystrom", Centres: 10, Lambda: 1e-4, Solver: "falkon"},
+	} {
+		if _, err := FitCSV(cfg, "testdata/generated/reg.csv", StreamOptions{}); err == nil {
+			t.Errorf("%+v: streamed fit accepted", cfg)
+		}
+	}
+	if _, err := NewMap(Config{Map: "nystrom", Sigma: 1}, 3); err == nil || !strings.Contains(err.Error(), "landmarks") {
+		t.Errorf("a distributed Nyström map: %v", err)
+	}
+}
+
+// TestNystromTune: tuning a Nyström model scores every bandwidth on a Nyström map of the tuning rows, so the GCV
+// score it reports for the chosen (σ, λ) is the one computed from the statistics of that map directly.
+func TestNystromTune(t *testing.T) {
+	data := loadGenerated(t, "reg.csv")
+	m, err := Fit(Config{Map: "nystrom", Centres: 20, Tune: true}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := m.Report().Tune
+	if tr == nil || tr.Points != 20 || m.Info().Sigma != tr.Sigma || m.Info().Lambda != tr.Lambda {
+		t.Fatalf("tune result %+v, info %+v", tr, m.Info())
+	}
+	X := append([]float64(nil), data.X...)
+	m.scaler.Apply(X, data.N, data.D)
+	k, err := kernel.New("gaussian", tr.Sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nm, err := nystrom.New(k, nystrom.Uniform{}, X, data.N, data.D, 20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := learn.Accumulate(nm, X, data.N, data.Y, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := learn.SelectLambda(st, tr.Lambdas, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sg := range tr.Sigmas {
+		if sg != tr.Sigma {
+			continue
+		}
+		for j, v := range tr.Scores[i] {
+			if math.Abs(v-sel.GCV[j]) > 1e-8*math.Abs(sel.GCV[j]) {
+				t.Fatalf("λ = %g: tuning scored %v, the Nyström map's GCV is %v", tr.Lambdas[j], v, sel.GCV[j])
+			}
+		}
+		return
+	}
+	t.Fatal("the chosen σ is not among the scored ones")
+}
+
+// TestNystromRefuses: settings that do not go with a Nyström map, and Nyström settings without one, are errors.
+func TestNystromRefuses(t *testing.T) {
+	data := loadGenerated(t, "reg.csv")
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Centres: 10}, "Nyström"},
+		{Config{Landmarks: "uniform"}, "Nyström"},
+		{Config{Solver: "falkon"}, "falkon"},
+		{Config{Map: "nystrom", Rule: "g"}, "rule"},
+		{Config{Map: "nystrom", Points: 64}, "Centres"},
+		{Config{Map: "nystrom", Form: "cosphase"}, "form"},
+		{Config{Map: "nystrom", Exact: true}, "exact"},
+		{Config{Map: "nystrom", OVK: "decomposable", Targets: []string{"y"}}, "vector-valued"},
+		{Config{Map: "nystrom", Landmarks: "random"}, "landmark"},
+		{Config{Map: "nystrom", Centres: -1}, "centres"},
+		{Config{Map: "nystrom", Centres: 61}, "exceeds the 60 training rows"},
+		{Config{Map: "nystrom", Solver: "falkon", Uncertainty: true, Lambda: 1}, "uncertainty"},
+		{Config{Map: "nystrom", Solver: "falkon"}, "λ > 0"},
+		{Config{Map: "nystrom", Precision: "mixed"}, "mixed"},
+		{Config{Map: "nystrom", Solver: "falkon", Lambda: 1, FalkonTol: 2}, "tolerance"},
+		{Config{Map: "nystrom", FalkonIter: 5, Lambda: 1}, "falkon"},
+		{Config{Map: "rbf"}, "map"},
+		{Config{Map: "nystrom", Centres: 10, MaxMemory: 1 << 10}, "centres"},
+	} {
+		_, err := Fit(tc.cfg, data)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one mentioning %q", tc.cfg, err, tc.want)
+		}
+		if tc.cfg.MaxMemory != 0 {
+			var be *BudgetError
+			if !errors.As(err, &be) || be.Lower != "centres" {
+				t.Errorf("budget error %v", err)
+			}
+		}
+	}
+}
+
+// TestNystromFileRefused: a checksum-valid Nyström file whose arrays contradict each other or the kernel is refused
+// with one error.
+func TestNystromFileRefused(t *testing.T) {
+	data := loadGenerated(t, "reg.csv")
+	m, err := Fit(Config{Map: "nystrom", Centres: 12, Lambda: 1e-3, Sigma: 1.5}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(f *model.Model)
+	}{
+		{"rank above M", func(f *model.Model) { f.Features = f.Header.Points + 1 }},
+		{"norm short", func(f *model.Model) {
+			f.Points = map[string][]float64{"landmarks": f.Points["landmarks"], "norm": f.Points["norm"][1:], "eigenvalues": f.Points["eigenvalues"]}
+		}},
+		{"NaN landmark", func(f *model.Model) { f.Points["landmarks"][3] = math.NaN() }},
+		{"eigenvalues increasing", func(f *model.Model) { e := f.Points["eigenvalues"]; e[0], e[1] = e[1], e[0] }},
+		{"another bandwidth", func(f *model.Model) { f.Sigma *= 1.5 }},
+		{"another kernel", func(f *model.Model) { f.Kernel = "laplacian" }},
+		{"norm scaled", func(f *model.Model) { f.Points["norm"][0] *= 1.001 }},
+		{"weights", func(f *model.Model) { f.Weights = make([]float64, f.Header.Points) }},
+		{"form", func(f *model.Model) { f.Form = "cossin" }},
+		{"threshold", func(f *model.Model) { f.Threshold = 1 }},
+		{"exact", func(f *model.Model) { f.Exact = true }},
+		{"missing kind", func(f *model.Model) { f.PointsKind = "dense" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := m.Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			f, err := model.Decode(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(f)
+			b, err := model.Encode(f)
+			if err != nil {
+				return // refused by the format's own checks
+			}
+			if _, err := Read(bytes.NewReader(b)); err == nil {
+				t.Fatal("accepted")
+			} else if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %v", err)
+			}
+		})
+	}
+}
