@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/rffkit/rff/internal/misusetest"
 )
 
 // TestMisuse: every bound returns an error, never panics, for inputs a caller can get wrong — dimensions beyond
@@ -12,15 +14,9 @@ import (
 // wrong length, negative or absurd orders, a missing kernel bound.
 func TestMisuse(t *testing.T) {
 	huge := []int{MaxDim + 1, math.MaxInt}
-	var cases []struct {
-		name string
-		call func() error
-	}
+	var cases []misusetest.Case
 	add := func(name string, call func() error) {
-		cases = append(cases, struct {
-			name string
-			call func() error
-		}{name, call})
+		cases = append(cases, misusetest.Case{Name: name, Call: call}) // an empty Want: any error will do
 	}
 	for _, d := range huge {
 		for _, b := range []struct {
@@ -79,18 +75,7 @@ func TestMisuse(t *testing.T) {
 			P: []int{1 << 40, 0}})
 		return err
 	})
-	for _, c := range cases {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: panicked: %v", c.name, r)
-				}
-			}()
-			if err := c.call(); err == nil {
-				t.Errorf("%s: no error", c.name)
-			}
-		}()
-	}
+	misusetest.Check(t, cases)
 }
 
 func b2s(b Bound, d int, method string) string { return fmt.Sprintf("%T.%s d=%d", b, method, d) }

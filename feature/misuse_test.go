@@ -2,41 +2,22 @@ package feature
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/misusetest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
 
 // misuse is one call a caller can get wrong: it must return an error whose message contains want, and never panic.
-type misuse struct {
-	name string
-	call func() error
-	want string
-}
+type misuse = misusetest.Case
 
-// checkMisuse runs each call under a recover guard.
+// checkMisuse runs each case as a subtest under a recover guard.
 func checkMisuse(t *testing.T, cases []misuse) {
 	t.Helper()
-	for _, c := range cases {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: panicked: %v", c.name, r)
-				}
-			}()
-			err := c.call()
-			switch {
-			case err == nil:
-				t.Errorf("%s: no error", c.name)
-			case !strings.Contains(err.Error(), c.want):
-				t.Errorf("%s: error %q does not mention %q", c.name, err, c.want)
-			}
-		}()
-	}
+	misusetest.Check(t, cases)
 }
 
 // TestMisuse: the exported functions and methods of package feature return errors, not panics, for arguments a

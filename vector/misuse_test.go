@@ -1,9 +1,9 @@
 package vector
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/rffkit/rff/internal/misusetest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
@@ -39,11 +39,7 @@ func TestMisuse(t *testing.T) {
 	badKRR := &KRRFit{Kernel: curl, Dim: d, P: d} // N = 0: no training rows
 	zeroMap := &ovk.Map{}
 	zeroKernel := &ovk.Kernel{}
-	cases := []struct {
-		name string
-		run  func() error
-		want string
-	}{
+	cases := []misusetest.Case{
 		{"Ridge.Fit zero map", func() error { _, err := Ridge{Lambda: 1}.Fit(zeroMap, X, n, Y); return err }, "ovk.New"},
 		{"Ridge.FitPath zero map", func() error { _, err := Ridge{}.FitPath(zeroMap, X, n, Y, []float64{1}); return err }, "ovk.New"},
 		{"Ridge.Solve zero map", func() error {
@@ -87,20 +83,5 @@ func TestMisuse(t *testing.T) {
 		{"SimplexKernel nil k₀", func() error { _, err := SimplexKernel(nil, 3); return err }, "k₀"},
 		{"SimplexKernel 2^32 classes", func() error { _, err := SimplexKernel(kernel.Gaussian{S: 1}, 1<<32); return err }, "classes"},
 	}
-	for _, c := range cases {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: panicked: %v", c.name, r)
-				}
-			}()
-			err := c.run()
-			switch {
-			case err == nil:
-				t.Errorf("%s: no error", c.name)
-			case !strings.Contains(err.Error(), c.want):
-				t.Errorf("%s: error %q does not mention %q", c.name, err, c.want)
-			}
-		}()
-	}
+	misusetest.Check(t, cases)
 }

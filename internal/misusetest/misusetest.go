@@ -1,0 +1,49 @@
+// Package misusetest runs the misuse tables of the packages' tests: calls a caller can get wrong, each of which must
+// return an error that names the mistake, and never panic (docs/conventions.md: library functions return errors on
+// a caller's data).
+package misusetest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Case is one call a caller can get wrong: Call must return an error whose message contains Want (any error when
+// Want is empty), and must not panic. Case is an alias of an unnamed struct type, so that a package's tests may
+// declare their own alias of it and write their cases as short unkeyed literals.
+type Case = struct {
+	Name string
+	Call func() error
+	Want string
+}
+
+// Verdict calls c.Call under a recover guard and returns what is wrong with its outcome: that it panicked, returned
+// no error, or returned an error that does not mention c.Want; "" when the error is the expected one.
+func Verdict(c Case) (wrong string) {
+	defer func() {
+		if r := recover(); r != nil {
+			wrong = fmt.Sprintf("panicked: %v", r)
+		}
+	}()
+	err := c.Call()
+	switch {
+	case err == nil:
+		return "no error"
+	case !strings.Contains(err.Error(), c.Want):
+		return fmt.Sprintf("error %q does not mention %q", err, c.Want)
+	}
+	return ""
+}
+
+// Check runs every case as a subtest of t named after it, and reports the verdict of each case that goes wrong.
+func Check(t *testing.T, cases []Case) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			if wrong := Verdict(c); wrong != "" {
+				t.Errorf("%s: %s", c.Name, wrong)
+			}
+		})
+	}
+}
