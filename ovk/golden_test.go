@@ -1,7 +1,6 @@
 package ovk_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/goldenfile"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
 )
@@ -225,7 +225,7 @@ func TestGoldenDraws(t *testing.T) {
 
 			// The comparison can fail: the next seed's draw is far outside the tolerance.
 			next, _ := drawGolden(t, kn, rn, goldenSeed+1)
-			moved := maxScaledDiff(next, w, tol)
+			moved := goldenfile.MaxScaledDiff(next.Phi, w.Phi, tol)
 			if moved < goldenMinChange {
 				t.Errorf("%s: seed %d moves the features by only %.3g tolerances", got.key(), goldenSeed+1, moved)
 			}
@@ -250,78 +250,23 @@ func compareGolden(t *testing.T, got, want goldenDraw, tol [][]float64) {
 	if math.Abs(got.Offset-want.Offset) > goldenTol*(1+math.Abs(want.Offset)) {
 		t.Errorf("%s: offset %v, golden %v", got.key(), got.Offset, want.Offset)
 	}
-	for i := range got.Phi {
-		if len(want.Phi[i]) != got.Features {
-			t.Errorf("%s: golden row %d has %d features", got.key(), i, len(want.Phi[i]))
-			return
-		}
-		for col, v := range got.Phi[i] {
-			if e := math.Abs(v - want.Phi[i][col]); !(e <= tol[i][col]) {
-				t.Errorf("%s: row %d feature %d = %.17g, golden %.17g (difference %.3g, tolerance %.3g)", got.key(), i, col,
-					v, want.Phi[i][col], e, tol[i][col])
-				return
-			}
-		}
+	if wrong := goldenfile.Mismatch(got.Phi, want.Phi, tol, nil); wrong != "" {
+		t.Errorf("%s: %s", got.key(), wrong)
 	}
-}
-
-// maxScaledDiff is the largest |got − want|/tolerance over the entries (+Inf when the shapes differ).
-func maxScaledDiff(got, want goldenDraw, tol [][]float64) float64 {
-	if got.Features != want.Features || len(got.Phi) != len(want.Phi) {
-		return math.Inf(1)
-	}
-	var m float64
-	for i := range got.Phi {
-		for col, v := range got.Phi[i] {
-			m = max(m, math.Abs(v-want.Phi[i][col])/tol[i][col])
-		}
-	}
-	return m
 }
 
 // writeGolden writes one map per line, numbers in their shortest exact form.
 func writeGolden(t *testing.T, g golden) {
 	t.Helper()
-	var b bytes.Buffer
-	field := func(name string, v any) {
-		enc, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "  %q: %s,\n", name, enc)
+	fields := []goldenfile.Field{
+		{Name: "about", Value: g.About},
+		{Name: "seed", Value: g.Seed},
+		{Name: "points", Value: g.Points},
+		{Name: "sigma", Value: g.Sigma},
+		{Name: "a", Value: g.A},
+		{Name: "x", Value: g.X},
 	}
-	b.WriteString("{\n")
-	field("about", g.About)
-	field("seed", g.Seed)
-	field("points", g.Points)
-	field("sigma", g.Sigma)
-	field("a", g.A)
-	field("x", g.X)
-	b.WriteString("  \"maps\": [\n")
-	for i, m := range g.Maps {
-		line, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.WriteString("    ")
-		b.Write(line)
-		if i < len(g.Maps)-1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("  ]\n}\n")
-	if !json.Valid(b.Bytes()) {
-		t.Fatal("writeGolden produced invalid JSON")
-	}
-	if err := os.MkdirAll(filepath.Dir(goldenFile), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp := goldenFile + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, goldenFile); err != nil {
+	if err := goldenfile.Write(goldenFile, fields, "maps", g.Maps); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d maps)", goldenFile, len(g.Maps))
