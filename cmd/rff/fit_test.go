@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -8,9 +9,11 @@ import (
 	"github.com/rffkit/rff"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -541,5 +544,48 @@ func TestFitNystrom(t *testing.T) {
 		if code != 0 || !strings.Contains(out, flag) {
 			t.Errorf("fit -h lacks %s", flag)
 		}
+	}
+}
+
+// TestServeNystrom: rff serve loads Nyström models (ridge and FALKON, the golden files) through rff.Model and answers
+// with the library's predictions bit for bit.
+func TestServeNystrom(t *testing.T) {
+	models := t.TempDir()
+	copyGolden(t, models, "nystrom-ridge", "ny")
+	copyGolden(t, models, "nystrom-falkon", "falkon")
+	addr, codec, stderr := startServe(t, "--models", models)
+	X := []float64{-1.048141, 5.442292, -0.260090, -1.737885, 0.131680, 0.674938, 0.5, -0.25, 1e-7}
+	for _, name := range []string{"ny", "falkon"} {
+		m, err := rff.Load(filepath.Join(models, name+".rff"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := m.PredictRows(X, 3)
+		resp, err := http.Post("http://"+addr.String()+"/v2/models/"+name+"/infer", "application/json", bytes.NewReader(inferBody(X, 3, 3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a oipAnswer
+		err = json.NewDecoder(resp.Body).Decode(&a)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || len(a.Outputs) == 0 {
+			t.Fatalf("%s: status %d, %v", name, resp.StatusCode, err)
+		}
+		var got []float64
+		json.Unmarshal(a.Outputs[0].Data, &got)
+		if len(got) != 3 {
+			t.Fatalf("%s: %d values", name, len(got))
+		}
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want.Values[i]) {
+				t.Fatalf("%s: value %d is %v, the library predicts %v", name, i, got[i], want.Values[i])
+			}
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, codec, stderr); code != 0 {
+		t.Fatalf("exit %d after SIGINT", code)
 	}
 }
