@@ -124,8 +124,8 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 		if s.Task == "hermite" {
 			N *= 1 + dd // every observed derivative is a row
 		}
-		if s.nystrom { // M ≤ N landmarks, F = M' ≤ M features; the landmarks count as D×d points below
-			D = min(D, N)
+		if s.nystrom { // M landmarks (an upper bound when M defaults to min(1024, N)), F = M' ≤ M features; the
+			// landmarks count as D×d points below
 			F = D
 			need += s.nystromNeed(D, dd, P) - bytesOf(D, dd)
 		}
@@ -142,6 +142,8 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 		case s.CV > 1:
 			need += bytesOf(float64(s.CV+1), F, F) + bytesOf(float64(min(s.CV, runtime.GOMAXPROCS(0))), 4, F, F)
 			what = fmt.Sprintf("%d fold statistics of %d×%d", s.CV+1, int(F), int(F))
+		case s.falkon: // no ZᵀZ: nystromNeed counts FALKON's factors and block of K_NM
+			what = fmt.Sprintf("K_MM, its factors and a block of K_NM for M = %d centres", int(D))
 		default:
 			need += int64(shards+1)*gram + bytesOf(F, P) + 64<<20
 			what = fmt.Sprintf("ZᵀZ for F = %d features", int(F))

@@ -380,3 +380,33 @@ func TestNystromFileRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestNystromBudget: the memory estimate of a Nyström fit counts K_MM, its eigenvectors and the normalization
+// (3·8·M² bytes), the M'×M' ridge statistics of the default solver, or FALKON's two M×M factors, so it grows as M²
+// and is refused, before anything is built, by a budget below it.
+func TestNystromBudget(t *testing.T) {
+	const n, d, M = 100000, 10, 3000
+	need := func(cfg Config) int64 {
+		cfg.Map, cfg.Centres, cfg.MaxMemory = "nystrom", M, 1
+		s, err := cfg.resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind, _ := kernel.New("gaussian", 1)
+		var be *BudgetError
+		if err := s.checkBudget(n, d, 1, kind); !errors.As(err, &be) || be.Lower != "centres" {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+		return be.Bytes
+	}
+	square := int64(8 * M * M)
+	ridge, falkon := need(Config{Lambda: 1}), need(Config{Lambda: 1, Solver: "falkon"})
+	if ridge < 4*square || ridge > 4*square+int64(8*n*d)+int64(8*M*d)+(64<<20)+10*square {
+		t.Errorf("ridge estimate %d for 8M² = %d", ridge, square)
+	}
+	// FALKON holds no ZᵀZ but two M×M factors, a 32 MiB block of K_NM and M×P vectors.
+	base := 3*square + int64(8*n*d) + int64(8*M*d)
+	if falkon < base+2*square || falkon > base+2*square+(33<<20) {
+		t.Errorf("FALKON estimate %d for 8M² = %d", falkon, square)
+	}
+}
