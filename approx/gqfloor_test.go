@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/misusetest"
 	"github.com/rffkit/rff/internal/structured"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
@@ -391,7 +392,7 @@ func TestGQFloorErrors(t *testing.T) {
 		}
 	}
 	g := kernel.Gaussian{S: 1}
-	checkMisuse(t, []misuse{
+	misusetest.Check(t, []misuse{
 		{"GQFloor negative degree", func() error { _, err := GQFloor(g, -1, X, 2, X, 2, 2); return err }, "degree"},
 		{"GQFloor huge degree", func() error { _, err := GQFloor(g, MaxGQDegree+1, X, 2, X, 2, 2); return err }, "degree"},
 		{"GQFloor nil kernel", func() error { _, err := GQFloor(nil, 2, X, 2, X, 2, 2); return err }, "nil"},

@@ -16,12 +16,6 @@ import (
 // misuse is one call a caller can get wrong: it must return an error whose message contains want, and never panic.
 type misuse = misusetest.Case
 
-// checkMisuse runs each case as a subtest under a recover guard.
-func checkMisuse(t *testing.T, cases []misuse) {
-	t.Helper()
-	misusetest.Check(t, cases)
-}
-
 // panicky is a kernel whose spectral law panics: a caller's bug that happens on one of Run's worker goroutines
 // (where the feature maps are drawn) and must reach the caller as an error, not end the process.
 type panicky struct{ kernel.Gaussian }
@@ -45,7 +39,7 @@ func TestMisuse(t *testing.T) {
 		return func() error { _, err := s.Run(context.Background(), X, 2, X, 2, d); return err }
 	}
 	with := func(f func(*Study)) Study { s := st; f(&s); return s }
-	checkMisuse(t, []misuse{
+	misusetest.Check(t, []misuse{
 		{"Compare lengths", func() error { _, err := Compare([]float64{1, 2}, []float64{1}); return err }, "length"},
 		{"Compare empty", func() error { _, err := Compare(nil, nil); return err }, "empty"},
 		{"Run nil rule", run(with(func(s *Study) { s.Rules = []rule.Rule{rule.G{}, nil} })), "rule"},

@@ -1,11 +1,9 @@
 package feature_test
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -181,13 +179,9 @@ func TestGoldenDraws(t *testing.T) {
 		writeGolden(t, out)
 		return
 	}
-	raw, err := os.ReadFile(goldenFile)
-	if err != nil {
-		t.Fatalf("%v (create it with go test ./feature -run TestGolden -update)", err)
-	}
 	var want golden
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatalf("%s: %v", goldenFile, err)
+	if err := goldenfile.Read(goldenFile, &want); err != nil {
+		t.Fatalf("%v (create it with go test ./feature -run TestGolden -update)", err)
 	}
 	if want.Seed != goldenSeed || want.Points != goldenD || want.Sigma != goldenSigma || fmt.Sprint(want.X) != fmt.Sprint(goldenX) {
 		t.Fatalf("%s was written for another seed, D, σ or input: seed %d, D %d, σ %v, x %v", goldenFile, want.Seed, want.Points, want.Sigma, want.X)
@@ -249,14 +243,7 @@ func compareGolden(t *testing.T, got, want goldenDraw, tol [][]float64, jump [][
 // writeGolden writes one map per line, numbers in their shortest exact form.
 func writeGolden(t *testing.T, g golden) {
 	t.Helper()
-	fields := []goldenfile.Field{
-		{Name: "about", Value: g.About},
-		{Name: "seed", Value: g.Seed},
-		{Name: "points", Value: g.Points},
-		{Name: "sigma", Value: g.Sigma},
-		{Name: "x", Value: g.X},
-	}
-	if err := goldenfile.Write(goldenFile, fields, "maps", g.Maps); err != nil {
+	if err := goldenfile.Write(goldenFile, g, "maps"); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d maps)", goldenFile, len(g.Maps))

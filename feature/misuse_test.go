@@ -14,12 +14,6 @@ import (
 // misuse is one call a caller can get wrong: it must return an error whose message contains want, and never panic.
 type misuse = misusetest.Case
 
-// checkMisuse runs each case as a subtest under a recover guard.
-func checkMisuse(t *testing.T, cases []misuse) {
-	t.Helper()
-	misusetest.Check(t, cases)
-}
-
 // TestMisuse: the exported functions and methods of package feature return errors, not panics, for arguments a
 // caller can get wrong: bad sizes and forms, nil maps, kernels, rules and sources, lengths that do not match (also
 // when a product of sizes overflows int), non-finite inputs and bandwidths.
@@ -98,7 +92,7 @@ func TestMisuse(t *testing.T) {
 		{"EstimateDeriv lengths", func() error { _, err := m.EstimateDeriv(x[:2], x[:3], nil, nil); return err }, "input"},
 		{"EstimateDeriv bad q", func() error { _, err := m.EstimateDeriv(x[:2], x[:2], nil, []int{0, 0, 1}); return err }, "multi-index"},
 	}
-	checkMisuse(t, cases)
+	misusetest.Check(t, cases)
 }
 
 // TestNilMapAccessors: the accessors of a nil or zero *Map report an empty map instead of panicking, so that a

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/rffkit/rff/internal/misusetest"
 )
 
 // bruteMedian is the median of the pairwise distances of the rows idx of X, computed independently of
@@ -222,7 +224,7 @@ func TestMedianSigmaErrors(t *testing.T) {
 	same := []float64{1, 2, 1, 2, 1, 2}
 	mostlySame := []float64{0, 0, 0, 0, 1} // 10 pairs, 6 of them at distance 0
 	huge := []float64{-1e300, 1e300, 0}
-	checkMisuse(t, []misuse{
+	misusetest.Check(t, []misuse{
 		{"arccos0", func() error { _, err := MedianSigma("arccos0", ok, 4, 1, 0, 1); return err }, "scale-free"},
 		{"arccos1", func() error { _, err := MedianSigma("arccos1", ok, 4, 1, 0, 1); return err }, "scale-free"},
 		{"unknown", func() error { _, err := MedianSigma("nope", ok, 4, 1, 0, 1); return err }, "unknown kernel"},

@@ -12,12 +12,6 @@ import (
 // misuse is one call a caller can get wrong: it must return an error whose message contains want, and never panic.
 type misuse = misusetest.Case
 
-// checkMisuse runs each case as a subtest under a recover guard.
-func checkMisuse(t *testing.T, cases []misuse) {
-	t.Helper()
-	misusetest.Check(t, cases)
-}
-
 // nilPtrKernel is a kernel implemented on a pointer, passed as a nil pointer.
 type nilPtrKernel struct{ s float64 }
 
@@ -32,7 +26,7 @@ func TestMisuse(t *testing.T) {
 	x := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 	var nilPtr *nilPtrKernel
 	big := 1 << 32 // big·big wraps to 0 in int arithmetic
-	checkMisuse(t, []misuse{
+	misusetest.Check(t, []misuse{
 		{"Gram nil kernel", func() error { return Gram(make([]float64, 4), nil, x[:4], 2, x[:4], 2, 2) }, "kernel"},
 		{"Gram nil kernel d ≥ 8", func() error { return Gram(make([]float64, 4), nil, x, 2, x, 2, 8) }, "kernel"},
 		{"Gram nil pointer kernel", func() error { return Gram(make([]float64, 4), nilPtr, x[:4], 2, x[:4], 2, 2) }, "kernel"},

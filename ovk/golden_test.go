@@ -1,11 +1,9 @@
 package ovk_test
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -192,13 +190,9 @@ func TestGoldenDraws(t *testing.T) {
 		writeGolden(t, out)
 		return
 	}
-	raw, err := os.ReadFile(goldenFile)
-	if err != nil {
-		t.Fatalf("%v (create it with go test ./ovk -run TestGolden -update)", err)
-	}
 	var want golden
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatalf("%s: %v", goldenFile, err)
+	if err := goldenfile.Read(goldenFile, &want); err != nil {
+		t.Fatalf("%v (create it with go test ./ovk -run TestGolden -update)", err)
 	}
 	if want.Seed != goldenSeed || want.Points != goldenD || want.Sigma != goldenSigma ||
 		fmt.Sprint(want.X) != fmt.Sprint(goldenX) || fmt.Sprint(want.A) != fmt.Sprint(goldenA().RawSymmetric().Data) {
@@ -258,15 +252,7 @@ func compareGolden(t *testing.T, got, want goldenDraw, tol [][]float64) {
 // writeGolden writes one map per line, numbers in their shortest exact form.
 func writeGolden(t *testing.T, g golden) {
 	t.Helper()
-	fields := []goldenfile.Field{
-		{Name: "about", Value: g.About},
-		{Name: "seed", Value: g.Seed},
-		{Name: "points", Value: g.Points},
-		{Name: "sigma", Value: g.Sigma},
-		{Name: "a", Value: g.A},
-		{Name: "x", Value: g.X},
-	}
-	if err := goldenfile.Write(goldenFile, fields, "maps", g.Maps); err != nil {
+	if err := goldenfile.Write(goldenFile, g, "maps"); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d maps)", goldenFile, len(g.Maps))

@@ -14,12 +14,6 @@ import (
 // misuse is one call a caller can get wrong: it must return an error whose message contains want, and never panic.
 type misuse = misusetest.Case
 
-// checkMisuse runs each case as a subtest under a recover guard.
-func checkMisuse(t *testing.T, cases []misuse) {
-	t.Helper()
-	misusetest.Check(t, cases)
-}
-
 // TestMisuse: the exported functions and methods of package ovk return errors, not panics, for arguments a caller
 // can get wrong: nil or zero kernels and maps, bad sizes, lengths that do not match (also when a product of sizes
 // overflows int), non-finite inputs and sizes no machine can hold.
@@ -148,7 +142,7 @@ func TestMisuse(t *testing.T) {
 			return err
 		}, "coordinates"},
 	}
-	checkMisuse(t, cases)
+	misusetest.Check(t, cases)
 }
 
 // TestNilAccessors: the accessors of a nil or zero Kernel and Map describe an empty value instead of panicking.

@@ -5,7 +5,6 @@ package goldenfile
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -14,50 +13,67 @@ import (
 	"github.com/rffkit/rff/internal/atomicfile"
 )
 
-// Field is one top-level member of a golden file.
-type Field struct {
-	Name  string
-	Value any
-}
-
-// Encode returns the JSON object of fields, in their order, followed by the member list holding items, one item per
-// line. Values are written by encoding/json, numbers in their shortest form that reads back exactly.
-func Encode[T any](fields []Field, list string, items []T) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString("{\n")
-	for _, f := range fields {
-		enc, err := json.Marshal(f.Value)
-		if err != nil {
-			return nil, fmt.Errorf("golden field %q: %w", f.Name, err)
-		}
-		key, _ := json.Marshal(f.Name) // a string always marshals
-		fmt.Fprintf(&b, "  %s: %s,\n", key, enc)
+// Encode writes v, which must marshal to a JSON object, with its members in their order (a struct's field order) one
+// per line, except the member named list, an array, whose elements are written one per line. Values are written by
+// encoding/json, numbers in their shortest form that reads back exactly.
+func Encode(v any, list string) ([]byte, error) {
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
-	key, _ := json.Marshal(list)
-	fmt.Fprintf(&b, "  %s: [\n", key)
-	for i, it := range items {
-		line, err := json.Marshal(it)
+	dec := json.NewDecoder(bytes.NewReader(enc))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("goldenfile.Encode: %T is not a JSON object", v)
+	}
+	var b bytes.Buffer
+	b.WriteString("{")
+	found := false
+	for first := true; dec.More(); first = false {
+		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("golden %s[%d]: %w", list, i, err)
+			return nil, err
 		}
-		b.WriteString("    ")
-		b.Write(line)
-		if i < len(items)-1 {
+		name := tok.(string) // an object's key
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil, err
+		}
+		if !first {
 			b.WriteByte(',')
 		}
-		b.WriteByte('\n')
+		key, _ := json.Marshal(name) // a string always marshals
+		fmt.Fprintf(&b, "\n  %s: ", key)
+		if name != list {
+			b.Write(val)
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(val, &items); err != nil {
+			return nil, fmt.Errorf("goldenfile.Encode: member %s is not an array", key)
+		}
+		found = true
+		b.WriteString("[\n")
+		for i, it := range items {
+			b.WriteString("    ")
+			b.Write(it)
+			if i < len(items)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString("  ]")
 	}
-	b.WriteString("  ]\n}\n")
-	if !json.Valid(b.Bytes()) {
-		return nil, errors.New("goldenfile.Encode produced invalid JSON")
+	if !found {
+		return nil, fmt.Errorf("goldenfile.Encode: %T has no member %q", v, list)
 	}
+	b.WriteString("\n}\n")
 	return b.Bytes(), nil
 }
 
-// Write writes Encode(fields, list, items) to path, creating its directory, so that path holds either its old content
-// or all of the new one.
-func Write[T any](path string, fields []Field, list string, items []T) error {
-	data, err := Encode(fields, list, items)
+// Write writes Encode(v, list) to path, creating its directory, so that path holds either its old content or all of
+// the new one.
+func Write(path string, v any, list string) error {
+	data, err := Encode(v, list)
 	if err != nil {
 		return err
 	}
@@ -65,6 +81,18 @@ func Write[T any](path string, fields []Field, list string, items []T) error {
 		return err
 	}
 	return atomicfile.Write(path, data)
+}
+
+// Read reads the golden file at path into v; the error names the file.
+func Read(path string, v any) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err // names the file
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // Mismatch compares the rows got with the golden rows want, entry by entry, and describes the first entry that

@@ -16,81 +16,130 @@ type draw struct {
 	Z    [][]float64 `json:"z"`
 }
 
-// TestEncode: the file reads back to what was written (numbers exactly), holds one item per line, and a value JSON
-// cannot hold is an error, not a file.
+type file struct {
+	About string      `json:"about"`
+	Seed  uint64      `json:"seed"`
+	X     [][]float64 `json:"x"`
+	Maps  []draw      `json:"maps"`
+	After string      `json:"after,omitempty"`
+}
+
+// TestEncode: the file reads back to what was written (numbers exactly), holds each member of the object, in order,
+// and each item of the list on a line of its own, and what is not such an object is an error, not a file.
 func TestEncode(t *testing.T) {
-	items := []draw{{"a", [][]float64{{0.1, 1.0 / 3}}}, {"b", [][]float64{{-2.5e-300, math.MaxFloat64}}}, {"c", nil}}
-	fields := []Field{{"about", "a test"}, {"seed", uint64(7)}, {"x", [][]float64{{0.3137, -0.7218}}}}
-	data, err := Encode(fields, "maps", items)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back struct {
-		About string      `json:"about"`
-		Seed  uint64      `json:"seed"`
-		X     [][]float64 `json:"x"`
-		Maps  []draw      `json:"maps"`
-	}
-	if err := json.Unmarshal(data, &back); err != nil {
-		t.Fatalf("%v in\n%s", err, data)
-	}
-	if back.About != "a test" || back.Seed != 7 || fmt.Sprint(back.X) != fmt.Sprint(fields[2].Value) {
-		t.Errorf("fields read back as %q, %d, %v", back.About, back.Seed, back.X)
-	}
-	if len(back.Maps) != len(items) {
-		t.Fatalf("%d items read back, wrote %d", len(back.Maps), len(items))
-	}
-	for i, it := range items {
-		if fmt.Sprintf("%#v", back.Maps[i]) != fmt.Sprintf("%#v", it) {
-			t.Errorf("item %d read back as %#v, wrote %#v", i, back.Maps[i], it)
-		}
-	}
-	// {, the fields, the list's opening line, one line per item, ], }.
-	if lines := bytes.Count(data, []byte("\n")); lines != 1+len(fields)+1+len(items)+2 {
-		t.Fatalf("%d lines, want %d:\n%s", lines, 1+len(fields)+1+len(items)+2, data)
-	}
-	lines := strings.Split(string(data), "\n")
-	for i, it := range items {
-		line, _ := json.Marshal(it)
-		want := "    " + string(line)
-		if i < len(items)-1 {
-			want += ","
-		}
-		if got := lines[1+len(fields)+1+i]; got != want {
-			t.Errorf("item %d: line %q, want %q", i, got, want)
-		}
+	for _, c := range []struct {
+		name string
+		in   file
+	}{
+		{"list last", file{About: "a test", Seed: 7, X: [][]float64{{0.3137, -0.7218}},
+			Maps: []draw{{"a", [][]float64{{0.1, 1.0 / 3}}}, {"b", [][]float64{{-2.5e-300, math.MaxFloat64}}}, {"c", nil}}}},
+		{"member after the list", file{About: "x", Maps: []draw{{"a", nil}}, After: "z"}},
+		{"empty list", file{About: "x", Maps: []draw{}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data, err := Encode(c.in, "maps")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back file
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatalf("%v in\n%s", err, data)
+			}
+			if fmt.Sprintf("%#v", back) != fmt.Sprintf("%#v", c.in) {
+				t.Errorf("read back\n%#v\nwrote\n%#v", back, c.in)
+			}
+			// The lines: {, one per member before the list, the list's opening line, one per item, its closing line,
+			// one per member after it, }.
+			var want []string
+			want = append(want, "{")
+			after := 0
+			if c.in.After != "" {
+				after = 1
+			}
+			for _, m := range []struct {
+				key string
+				v   any
+			}{{"about", c.in.About}, {"seed", c.in.Seed}, {"x", c.in.X}} {
+				enc, _ := json.Marshal(m.v)
+				want = append(want, fmt.Sprintf("  %q: %s,", m.key, enc))
+			}
+			want = append(want, `  "maps": [`)
+			for i, it := range c.in.Maps {
+				line, _ := json.Marshal(it)
+				sep := ","
+				if i == len(c.in.Maps)-1 {
+					sep = ""
+				}
+				want = append(want, "    "+string(line)+sep)
+			}
+			if after == 1 {
+				want = append(want, "  ],", fmt.Sprintf("  \"after\": %q", c.in.After))
+			} else {
+				want = append(want, "  ]")
+			}
+			want = append(want, "}", "")
+			if string(data) != strings.Join(want, "\n") {
+				t.Errorf("wrote\n%s\nwant\n%s", data, strings.Join(want, "\n"))
+			}
+		})
 	}
 	for _, bad := range []struct {
-		name   string
-		fields []Field
-		items  []draw
+		name string
+		v    any
+		list string
 	}{
-		{"NaN field", []Field{{"sigma", math.NaN()}}, nil},
-		{"infinite item", nil, []draw{{"inf", [][]float64{{math.Inf(1)}}}}},
+		{"NaN", struct{ Sigma float64 }{math.NaN()}, "maps"},
+		{"infinite item", file{Maps: []draw{{"inf", [][]float64{{math.Inf(1)}}}}}, "maps"},
+		{"not an object", []draw{{"a", nil}}, "maps"},
+		{"no list", file{}, "draws"},
+		{"list not an array", file{}, "about"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
-			if data, err := Encode(bad.fields, "maps", bad.items); err == nil {
+			if data, err := Encode(bad.v, bad.list); err == nil {
 				t.Errorf("no error; wrote\n%s", data)
 			}
 		})
 	}
 }
 
-// TestWrite: Write creates the directory and the file holds what Encode returns.
+// TestWrite: Write creates the directory, the file holds what Encode returns and Read reads it back; Read of a
+// missing or malformed file is an error naming it.
 func TestWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "testdata", "golden.json")
-	fields := []Field{{"seed", 7}}
-	items := []draw{{"a", [][]float64{{1, 2}}}}
-	if err := Write(path, fields, "maps", items); err != nil {
+	v := file{Seed: 7, Maps: []draw{{"a", [][]float64{{1, 2}}}}}
+	if err := Write(path, v, "maps"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := Encode(fields, "maps", items)
+	want, _ := Encode(v, "maps")
 	if !bytes.Equal(got, want) {
 		t.Errorf("file holds\n%s\nEncode gives\n%s", got, want)
+	}
+	var back file
+	if err := Read(path, &back); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%#v", back) != fmt.Sprintf("%#v", v) {
+		t.Errorf("Read gives\n%#v\nwrote\n%#v", back, v)
+	}
+	for _, bad := range []struct{ name, path, content string }{
+		{"missing", filepath.Join(t.TempDir(), "none.json"), ""},
+		{"malformed", filepath.Join(t.TempDir(), "bad.json"), `{"seed": 7,`},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			if bad.content != "" {
+				if err := os.WriteFile(bad.path, []byte(bad.content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := Read(bad.path, &back)
+			if err == nil || !strings.Contains(err.Error(), bad.path) {
+				t.Errorf("Read(%s): error %v, want one naming the file", bad.path, err)
+			}
+		})
 	}
 }
 
@@ -148,10 +197,13 @@ func TestMaxScaledDiff(t *testing.T) {
 	}
 }
 
-// ExampleEncode: two fields and two items, each item on a line of its own.
+// ExampleEncode: a struct's fields in order, and each item of its list of draws on a line of its own.
 func ExampleEncode() {
-	data, err := Encode([]Field{{"seed", 7}, {"x", []float64{0.5, -1}}}, "maps",
-		[]draw{{"a", [][]float64{{1}}}, {"b", [][]float64{{0.1}}}})
+	data, err := Encode(struct {
+		Seed  int       `json:"seed"`
+		X     []float64 `json:"x"`
+		Draws []draw    `json:"draws"`
+	}{7, []float64{0.5, -1}, []draw{{"a", [][]float64{{1}}}, {"b", [][]float64{{0.1}}}}}, "draws")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -161,7 +213,7 @@ func ExampleEncode() {
 	// {
 	//   "seed": 7,
 	//   "x": [0.5,-1],
-	//   "maps": [
+	//   "draws": [
 	//     {"name":"a","z":[[1]]},
 	//     {"name":"b","z":[[0.1]]}
 	//   ]
