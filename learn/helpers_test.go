@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/numtest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -22,21 +23,8 @@ func (linear) Eval(x, y []float64) float64 {
 	return s
 }
 
-// relDiff returns ‖a − b‖/‖b‖ (‖a − b‖ when b = 0).
-func relDiff(a, b []float64) float64 {
-	if len(a) != len(b) {
-		return math.Inf(1)
-	}
-	var num, den float64
-	for i := range a {
-		num += (a[i] - b[i]) * (a[i] - b[i])
-		den += b[i] * b[i]
-	}
-	if den == 0 {
-		return math.Sqrt(num)
-	}
-	return math.Sqrt(num / den)
-}
+// relDiff returns ‖a − b‖/‖b‖ (‖a − b‖ when b = 0; see numtest.RelDiff).
+func relDiff(a, b []float64) float64 { return numtest.RelDiff(a, b) }
 
 // regression draws n inputs uniform in [−1, 1]^d and p smooth nonlinear targets with Gaussian noise of size noise
 // and a non-zero mean, so that fitting the intercept matters.

@@ -1,6 +1,7 @@
 package ovk
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/rffkit/rff/feature"
@@ -52,21 +53,9 @@ func TestSameDrawAsFeature(t *testing.T) {
 				}
 			}
 			other := mustMap(t, pc.k, r, d, D, seed+1).project(nil, x, rows)
-			if floatsEqual(other, want) {
+			if slices.Equal(other, want) {
 				t.Errorf("%s/%s: seeds %d and %d project alike", pc.k.Name(), r.Name(), seed, seed+1)
 			}
 		}
 	}
-}
-
-func floatsEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -3,12 +3,12 @@ package ovk
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/rffkit/rff/internal/misusetest"
 	"github.com/rffkit/rff/kernel"
 )
 
@@ -366,11 +366,7 @@ func TestParse(t *testing.T) {
 // TestErrors: everything a user can get wrong is an error, not a panic.
 func TestErrors(t *testing.T) {
 	notPSD := mat.NewSymDense(2, []float64{1, 2, 2, 1})
-	for _, tc := range []struct {
-		name string
-		f    func() error
-		want string
-	}{
+	misusetest.Check(t, []misuse{
 		{"σ=0", func() error { _, err := NewCurlFree(0); return err }, "σ"},
 		{"σ<0", func() error { _, err := NewDivFree(-1); return err }, "σ"},
 		{"σ=NaN", func() error { _, err := NewHelmholtz(math.NaN(), 0.5); return err }, "σ"},
@@ -403,14 +399,5 @@ func TestErrors(t *testing.T) {
 			_, err := k.At([]float64{1, 2}, []float64{2})
 			return err
 		}, "coordinates"},
-	} {
-		err := tc.f()
-		if err == nil {
-			t.Errorf("%s: no error", tc.name)
-			continue
-		}
-		if !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %q does not mention %q", tc.name, err, tc.want)
-		}
-	}
+	})
 }

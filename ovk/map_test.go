@@ -2,12 +2,12 @@ package ovk
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/misusetest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -513,11 +513,7 @@ func TestMapErrors(t *testing.T) {
 	curl := mustK(t)(NewCurlFree(1))
 	m := mustMap(t, curl, rule.G{}, 3, 5, 1)
 	F := m.Features()
-	for _, tc := range []struct {
-		name string
-		f    func() error
-		want string
-	}{
+	misusetest.Check(t, []misuse{
 		{"nil kernel", func() error { _, err := New(nil, rule.G{}, 3, 5, 1); return err }, "required"},
 		{"nil rule", func() error { _, err := New(curl, nil, 3, 5, 1); return err }, "required"},
 		{"d=0", func() error { _, err := New(curl, rule.G{}, 0, 5, 1); return err }, "dimension"},
@@ -547,14 +543,5 @@ func TestMapErrors(t *testing.T) {
 			_, err := VarianceNorm(curl, rule.G{}, 3, 5, make([]float64, 2), make([]float64, 3), []uint64{1})
 			return err
 		}, "coordinates"},
-	} {
-		err := tc.f()
-		if err == nil {
-			t.Errorf("%s: no error", tc.name)
-			continue
-		}
-		if !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %q does not mention %q", tc.name, err, tc.want)
-		}
-	}
+	})
 }

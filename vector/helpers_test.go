@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/numtest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
@@ -110,30 +111,5 @@ func allKernels(t testing.TB, rng *rand.Rand) []*ovk.Kernel {
 	}
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// relDiff returns ‖a − b‖/‖b‖ (‖a − b‖ when b = 0).
-func relDiff(a, b []float64) float64 {
-	if len(a) != len(b) {
-		return math.Inf(1)
-	}
-	var num, den float64
-	for i := range a {
-		num += (a[i] - b[i]) * (a[i] - b[i])
-		den += b[i] * b[i]
-	}
-	if den == 0 {
-		return math.Sqrt(num)
-	}
-	return math.Sqrt(num / den)
-}
+// relDiff returns ‖a − b‖/‖b‖ (‖a − b‖ when b = 0; see numtest.RelDiff).
+func relDiff(a, b []float64) float64 { return numtest.RelDiff(a, b) }

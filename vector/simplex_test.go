@@ -3,6 +3,7 @@ package vector
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -88,7 +89,7 @@ func TestSimplexDecomposableEquivalence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := learn.Argmax(f3, nt, classes); !equalInts(cls, want) {
+		if want := learn.Argmax(f3, nt, classes); !slices.Equal(cls, want) {
 			t.Errorf("exact intercept=%v: simplex decoding %v differs from the one-hot argmax %v", icpt, cls, want)
 		}
 		// ORFF, same scalar features for both kernels.
@@ -110,7 +111,7 @@ func TestSimplexDecomposableEquivalence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := learn.Argmax(predictFit(t, o3, m3, T, nt), nt, classes); !equalInts(ocls, want) {
+		if want := learn.Argmax(predictFit(t, o3, m3, T, nt), nt, classes); !slices.Equal(ocls, want) {
 			t.Errorf("ORFF intercept=%v: simplex decoding differs from the one-hot argmax", icpt)
 		}
 	}
