@@ -7,6 +7,7 @@ import (
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/metrics"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
 	"github.com/rffkit/rff/vector"
@@ -20,22 +21,6 @@ func curlData(n, m int) (X, Y, T, YT []float64) {
 	}
 	d := g.D
 	return g.X[:n*d], g.Y[:n*d], g.X[n*d:], g.Y[n*d:]
-}
-
-// r2 is the pooled coefficient of determination of the n×p predictions.
-func r2(pred, Y []float64, n, p int) float64 {
-	mean := make([]float64, p)
-	for i := 0; i < n; i++ {
-		for a := 0; a < p; a++ {
-			mean[a] += Y[i*p+a] / float64(n)
-		}
-	}
-	var sse, sst float64
-	for i := range Y {
-		sse += (Y[i] - pred[i]) * (Y[i] - pred[i])
-		sst += (Y[i] - mean[i%p]) * (Y[i] - mean[i%p])
-	}
-	return 1 - sse/sst
 }
 
 // Curl-free ORFF ridge on the curl-free field: fit with Cholesky (the default for non-decomposable kernels), CG and
@@ -61,7 +46,7 @@ func ExampleRidge_Fit() {
 			norm += v * v
 		}
 		_ = fit.Predict(pred, m, T, 100)
-		fmt.Printf("%-14s features %d, test R² %.2f, same optimum: %v\n", fit.Stats.Method, fit.F, r2(pred, YT, 100, 5),
+		fmt.Printf("%-14s features %d, test R² %.2f, same optimum: %v\n", fit.Stats.Method, fit.F, metrics.MultiR2(pred, YT, 100, 5),
 			math.Sqrt(diff/norm) < 1e-6)
 	}
 	// Output:
@@ -84,7 +69,7 @@ func ExampleRidge_FitPath() {
 	pred := make([]float64, 50*g.P)
 	for _, f := range fits {
 		_ = f.Predict(pred, m, g.X[250*g.D:], 50)
-		fmt.Printf("λ = %g: %s, test R² %.2f\n", f.Lambda, f.Stats.Method, r2(pred, g.Y[250*g.P:], 50, g.P))
+		fmt.Printf("λ = %g: %s, test R² %.2f\n", f.Lambda, f.Stats.Method, metrics.MultiR2(pred, g.Y[250*g.P:], 50, g.P))
 	}
 	// Output:
 	// λ = 1e-05: eigen, test R² 0.64
@@ -165,7 +150,7 @@ func ExampleFit_Predict() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("test R² %.2f\n", r2(pred, YT, 100, 5))
+	fmt.Printf("test R² %.2f\n", metrics.MultiR2(pred, YT, 100, 5))
 	// Output:
 	// test R² 0.30
 }
@@ -213,7 +198,7 @@ func ExampleKRR_Fit() {
 	}
 	pred := make([]float64, 100*5)
 	_ = fit.Predict(pred, T, 100)
-	fmt.Printf("%s, test R² %.2f\n", fit.Stats.Method, r2(pred, YT, 100, 5))
+	fmt.Printf("%s, test R² %.2f\n", fit.Stats.Method, metrics.MultiR2(pred, YT, 100, 5))
 	_, err = vector.KRR{Kernel: k, Lambda: 1e-2, MaxBytes: 1 << 20}.Fit(X, 200, 5, Y)
 	fmt.Println(err)
 	// Output:
@@ -234,7 +219,7 @@ func ExampleKRR_FitPath() {
 	pred := make([]float64, 50*g.P)
 	for _, f := range fits {
 		_ = f.Predict(pred, g.X[250*g.D:], 50)
-		fmt.Printf("λ = %g: %s, test R² %.2f\n", f.Lambda, f.Stats.Method, r2(pred, g.Y[250*g.P:], 50, g.P))
+		fmt.Printf("λ = %g: %s, test R² %.2f\n", f.Lambda, f.Stats.Method, metrics.MultiR2(pred, g.Y[250*g.P:], 50, g.P))
 	}
 	// Output:
 	// λ = 1e-05: eigen, test R² 0.68

@@ -62,26 +62,6 @@ func field(n, d, p int, noise float64, seed uint64) (X, Y []float64) {
 	return X, Y
 }
 
-// rSquared is the pooled coefficient of determination 1 − Σ‖y − ŷ‖²/Σ‖y − ȳ‖² (each output centred by its mean).
-func rSquared(pred, Y []float64, n, p int) float64 {
-	mean := make([]float64, p)
-	for i := 0; i < n; i++ {
-		for a := 0; a < p; a++ {
-			mean[a] += Y[i*p+a] / float64(n)
-		}
-	}
-	var sse, sst float64
-	for i := 0; i < n; i++ {
-		for a := 0; a < p; a++ {
-			e := Y[i*p+a] - pred[i*p+a]
-			c := Y[i*p+a] - mean[a]
-			sse += e * e
-			sst += c * c
-		}
-	}
-	return 1 - sse/sst
-}
-
 func predictFit(t testing.TB, f *Fit, m *ovk.Map, X []float64, n int) []float64 {
 	t.Helper()
 	out := make([]float64, n*f.P)

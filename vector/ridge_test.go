@@ -12,6 +12,7 @@ import (
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/metrics"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
 )
@@ -370,7 +371,7 @@ func TestCurlFieldApproachesExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2Exact := rSquared(predictExact(t, exact, T, nt), YT, nt, d)
+	r2Exact := metrics.MultiR2(predictExact(t, exact, T, nt), YT, nt, d)
 	Ds := []int{50, 200, 800}
 	seeds := 3
 	if testing.Short() {
@@ -384,7 +385,7 @@ func TestCurlFieldApproachesExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r2[i] += rSquared(predictFit(t, fit, m, T, nt), YT, nt, d) / float64(seeds)
+			r2[i] += metrics.MultiR2(predictFit(t, fit, m, T, nt), YT, nt, d) / float64(seeds)
 		}
 	}
 	t.Logf("exact R² %.4f; ORFF R² %.4f at D = %v", r2Exact, r2, Ds)
@@ -419,10 +420,10 @@ func TestAcceptanceCurlField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2 := rSquared(predictFit(t, fit, m, g.X[n*d:], nt), g.Y[n*d:], nt, d)
+	r2 := metrics.MultiR2(predictFit(t, fit, m, g.X[n*d:], nt), g.Y[n*d:], nt, d)
 	t.Logf("curl-free ORFF, N = %d, D = %d, λ = %g: test R² %.4f (%s, %.1f s)", n, D, lambda, r2, fit.Stats.Method,
 		fit.Stats.Seconds)
-	if r2 < 0.8 {
+	if !(r2 >= 0.8) { // NaN (a constant target or a prediction of another shape) fails too
 		t.Errorf("test R² %.4f < 0.8", r2)
 	}
 	J := make([]float64, d*d)

@@ -2,11 +2,11 @@ package vector
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/misusetest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/ovk"
@@ -46,11 +46,7 @@ func TestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	labels := make([]int, n)
-	cases := []struct {
-		name string
-		run  func() error
-		want string
-	}{
+	cases := []misusetest.Case{
 		{"nil map", func() error { _, err := Ridge{}.Fit(nil, X, n, Y); return err }, "nil"},
 		{"negative λ", func() error { _, err := Ridge{Lambda: -1}.Fit(m, X, n, Y); return err }, "λ"},
 		{"NaN λ", func() error { _, err := Ridge{Lambda: math.NaN()}.Fit(m, X, n, Y); return err }, "λ"},
@@ -127,10 +123,5 @@ func TestErrors(t *testing.T) {
 		{"simplex label count", func() error { _, err := KRR{Kernel: dec, Lambda: 1}.FitSimplex(X, n, d, labels[:3], 3); return err }, "labels"},
 		{"parse solver", func() error { _, err := ParseSolver("newton"); return err }, "unknown solver"},
 	}
-	for _, c := range cases {
-		err := c.run()
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
-		}
-	}
+	misusetest.Check(t, cases)
 }
