@@ -200,7 +200,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	}
 
 	t1 := time.Now()
-	if s.OVK != "" {
+	if s.OVK != "" && !s.nystrom {
 		if err := s.fitOVK(&h, f, rep, X, n, d, Yovk); err != nil {
 			return nil, err
 		}
@@ -212,7 +212,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		f.TrainX, f.Alpha, f.Bias = fit.X, fit.Alpha, fit.Bias
 		rep.Phases["gram+solve"] = time.Since(t1).Seconds()
 	} else if s.nystrom {
-		if err := s.fitNystrom(&h, f, rep, k, X, n, d, Y, P, cls); err != nil {
+		if err := s.fitNystrom(&h, f, rep, k, X, n, d, Y, Yovk, P, cls); err != nil {
 			return nil, err
 		}
 	} else {

@@ -131,7 +131,7 @@ func fromFile(f *model.Model) (*Model, error) {
 	}
 	h := f.Header
 	m := &Model{file: f, scaler: h.Preprocess}
-	if h.OVK != "" {
+	if h.OVK != "" && h.PointsKind != model.NystromKind {
 		return m, m.buildOVK()
 	}
 	k, err := kernel.New(h.Kernel, h.Sigma)

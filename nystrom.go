@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
 	"github.com/rffkit/rff/nystrom"
+	"github.com/rffkit/rff/ovk"
 )
 
 // defaultCentres is M of a Nyström map when Config.Centres is 0 (at most the training rows).
@@ -41,8 +44,10 @@ func (s *settings) resolveMap(c Config) error {
 	switch {
 	case c.Exact:
 		return errors.New("a Nyström map approximates the kernel; an exact model uses every row (not both)")
-	case c.OVK != "":
-		return errors.New("vector-valued (OVK) models use random features; Nyström maps are available for scalar models")
+	case c.OVK != "" && !isDecomposable(c.OVK):
+		return fmt.Errorf("the %s kernel needs random features (its feature map depends on the frequencies); Nyström maps serve scalar models and the decomposable kernel", c.OVK)
+	case c.OVK != "" && c.Solver != "" && c.Solver != "auto" && c.Solver != "closed-form":
+		return fmt.Errorf("a decomposable kernel on Nyström features is solved in closed form, not by %s", c.Solver)
 	case c.Task == "hermite":
 		return errors.New("hermite models differentiate random features; Nyström maps are not available for them")
 	case c.Rule != "" || c.Fallback != "":
@@ -89,6 +94,12 @@ func (s *settings) resolveMap(c Config) error {
 	return nil
 }
 
+// isDecomposable reports whether spec names the decomposable operator-valued kernel.
+func isDecomposable(spec string) bool {
+	name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(spec)), ":")
+	return name == "decomposable" || name == "dec"
+}
+
 // centres is M for n training rows: Centres, or the default capped at n; Centres above n is an error.
 func (s *settings) centres(n int) (int, error) {
 	if s.Centres == 0 {
@@ -123,7 +134,8 @@ func (s *settings) nystromMap(k kernel.Kernel, X []float64, n, d, M int) (*nystr
 
 // fitNystrom fits a scalar model on a Nyström map of k on the preprocessed rows X (n×d) against the coded targets Y
 // (n×P; nil for hinge and logistic losses, which take the classes cls) and stores map and weights in h and f.
-func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k kernel.Kernel, X []float64, n, d int, Y []float64, P int, cls []int) error {
+// For a decomposable operator-valued kernel Y is nil and Yovk holds the n×P targets.
+func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k kernel.Kernel, X []float64, n, d int, Y, Yovk []float64, P int, cls []int) error {
 	M, err := s.centres(n)
 	if err != nil {
 		return err
@@ -134,7 +146,7 @@ func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k ke
 		return err
 	}
 	rep.Phases["landmarks+eigen"] = time.Since(tm).Seconds()
-	if s.CV != 0 {
+	if s.CV != 0 && !s.Tune { // tuning chose λ already
 		tc := time.Now()
 		res, err := learn.CrossValidate(nm, X, n, Y, P, s.CV, s.Lambdas, true)
 		if err != nil {
@@ -144,7 +156,11 @@ func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k ke
 		rep.Phases["cv"] = time.Since(tc).Seconds()
 	}
 	var fit *learn.Fit
-	if s.falkon {
+	if s.OVK != "" {
+		if fit, err = s.fitDecomposable(h, nm, X, n, Yovk, P, rep); err != nil {
+			return err
+		}
+	} else if s.falkon {
 		if fit, err = s.fitFalkon(nm, X, n, Y, P, rep); err != nil {
 			return err
 		}
@@ -319,4 +335,92 @@ func (s *settings) nystromNeed(M, d, P float64) int64 {
 		need += bytesOf(2, M, M) + 32<<20 + bytesOf(8, M, P)
 	}
 	return need
+}
+
+// fitDecomposable fits vector-valued ridge regression with the decomposable kernel K(x, z) = k(x, z)·A on Nyström
+// features ψ (docs/conventions.md §13.3): f(x) = Wᵀψ(x) + b with W (F×p) minimising
+// (1/N)Σ‖Wᵀψ_i + b − y_i‖² + λ tr(W A⁺ Wᵀ) over W with rows in the range of A. Stationarity is
+// G W A + NλW = C A with G and C the centred ΨᵀΨ and ΨᵀY; with G = UΛUᵀ and A = VMVᵀ,
+// W = U[(UᵀCV)_ij μ_j/(λ_i μ_j + Nλ)]Vᵀ (0 where μ_j = 0), and b = ȳ − Wᵀψ̄. The Kronecker product is never formed.
+// The model is stored as a Nyström map with p outputs and weights W, with the kernel's name and A in the header.
+func (s *settings) fitDecomposable(h *model.Header, nm *nystrom.Map, X []float64, n int, Y []float64, p int, rep *Report) (*learn.Fit, error) {
+	if !(s.Lambda > 0) {
+		return nil, errors.New("a decomposable kernel on Nyström features needs λ > 0")
+	}
+	A, err := outputMatrix(s.A, s.AMatrix, Y, n, p)
+	if err != nil {
+		return nil, err
+	}
+	kern, err := ovk.Parse("decomposable", 1, A) // checks that A is symmetric positive semi-definite
+	if err != nil {
+		return nil, err
+	}
+	tg := time.Now()
+	st, err := learn.Accumulate(nm, X, n, Y, p)
+	if err != nil {
+		return nil, err
+	}
+	rep.Phases["features+gram"] = time.Since(tg).Seconds()
+	ts := time.Now()
+	F, N := st.F, float64(st.N)
+	G := make([]float64, F*F)
+	for i := range F {
+		for j := i; j < F; j++ {
+			v := st.ZtZ[i*F+j] - st.SumZ[i]*st.SumZ[j]/N
+			G[i*F+j], G[j*F+i] = v, v
+		}
+	}
+	C := make([]float64, F*p)
+	for i := range F {
+		for j := range p {
+			C[i*p+j] = st.ZtY[i*p+j] - st.SumZ[i]*st.SumY[j]/N
+		}
+	}
+	Am := make([]float64, p*p)
+	for i := range p {
+		for j := range p {
+			Am[i*p+j] = A.At(i, j)
+		}
+	}
+	lam, U, err := linalg.EigenSym(F, G)
+	if err != nil {
+		return nil, fmt.Errorf("eigendecomposition of the features' Gram matrix: %w", err)
+	}
+	mu, V, err := linalg.EigenSym(p, Am)
+	if err != nil {
+		return nil, fmt.Errorf("eigendecomposition of the output matrix A: %w", err)
+	}
+	T := make([]float64, F*p) // UᵀC
+	linalg.Gemm(true, false, F, p, F, 1, U, F, C, p, 0, T, p)
+	R := make([]float64, F*p) // UᵀCV
+	linalg.Gemm(false, false, F, p, p, 1, T, p, V, p, 0, R, p)
+	mmax := 0.0
+	for _, m := range mu {
+		mmax = max(mmax, m)
+	}
+	for i := range F {
+		li := max(lam[i], 0)
+		for j := range p {
+			if mu[j] <= 1e-12*mmax { // a null direction of A: f has no component there
+				R[i*p+j] = 0
+				continue
+			}
+			R[i*p+j] *= mu[j] / (li*mu[j] + N*s.Lambda)
+		}
+	}
+	linalg.Gemm(false, false, F, p, F, 1, U, F, R, p, 0, T, p) // U W'
+	W := make([]float64, F*p)
+	linalg.Gemm(false, true, F, p, p, 1, T, p, V, p, 0, W, p) // U W' Vᵀ
+	bias := make([]float64, p)
+	for j := range p {
+		b := st.SumY[j] / N
+		for i := range F {
+			b -= W[i*p+j] * st.SumZ[i] / N
+		}
+		bias[j] = b
+	}
+	rep.Phases["solve"] = time.Since(ts).Seconds()
+	rep.Solve = &learn.SolveStats{Method: "closed-form", Seconds: time.Since(ts).Seconds()}
+	h.OVK, h.A = kern.Name(), Am
+	return &learn.Fit{F: F, P: p, Theta: W, Bias: bias, Lambda: s.Lambda, Intercept: true, Stats: *rep.Solve}, nil
 }

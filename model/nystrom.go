@@ -17,7 +17,8 @@ import (
 //	points/eigenvalues  M'    the kept eigenvalues of K_MM, positive and decreasing (norm's column order)
 //
 // θ (M'×P) holds the weights on ψ, whether the fit was ridge on the features or FALKON (whose coefficients α on
-// k_M are stored as θ = Λ Normᵀ α, the same function on the kept eigenspace).
+// k_M are stored as θ = Λ Normᵀ α, the same function on the kept eigenspace). A vector-valued model with the
+// decomposable kernel (OVK "decomposable", A p×p) stores its p outputs the same way: f(x) = θᵀψ(x) + b.
 const NystromKind = "nystrom"
 
 // NystromArrays are the names of the point arrays of a Nyström map.
@@ -33,8 +34,10 @@ func (m *Model) checkNystrom() error {
 	switch {
 	case h.PointsKind != NystromKind || h.Rule != NystromKind:
 		return fmt.Errorf("model: a Nyström map needs rule and points kind %q (have %q and %q)", NystromKind, h.Rule, h.PointsKind)
-	case h.Exact || h.OVK != "":
-		return errors.New("model: a Nyström map on an exact or vector-valued model")
+	case h.Exact:
+		return errors.New("model: a Nyström map on an exact model")
+	case h.OVK != "" && (h.OVK != "decomposable" || h.A == nil || h.Rank != 0):
+		return fmt.Errorf("model: a Nyström map with the %s kernel (only the decomposable kernel, with its A and no rank)", h.OVK)
 	case h.Task == "hermite":
 		return errors.New("model: a hermite model on a Nyström map")
 	case d < 1:

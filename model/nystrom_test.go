@@ -58,10 +58,17 @@ func TestNystromKind(t *testing.T) {
 		{"zero node", func(m *Model) { m.Zero = 0.5 }},
 		{"exact", func(m *Model) { m.Exact = true }},
 		{"exact arrays", func(m *Model) { m.TrainX, m.Alpha = []float64{1, 2}, []float64{1} }},
-		{"vector-valued", func(m *Model) { m.OVK = "curl-free" }},
+		{"curl-free", func(m *Model) { m.OVK = "curl-free" }},
+		{"decomposable without A", func(m *Model) { m.OVK = "decomposable" }},
+		{"decomposable with a rank", func(m *Model) { m.OVK, m.A, m.Rank = "decomposable", []float64{1}, 1 }},
 		{"hermite", func(m *Model) { m.Task = "hermite" }},
 		{"theta length", func(m *Model) { m.Theta = m.Theta[:1] }},
 		{"probe length", func(m *Model) { m.Probe = m.Probe[:1] }},
+	}
+	dec := nystromSample()
+	dec.OVK, dec.A, dec.Targets = "decomposable", []float64{2}, []string{"y"}
+	if _, err := Decode(encode(t, dec)); err != nil {
+		t.Fatalf("a decomposable Nyström model: %v", err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
