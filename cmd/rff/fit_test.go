@@ -507,11 +507,25 @@ func TestFitNystrom(t *testing.T) {
 			t.Errorf("%s: predict exit %d", loss, code)
 		}
 	}
+	// The decomposable kernel on Nyström features: the targets are named columns, scored per output.
+	multi := filepath.Join("..", "..", "testdata", "generated", "multitask.csv")
+	code, out, errOut := runCLI("fit", "--data", multi, "--out", filepath.Join(dir, "dec.rff"), "--map", "nystrom",
+		"--centres", "40", "--ovk", "decomposable", "--A", "covariance", "--targets", "y1,y2,y3,y4", "--lambda", "1e-3",
+		"--test-data", multi, "--json")
+	if code != 0 {
+		t.Fatalf("fit --ovk decomposable --map nystrom: exit %d: %s", code, errOut)
+	}
+	var dec fitReport
+	json.Unmarshal([]byte(out), &dec)
+	if dec.Info.OVK != "decomposable" || dec.Info.Map != "nystrom" || dec.Test == nil || len(dec.Test.Regression.PerOutput) != 4 {
+		t.Errorf("decomposable Nyström: %+v, test %+v", dec.Info, dec.Test)
+	}
 	mpath := filepath.Join(dir, "bad.rff")
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"--map", "nystrom", "--ovk", "curl-free", "--targets", "a,b,c"}, "random features"},
 		{[]string{"--centres", "10"}, "--centres needs --map nystrom"},
 		{[]string{"--landmarks", "uniform"}, "--landmarks needs --map nystrom"},
 		{[]string{"--falkon-iter", "10"}, "--falkon-iter needs --map nystrom"},
@@ -539,7 +553,7 @@ func TestFitNystrom(t *testing.T) {
 	if _, err := os.Stat(mpath); err == nil {
 		t.Error("a refused fit wrote its model")
 	}
-	code, out, _ := runCLI("fit", "-h")
+	code, out, _ = runCLI("fit", "-h")
 	for _, flag := range []string{"-map", "-centres", "-landmarks", "-falkon-iter", "-falkon-tol", "falkon"} {
 		if code != 0 || !strings.Contains(out, flag) {
 			t.Errorf("fit -h lacks %s", flag)
