@@ -39,5 +39,6 @@
 //
 // Reload (and Watch, which polls the directory) swaps the set of models atomically: a new or changed file is
 // loaded and checked completely first, a file that fails leaves the previous model in service, and a request in
-// flight finishes on the model it started with.
+// flight finishes on the model it started with. With Options.TokenFile they also re-read the bearer token, so a
+// rotated token takes effect without a restart; a token file that is missing or unusable keeps the token in force.
 package serve

@@ -1,8 +1,6 @@
 package serve
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +9,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -123,20 +120,6 @@ func (s *Server) wrap(route, method string, public bool, h handlerFunc) http.Han
 		}
 		model = h(rec, r)
 	})
-}
-
-// authorized checks the bearer token in constant time (both sides hashed first, so neither length leaks).
-func (s *Server) authorized(r *http.Request) bool {
-	if s.token == nil {
-		return true
-	}
-	h := r.Header.Get("Authorization")
-	const scheme = "bearer "
-	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) {
-		return false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(h[len(scheme):])))
-	return subtle.ConstantTimeCompare(sum[:], s.token) == 1
 }
 
 // writeJSON writes v as the JSON body of a response with the given code.

@@ -13,18 +13,19 @@ import (
 // process). The model label takes only the names of models being served ("" otherwise), so requests cannot grow
 // the number of series.
 type metrics struct {
-	reg        *prometheus.Registry
-	requests   *prometheus.CounterVec   // route, model, code
-	errors     *prometheus.CounterVec   // route, model, code (code ≥ 400)
-	latency    *prometheus.HistogramVec // route, model: request handling time
-	predict    *prometheus.HistogramVec // model: the prediction alone
-	rows       *prometheus.CounterVec   // model
-	rejected   prometheus.Counter       // inference requests shed with 503
-	inFlight   prometheus.Gauge         // inference requests holding a slot
-	loaded     prometheus.Gauge
-	reloads    *prometheus.CounterVec // result
-	loadErrors prometheus.Counter
-	panics     prometheus.Counter
+	reg          *prometheus.Registry
+	requests     *prometheus.CounterVec   // route, model, code
+	errors       *prometheus.CounterVec   // route, model, code (code ≥ 400)
+	latency      *prometheus.HistogramVec // route, model: request handling time
+	predict      *prometheus.HistogramVec // model: the prediction alone
+	rows         *prometheus.CounterVec   // model
+	rejected     prometheus.Counter       // inference requests shed with 503
+	inFlight     prometheus.Gauge         // inference requests holding a slot
+	loaded       prometheus.Gauge
+	reloads      *prometheus.CounterVec // result
+	loadErrors   prometheus.Counter
+	tokenReloads *prometheus.CounterVec // result: rotated, unchanged or error
+	panics       prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -55,6 +56,9 @@ func newMetrics() *metrics {
 			Help: "Reads of the model directory, by result (ok, or error when a file failed)."}, []string{"result"}),
 		loadErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "model_load_errors_total",
 			Help: "Model files that failed to load or check."}),
+		tokenReloads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "token_reloads_total",
+			Help: "Re-reads of the bearer token file, by result (rotated, unchanged, or error: the previous token stays in force)."},
+			[]string{"result"}),
 		panics: prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "panics_total",
 			Help: "Handler panics recovered (answered 500)."}),
 	}
@@ -62,7 +66,7 @@ func newMetrics() *metrics {
 
 func (m *metrics) register(s *Server) {
 	m.reg.MustRegister(m.requests, m.errors, m.latency, m.predict, m.rows, m.rejected, m.inFlight, m.loaded,
-		m.reloads, m.loadErrors, m.panics,
+		m.reloads, m.loadErrors, m.tokenReloads, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rff_serve_queued_requests",
 		Help: "Inference requests waiting for a slot."}, func() float64 { return float64(s.waiting.Load()) }))

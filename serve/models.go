@@ -158,10 +158,11 @@ func modelFiles(dir string) (map[string]stamp, error) {
 // leaves the model it would have replaced in service; a file that disappeared stops being served. The new set of
 // models is published at once: requests already running finish on the models they started with. Reload returns
 // the errors of the files that failed, joined (nil when all loaded); the models that loaded are served either way.
+// Reload also re-reads Options.TokenFile (see there): its error, if any, is joined to the others.
 func (s *Server) Reload() error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	return s.reload()
+	return errors.Join(s.reloadToken(), s.reload())
 }
 
 func (s *Server) reload() error {
@@ -238,8 +239,9 @@ func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
 }
 
 // Watch polls the model directory every interval until ctx is done and reloads it (as Reload does) when a model
-// file appears, disappears, or changes size or modification time. A file rewritten in place with the same size
-// within the file system's time resolution is seen by Reload only.
+// file appears, disappears, or changes size or modification time; it re-reads Options.TokenFile when the file
+// changes size or modification time, appears or disappears. A file rewritten in place with the same size within
+// the file system's time resolution is seen by Reload only.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = 2 * time.Second
@@ -254,6 +256,9 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		}
 		files, err := modelFiles(s.dir)
 		s.reloadMu.Lock()
+		if s.tokenFileChanged() {
+			_ = s.reloadToken() // logged there
+		}
 		if err != nil || !sameStamps(files, s.seen) {
 			_ = s.reload() // logged there
 		}

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,6 +37,12 @@ type Options struct {
 	// Token, when set, is the bearer token every request but the health checks must present
 	// ("Authorization: Bearer TOKEN"); it is compared in constant time.
 	Token string
+	// TokenFile, when set instead of Token, is a file holding the bearer token (one word; surrounding white space
+	// is ignored). New fails when it cannot be read; Reload re-reads it, and Watch when its size or modification
+	// time changes, so a rotated token takes effect without a restart. A file that is missing, unreadable, empty
+	// or holds more than one word on a reload keeps the token in force (logged and returned by Reload): a failed
+	// rotation never opens the server up.
+	TokenFile string
 	// Timeouts of the HTTP server built by Serve: reading a request's header (default 10 s) and whole request
 	// (default 60 s), writing the response (default 60 s, counted from the end of the request header), and
 	// keeping an idle connection (default 120 s); DrainTimeout bounds the graceful shutdown (default 30 s).
@@ -97,7 +102,7 @@ type Server struct {
 	waiting  atomic.Int64  // inference requests waiting for a slot
 	draining atomic.Bool   // set when a graceful shutdown starts: not ready any more
 
-	token []byte // SHA-256 of the bearer token (nil: no authentication)
+	token atomic.Pointer[tokenState] // the bearer token in force (replaced under reloadMu)
 
 	bodies  sync.Pool // *[]byte request bodies
 	inputs  sync.Pool // *[]float64 input matrices
@@ -105,7 +110,8 @@ type Server struct {
 }
 
 // New returns a server of the models in dir (every file NAME.rff, served as NAME), loaded and checked. It fails
-// only when dir cannot be read; a model file that fails to load is logged and left out (Reload tells which).
+// only when dir cannot be read, or Options.TokenFile (or both Token and TokenFile) is wrong; a model file that
+// fails to load is logged and left out (Reload tells which).
 func New(dir string, opts Options) (*Server, error) {
 	opts.defaults()
 	fi, err := os.Stat(dir)
@@ -120,14 +126,15 @@ func New(dir string, opts Options) (*Server, error) {
 	}
 	s := &Server{dir: dir, opts: opts, log: opts.Logger, metrics: newMetrics(),
 		slots: make(chan struct{}, opts.MaxConcurrent)}
-	if opts.Token != "" {
-		h := sha256.Sum256([]byte(opts.Token))
-		s.token = h[:]
+	if err := s.initToken(); err != nil {
+		return nil, err
 	}
 	s.models.Store(&modelSet{byName: map[string]*entry{}})
 	s.metrics.register(s)
 	s.handler = s.routes()
-	_ = s.Reload() // the files that failed are logged
+	s.reloadMu.Lock()
+	_ = s.reload() // the files that failed are logged
+	s.reloadMu.Unlock()
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -34,7 +35,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	writeTimeout := fs.Duration("write-timeout", 60*time.Second, "time to answer, from the end of the request header")
 	idleTimeout := fs.Duration("idle-timeout", 120*time.Second, "time an idle keep-alive connection is kept")
 	drainTimeout := fs.Duration("drain-timeout", 30*time.Second, "on SIGTERM or SIGINT, time given to the requests in flight")
-	tokenFile := fs.String("token-file", "", "file holding a bearer token: requests other than the health checks must send \"Authorization: Bearer TOKEN\"")
+	tokenFile := fs.String("token-file", "", "file holding a bearer token: requests other than the health checks must send \"Authorization: Bearer TOKEN\"; re-read on SIGHUP and with --watch (a missing or empty file keeps the old token)")
 	tlsCert := fs.String("tls-cert", "", "certificate file (PEM) for HTTPS, with --tls-key")
 	tlsKey := fs.String("tls-key", "", "private key file (PEM) for HTTPS, with --tls-cert")
 	watch := fs.Bool("watch", false, "poll the model directory and reload changed files (SIGHUP always reloads)")
@@ -84,16 +85,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		QueueTimeout: *queueTimeout, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
 		IdleTimeout: *idleTimeout, DrainTimeout: *drainTimeout, Logger: logger, Version: Version}
 	opts.ReadHeaderTimeout = min(*readTimeout, 10*time.Second)
-	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
-		if err != nil {
-			return err
-		}
-		opts.Token = strings.TrimSpace(string(b))
-		if opts.Token == "" || strings.ContainsAny(opts.Token, " \t\r\n") {
-			return usagef("--token-file %s must hold one token (no spaces)", *tokenFile)
-		}
-	}
+	opts.TokenFile = *tokenFile // re-read on SIGHUP and, with --watch, when it changes
 	var tlsConfig *tls.Config
 	if *tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
@@ -104,6 +96,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 
 	s, err := serve.New(*dir, opts)
+	if errors.Is(err, serve.ErrTokenFile) {
+		return usagef("--token-file: %v (write one token, no spaces, into the file)", err)
+	}
 	if err != nil {
 		return fmt.Errorf("--models: %w", err)
 	}
@@ -127,7 +122,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 				return
 			case sig := <-sigs:
 				if sig == syscall.SIGHUP {
-					logger.Info("SIGHUP: reloading the model directory")
+					logger.Info("SIGHUP: reloading the model directory and the token file")
 					_ = s.Reload() // the files that failed are logged
 					continue
 				}

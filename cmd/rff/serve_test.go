@@ -209,10 +209,11 @@ func TestServeEndToEnd(t *testing.T) {
 		"--tls-key", keyFile, "--log-format", "json", "--drain-timeout", "20s")
 	base := "https://" + addr.String()
 	c := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	token := "tok-123"
 	post := func(name string, body io.Reader) (int, oipAnswer) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", base+"/v2/models/"+name+"/infer", body)
-		req.Header.Set("Authorization", "Bearer tok-123")
+		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := c.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -287,6 +288,50 @@ func TestServeEndToEnd(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	same("after SIGHUP", predictions(a), wantExact.Values)
+
+	// SIGHUP re-reads the token file: the rotated token works and the old one is refused; a token file emptied
+	// afterwards keeps the rotated token (logged), never opening the server up
+	rotate := func(content string) {
+		t.Helper()
+		tmp := tokenFile + ".tmp"
+		if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, tokenFile); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rotate("tok-456\n")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if code, _ = post("reg", bytes.NewReader(inferBody(X, 3, 3))); code == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("SIGHUP did not rotate the token: the old one answers %d", code)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	token = "tok-456"
+	if code, _ = post("reg", bytes.NewReader(inferBody(X, 3, 3))); code != 200 {
+		t.Fatalf("the rotated token: %d", code)
+	}
+	rotate("\n")
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "the previous token stays in force"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the empty token file was not logged: %s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code, _ = post("reg", bytes.NewReader(inferBody(X, 3, 3))); code != 200 {
+		t.Fatalf("the token in force after an empty token file: %d", code)
+	}
+	if resp, err = c.Get(base + "/v2/models/reg"); err != nil || resp.StatusCode != 401 {
+		t.Fatalf("no token after an empty token file: %v %v", resp, err)
+	}
+	resp.Body.Close()
 
 	// SIGTERM with a request in flight: it is answered, then rff serve exits 0
 	pr, pw := io.Pipe()

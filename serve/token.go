@@ -1,0 +1,131 @@
+package serve
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+)
+
+// ErrTokenFile is wrapped by the errors of New and Reload about Options.TokenFile.
+var ErrTokenFile = errors.New("bearer token file")
+
+// tokenState is the bearer token in force: the SHA-256 of the token (nil: no authentication) and, for a token
+// read from Options.TokenFile, the file's size and modification time when it was read. It is immutable once
+// published; a rotation publishes a new one.
+type tokenState struct {
+	sum   []byte
+	stamp stamp
+}
+
+// readTokenFile reads a token file: one token, surrounding white space ignored, none inside.
+func readTokenFile(path string) (string, stamp, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", stamp{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", stamp{}, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", stamp{}, err
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", stamp{}, fmt.Errorf("%s is empty; it must hold one token", path)
+	}
+	if strings.ContainsAny(tok, " \t\r\n\v\f") {
+		return "", stamp{}, fmt.Errorf("%s holds more than one word; it must hold one token (no spaces)", path)
+	}
+	return tok, stamp{fi.Size(), fi.ModTime().UnixNano()}, nil
+}
+
+func hashToken(tok string) []byte {
+	h := sha256.Sum256([]byte(tok))
+	return h[:]
+}
+
+// initToken sets the token of the options at start: Options.Token, or the content of Options.TokenFile (an error
+// when both are set or when the file cannot be read or holds no single token).
+func (s *Server) initToken() error {
+	o := s.opts
+	switch {
+	case o.Token != "" && o.TokenFile != "":
+		return errors.New("Token and TokenFile are both set; give one")
+	case o.TokenFile != "":
+		tok, st, err := readTokenFile(o.TokenFile)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrTokenFile, err)
+		}
+		s.token.Store(&tokenState{sum: hashToken(tok), stamp: st})
+	case o.Token != "":
+		s.token.Store(&tokenState{sum: hashToken(o.Token)})
+	default:
+		s.token.Store(&tokenState{})
+	}
+	return nil
+}
+
+// reloadToken re-reads Options.TokenFile (nothing to do without one) and publishes its token for the requests that
+// start from then on. A file that is missing, unreadable, empty or holds more than one word keeps the token in
+// force — the server is never opened up by a failed rotation — and the error is logged and returned.
+func (s *Server) reloadToken() error {
+	path := s.opts.TokenFile
+	if path == "" {
+		return nil
+	}
+	old := s.token.Load()
+	tok, st, err := readTokenFile(path)
+	if err != nil {
+		s.token.Store(&tokenState{sum: old.sum, stamp: fileStamp(path)}) // Watch retries when the file changes again
+		s.metrics.tokenReloads.WithLabelValues("error").Inc()
+		s.log.Error("bearer token not re-read; the previous token stays in force", "file", path, "err", err)
+		return fmt.Errorf("%w: %w", ErrTokenFile, err)
+	}
+	sum := hashToken(tok)
+	if subtle.ConstantTimeCompare(sum, old.sum) == 1 {
+		if st != old.stamp {
+			s.token.Store(&tokenState{sum: old.sum, stamp: st})
+		}
+		s.metrics.tokenReloads.WithLabelValues("unchanged").Inc()
+		return nil
+	}
+	s.token.Store(&tokenState{sum: sum, stamp: st})
+	s.metrics.tokenReloads.WithLabelValues("rotated").Inc()
+	s.log.Info("bearer token replaced", "file", path)
+	return nil
+}
+
+// fileStamp is the size and modification time of the file at path ({-1, -1} when it cannot be examined).
+func fileStamp(path string) stamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return stamp{-1, -1}
+	}
+	return stamp{fi.Size(), fi.ModTime().UnixNano()}
+}
+
+// tokenFileChanged reports whether Options.TokenFile's size or modification time (or its absence) differs from
+// when it was last read, so that Watch re-reads it once per change, successful or not.
+func (s *Server) tokenFileChanged() bool {
+	return s.opts.TokenFile != "" && fileStamp(s.opts.TokenFile) != s.token.Load().stamp
+}
+
+// authorized checks the bearer token in constant time (both sides hashed first, so neither length leaks).
+func (s *Server) authorized(r *http.Request) bool {
+	want := s.token.Load().sum
+	if want == nil {
+		return true
+	}
+	h := r.Header.Get("Authorization")
+	const scheme = "bearer "
+	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(h[len(scheme):])))
+	return subtle.ConstantTimeCompare(sum[:], want) == 1
+}
