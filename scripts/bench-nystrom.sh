@@ -57,19 +57,11 @@ if [ "$quick" = 1 ]; then
   letter_m="200,500" mnist_m="500" falkon_m="500,1000" maxiter=5
 fi
 PY=/usr/bin/python3
+. "$root/scripts/lib/bench.sh"
 mkdir -p "$work" "$(dirname "$out")"
 
 # 1. scikit-learn from Debian.
-if ! "$PY" -c 'import sklearn' 2>/dev/null; then
-  if [ "$install" = 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing python3-sklearn (apt-get)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-sklearn >&2 ||
-      { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-sklearn >&2; }
-  else
-    echo "bench-nystrom.sh: scikit-learn is missing: sudo apt-get install python3-sklearn" >&2
-    exit 1
-  fi
-fi
+need_sklearn bench-nystrom.sh "$PY" "$install"
 for f in letter/letter-recognition.data mnist/train-images-idx3-ubyte.gz; do
   if ! [ -f "$data_dir/$f" ]; then
     echo "bench-nystrom.sh: $data_dir/$f is missing (set RFF_DATA or --data-dir)" >&2
@@ -84,13 +76,13 @@ echo "building nystrom/internal/benchcmd" >&2
 # 3. The core type rff's linalg chooses here, with the variable unset; then the same environment for both.
 core=$(env -u OPENBLAS_CORETYPE "$work/benchcmd" --version |
   "$PY" -c 'import json,sys; b=json.load(sys.stdin); print(b["core_type"] if b["backend"]=="openblas" else "")')
-export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$threads
-unset RFF_THREADS RFF_BLAS
-if [ -n "$core" ]; then export OPENBLAS_CORETYPE=$core; else unset OPENBLAS_CORETYPE; fi
+same_blas_env "$core" "$threads"
 "$work/benchcmd" --version
 
 cat >"$work/driver.py" <<'PYEOF'
-import gzip, json, os, platform, statistics, subprocess, sys, time
+import json, os, statistics, subprocess, sys, time
+
+from benchlib import header, loadavg, log, read_idx
 
 W = os.environ["BN_WORK"]; CMD = os.path.join(W, "benchcmd"); DATA = os.environ["BN_DATA"]
 ONLY = set(os.environ["BN_ONLY"].split(",")); REPS = int(os.environ["BN_REPS"]); LAMBDA = float(os.environ["BN_LAMBDA"])
@@ -98,15 +90,6 @@ MAXITER = os.environ["BN_MAXITER"]; TOL = os.environ["BN_TOL"]; ME = os.path.abs
 MS = {"letter": [int(m) for m in os.environ["BN_LETTER_M"].split(",")],
       "mnist": [int(m) for m in os.environ["BN_MNIST_M"].split(",")]}
 FALKON_M = [int(m) for m in os.environ["BN_FALKON_M"].split(",")]
-
-def log(*a):
-    print(*a, file=sys.stderr, flush=True)
-
-def loadavg():
-    try:
-        return " ".join(open("/proc/loadavg").read().split()[:3])
-    except OSError:
-        return ""
 
 def run(cmd):
     t = time.perf_counter()
@@ -135,17 +118,11 @@ def load(dataset):
         X, Xt, y, yt = X[:10000], X[10000:], y[:10000], y[10000:]
         top = np.abs(X).max()
         return X / top, Xt / top, y, yt, 26
-    def idx(path):
-        b = gzip.open(path).read()
-        nd = b[3]
-        dims = [int.from_bytes(b[4 + 4 * i:8 + 4 * i], "big") for i in range(nd)]
-        a = np.frombuffer(b, dtype=np.uint8, offset=4 + 4 * nd)
-        return a.reshape(dims[0], -1) if nd > 1 else a
     mn = os.path.join(DATA, "mnist")
-    X = idx(mn + "/train-images-idx3-ubyte.gz").astype(np.float64) / 255
-    y = idx(mn + "/train-labels-idx1-ubyte.gz").astype(int)
-    Xt = idx(mn + "/t10k-images-idx3-ubyte.gz").astype(np.float64) / 255
-    yt = idx(mn + "/t10k-labels-idx1-ubyte.gz").astype(int)
+    X = read_idx(mn + "/train-images-idx3-ubyte.gz").astype(np.float64) / 255
+    y = read_idx(mn + "/train-labels-idx1-ubyte.gz").astype(int)
+    Xt = read_idx(mn + "/t10k-images-idx3-ubyte.gz").astype(np.float64) / 255
+    yt = read_idx(mn + "/t10k-labels-idx1-ubyte.gz").astype(int)
     return X, Xt, y, yt, 10
 
 def worker(spec):
@@ -198,17 +175,8 @@ def falkon():
     return out
 
 def main():
-    import numpy, scipy, sklearn, threadpoolctl
-    import numpy as np
-    np.ones((256, 256)) @ np.ones((256, 256))  # load OpenBLAS for threadpool_info
     ver = subprocess.run([CMD, "--version"], stdout=subprocess.PIPE, text=True, check=True).stdout
-    meta = dict(date=time.strftime("%Y-%m-%dT%H:%M:%S%z"), lam=LAMBDA, maxiter=int(MAXITER), tol=float(TOL), reps=REPS,
-                machine=dict(cpu=next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()),
-                             nproc=os.cpu_count(), load_before=loadavg()),
-                env={k: os.environ.get(k) for k in ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE"]},
-                rff=json.loads(ver),
-                sklearn=dict(sklearn=sklearn.__version__, numpy=numpy.__version__, scipy=scipy.__version__,
-                             python=platform.python_version(), blas=threadpoolctl.threadpool_info()))
+    meta = header(ver, lam=LAMBDA, maxiter=int(MAXITER), tol=float(TOL), reps=REPS)
     if "compare" in ONLY:
         meta["compare"] = compare()
     if "falkon" in ONLY:
@@ -243,4 +211,4 @@ PYEOF
 
 BN_WORK=$work BN_DATA=$data_dir BN_ONLY=$only BN_REPS=$reps BN_LAMBDA=$lambda BN_MAXITER=$maxiter BN_TOL=$tol \
   BN_LETTER_M=$letter_m BN_MNIST_M=$mnist_m BN_FALKON_M=$falkon_m BN_OUT=$out \
-  "$PY" "$work/driver.py"
+  PYTHONPATH="$root/scripts/lib${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$work/driver.py"

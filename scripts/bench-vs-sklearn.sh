@@ -56,19 +56,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 PY=/usr/bin/python3
+. "$root/scripts/lib/bench.sh"
 mkdir -p "$work" "$(dirname "$out")"
 
 # 1. scikit-learn from Debian.
-if ! "$PY" -c 'import sklearn' 2>/dev/null; then
-  if [ "$install" = 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing python3-sklearn (apt-get)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-sklearn >&2 ||
-      { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-sklearn >&2; }
-  else
-    echo "bench-vs-sklearn.sh: scikit-learn is missing: sudo apt-get install python3-sklearn" >&2
-    exit 1
-  fi
-fi
+need_sklearn bench-vs-sklearn.sh "$PY" "$install"
 if ! [ -x /usr/bin/time ]; then
   if [ "$install" = 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q time >&2
@@ -82,28 +74,19 @@ echo "building rff" >&2
 # 3. The core type rff's linalg chooses here, with the variable unset; then the same environment for both.
 core=$(env -u OPENBLAS_CORETYPE "$work/rff" version --json |
   "$PY" -c 'import json,sys; b=json.load(sys.stdin).get("blas") or {}; print(b.get("CoreType","") if b.get("Backend")=="openblas" else "")')
-export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$threads
-unset RFF_THREADS RFF_BLAS
-if [ -n "$core" ]; then export OPENBLAS_CORETYPE=$core; else unset OPENBLAS_CORETYPE; fi
+same_blas_env "$core" "$threads"
 "$work/rff" version
 
 # 4. The measurements (Python drives both programs; scikit-learn runs in a fresh process per measurement).
 cat >"$work/driver.py" <<'PYEOF'
-import gzip, json, os, platform, re, statistics, subprocess, sys, time
+import json, os, re, statistics, subprocess, sys, time
+
+from benchlib import header, loadavg, log, read_idx
 
 W = os.environ["BVS_WORK"]; RFF = os.path.join(W, "rff"); DATA = os.environ["BVS_DATA"]
 QUICK = os.environ["BVS_QUICK"] == "1"; REPS = int(os.environ["BVS_REPS"]); REPS4 = int(os.environ["BVS_REPS4"])
 ONLY = set(os.environ["BVS_ONLY"].split(",")); ME = os.path.abspath(__file__)
 LAMBDA = 1e-6
-
-def log(*a):
-    print(*a, file=sys.stderr, flush=True)
-
-def loadavg():
-    try:
-        return " ".join(open("/proc/loadavg").read().split()[:3])
-    except OSError:
-        return ""
 
 def run(cmd, env=None):
     """Runs cmd, returns (stdout, wall seconds)."""
@@ -180,17 +163,11 @@ def worker(spec):
             t0 = time.perf_counter(); s.transform(X); secs.append(time.perf_counter() - t0)
         return dict(seconds=statistics.mean(secs), all=secs)
     if t == "mnist":
-        def idx(path):
-            b = gzip.open(path).read()
-            nd = b[3]
-            dims = [int.from_bytes(b[4 + 4 * i:8 + 4 * i], "big") for i in range(nd)]
-            a = np.frombuffer(b, dtype=np.uint8, offset=4 + 4 * nd)
-            return a.reshape(dims[0], -1) if nd > 1 else a
         mn = spec["dir"]
-        X = idx(mn + "/train-images-idx3-ubyte.gz").astype(np.float64) / 255
-        y = idx(mn + "/train-labels-idx1-ubyte.gz")
-        Xt = idx(mn + "/t10k-images-idx3-ubyte.gz").astype(np.float64) / 255
-        yt = idx(mn + "/t10k-labels-idx1-ubyte.gz")
+        X = read_idx(mn + "/train-images-idx3-ubyte.gz").astype(np.float64) / 255
+        y = read_idx(mn + "/train-labels-idx1-ubyte.gz")
+        Xt = read_idx(mn + "/t10k-images-idx3-ubyte.gz").astype(np.float64) / 255
+        yt = read_idx(mn + "/t10k-labels-idx1-ubyte.gz")
         if spec.get("train"):
             X, y = X[:spec["train"]], y[:spec["train"]]
         n, dim = X.shape
@@ -298,17 +275,8 @@ def task5():
 
 # ---------------------------------------------------------------- main
 def main():
-    import numpy, scipy, sklearn, threadpoolctl
-    import numpy as np
-    np.ones((256, 256)) @ np.ones((256, 256))  # load OpenBLAS for threadpool_info
     ver, _ = run([RFF, "version", "--json"])
-    meta = dict(date=time.strftime("%Y-%m-%dT%H:%M:%S%z"), quick=QUICK, reps=REPS, reps_task4=REPS4,
-                machine=dict(cpu=next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()),
-                             nproc=os.cpu_count(), load_before=loadavg()),
-                env={k: os.environ.get(k) for k in ["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE"]},
-                rff=json.loads(ver),
-                sklearn=dict(sklearn=sklearn.__version__, numpy=numpy.__version__, scipy=scipy.__version__,
-                             python=platform.python_version(), blas=threadpoolctl.threadpool_info()))
+    meta = header(ver, quick=QUICK, reps=REPS, reps_task4=REPS4)
     tasks = []
     for k, fn in [("1", task1), ("3", task3), ("4", task4), ("5", task5)]:
         if k in ONLY:
@@ -360,4 +328,4 @@ if __name__ == "__main__":
 PYEOF
 
 BVS_WORK=$work BVS_DATA=$data_dir BVS_QUICK=$quick BVS_REPS=$reps BVS_REPS4=$reps4 BVS_ONLY=$only BVS_OUT=$out \
-  "$PY" "$work/driver.py"
+  PYTHONPATH="$root/scripts/lib${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$work/driver.py"
