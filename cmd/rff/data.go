@@ -95,3 +95,27 @@ func (f *dataFlags) maxBytes() int64 {
 	}
 	return int64(*f.mem)
 }
+
+// testFile returns the flags that read the test file path (IDX labels in labels) the way rff fit scores it: all its
+// rows, the target found by the model's column name when the file has a header, and otherwise at the position
+// --target gave for the training file, which a headerless test file shares; a hermite test file holds the inputs
+// and f(x) last.
+func (f dataFlags) testFile(path, labels string, hermite bool) dataFlags {
+	t := f
+	t.path, t.labels, t.train, t.target = path, labels, 0, ""
+	switch {
+	case hermite:
+		t.target = "last"
+	case f.target != "":
+		format, err := dataset.ParseFormat(f.format)
+		if err == nil && format == dataset.FormatAuto {
+			format = dataset.GuessFormat(path)
+		}
+		if err == nil && (format == dataset.FormatCSV || format == dataset.FormatAuto) {
+			if names, _, err := dataset.CSVHeader(path); err == nil && names == nil {
+				t.target = f.target
+			}
+		}
+	}
+	return t
+}

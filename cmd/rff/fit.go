@@ -216,11 +216,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	rep.Info, rep.Fit = m.Info(), m.Report()
 	if *testData != "" {
 		t1 := time.Now()
-		tf := df
-		tf.path, tf.labels, tf.train, tf.target = *testData, *testLabels, 0, ""
-		if hermite {
-			tf.target = "last" // the test file holds the inputs and the value f(x)
-		}
+		tf := df.testFile(*testData, *testLabels, hermite)
 		if rep.Test, err = scoreFile(m, &tf); err != nil {
 			return err
 		}

@@ -88,11 +88,7 @@ func newFitPage(path string, m *rff.Model, rep *fitReport, df dataFlags, testDat
 		r := s.Regression
 		p.Stats = append(p.Stats, report.Stat{Name: "test R²", Value: report.Number(r.R2, 4)}, report.Stat{Name: "test RMSE", Value: report.Number(r.RMSE, 4)},
 			report.Stat{Name: "test MAE", Value: report.Number(r.MAE, 4)}, report.Stat{Name: "test rows", Value: strconv.Itoa(s.N)})
-		tf := df // the test file as runFit scores it
-		tf.path, tf.labels, tf.train, tf.target = testData, testLabels, 0, ""
-		if hermite {
-			tf.target = "last"
-		}
+		tf := df.testFile(testData, testLabels, hermite) // the test file as runFit scores it
 		panels, stats, err := regressionPanels(m, &tf)
 		if err != nil {
 			return nil, err
@@ -118,7 +114,7 @@ func newFitPage(path string, m *rff.Model, rep *fitReport, df dataFlags, testDat
 // tuningPanel draws the scores of --tune (every σ against λ) or of --cv (λ alone), or says that nothing was tuned.
 func tuningPanel(fit *rff.Report) report.Panel {
 	if tr := fit.Tune; tr != nil {
-		what := map[string]string{"gcv": "GCV", "evidence": "log evidence", "cv": "CV MSE"}[tr.Criterion]
+		what := tr.Score
 		caption := fmt.Sprintf("σ = %s and λ = %s (ringed) chosen by %s on %d rows", report.Number(tr.Sigma, 4), report.Number(tr.Lambda, 3), what, tr.Rows)
 		if tr.Median > 0 {
 			caption += fmt.Sprintf("; the median heuristic gave σ = %s", report.Number(tr.Median, 4))
