@@ -211,4 +211,4 @@ PYEOF
 
 BN_WORK=$work BN_DATA=$data_dir BN_ONLY=$only BN_REPS=$reps BN_LAMBDA=$lambda BN_MAXITER=$maxiter BN_TOL=$tol \
   BN_LETTER_M=$letter_m BN_MNIST_M=$mnist_m BN_FALKON_M=$falkon_m BN_OUT=$out \
-  PYTHONPATH="$root/scripts/lib${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$work/driver.py"
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/scripts/lib${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$work/driver.py"

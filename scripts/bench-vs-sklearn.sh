@@ -328,4 +328,4 @@ if __name__ == "__main__":
 PYEOF
 
 BVS_WORK=$work BVS_DATA=$data_dir BVS_QUICK=$quick BVS_REPS=$reps BVS_REPS4=$reps4 BVS_ONLY=$only BVS_OUT=$out \
-  PYTHONPATH="$root/scripts/lib${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$work/driver.py"
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/scripts/lib${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$work/driver.py"
