@@ -88,27 +88,9 @@ func CrossValidate(m Mapper, X []float64, n int, Y []float64, p int, k int, lamb
 		}
 	}
 
-	// Statistics of each fold (row i in fold i mod k), gathered one fold at a time.
-	folds := make([]*Stats, k)
-	for f := range k {
-		nf := (n - f + k - 1) / k
-		Xf := make([]float64, 0, nf*d)
-		Yf := make([]float64, 0, nf*p)
-		for i := f; i < n; i += k {
-			Xf = append(Xf, X[i*d:(i+1)*d]...)
-			Yf = append(Yf, Y[i*p:(i+1)*p]...)
-		}
-		s, err := Accumulate(m, Xf, nf, Yf, p)
-		if err != nil {
-			return nil, fmt.Errorf("learn.CrossValidate: fold %d: %w", f+1, err)
-		}
-		folds[f] = s
-	}
-	total := folds[0].Clone()
-	for _, s := range folds[1:] {
-		if err := total.Merge(s); err != nil {
-			return nil, fmt.Errorf("learn.CrossValidate: %w", err)
-		}
+	folds, total, err := foldStats("learn.CrossValidate", m, X, n, Y, p, k)
+	if err != nil {
+		return nil, err
 	}
 
 	sse := make([][]float64, k)
@@ -141,6 +123,51 @@ func CrossValidate(m Mapper, X []float64, n int, Y []float64, p int, k int, lamb
 	return res, nil
 }
 
+// foldStats accumulates the statistics of each fold (row i in fold i mod k, gathered one fold at a time) and their
+// total.
+func foldStats(where string, m Mapper, X []float64, n int, Y []float64, p, k int) (folds []*Stats, total *Stats, err error) {
+	d := m.Dim()
+	folds = make([]*Stats, k)
+	for f := range k {
+		Xf, Yf, nf := foldRows(X, n, d, Y, p, k, f, true)
+		s, err := Accumulate(m, Xf, nf, Yf, p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: fold %d: %w", where, f+1, err)
+		}
+		folds[f] = s
+	}
+	total = folds[0].Clone()
+	for _, s := range folds[1:] {
+		if err := total.Merge(s); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	return folds, total, nil
+}
+
+// foldRows returns the rows of fold f (row i in fold i mod k) of X (n×d) and Y (n×p), or with in = false the rows
+// of the other folds, and their number.
+func foldRows(X []float64, n, d int, Y []float64, p, k, f int, in bool) (Xf, Yf []float64, nf int) {
+	nf = (n - f + k - 1) / k
+	if !in {
+		nf = n - nf
+	}
+	Xf = make([]float64, 0, nf*d)
+	if Y != nil {
+		Yf = make([]float64, 0, nf*p)
+	}
+	for i := range n {
+		if (i%k == f) != in {
+			continue
+		}
+		Xf = append(Xf, X[i*d:(i+1)*d]...)
+		if Y != nil {
+			Yf = append(Yf, Y[i*p:(i+1)*p]...)
+		}
+	}
+	return Xf, Yf, nf
+}
+
 // cvEigenMinGrid is the grid length from which CrossValidate eigendecomposes each fold's training system instead
 // of factorising it once per λ. With gonum's pure-Go LAPACK, mat.EigenSym with vectors costs about 100 Cholesky
 // solves (measured: 88× at F = 256, 96× at F = 512, 115× at F = 1024), so the eigendecomposition pays off only for
@@ -150,25 +177,41 @@ var cvEigenMinGrid = 64
 // foldErrors returns, for each λ, the held-out sum of squared errors Σ_v ‖y − θ(λ)ᵀz − b(λ)‖² of the model fitted
 // on the training statistics tr, evaluated from the held-out statistics v.
 func foldErrors(tr, v *Stats, lambdas []float64, intercept bool) ([]float64, error) {
+	h := heldOut{v: v, VT: make([]float64, tr.F*tr.P), b: make([]float64, tr.P)}
+	if intercept {
+		h.zbar, h.ybar = means(tr)
+	}
+	out := make([]float64, len(lambdas))
+	err := foldPath(tr, lambdas, intercept, func(li int, theta []float64) {
+		out[li] = h.sse(theta)
+	})
+	return out, err
+}
+
+// means returns the training means z̄ and ȳ of the statistics s (N ≥ 1).
+func means(s *Stats) (zbar, ybar []float64) {
+	N := float64(s.N)
+	zbar, ybar = make([]float64, s.F), make([]float64, s.P)
+	for i, v := range s.SumZ {
+		zbar[i] = v / N
+	}
+	for j, v := range s.SumY {
+		ybar[j] = v / N
+	}
+	return zbar, ybar
+}
+
+// foldPath computes θ(λ) (F×P, centred normal equations when intercept) of the ridge fit on the statistics tr for
+// every λ of lambdas and calls each(i, θ(lambdas[i])) in order; θ is scratch, valid only during the call. Grids of
+// cvEigenMinGrid λ or more eigendecompose the training system once, θ(λ) = U diag(1/(μ_i + N_t λ)) UᵀZᵀY; shorter
+// grids factorise it by Cholesky once per λ.
+func foldPath(tr *Stats, lambdas []float64, intercept bool, each func(i int, theta []float64)) error {
 	F, P := tr.F, tr.P
 	if tr.N == 0 {
-		return nil, errors.New("empty training set")
+		return errors.New("empty training set")
 	}
 	Nt := float64(tr.N)
 	A, B := tr.NormalEquations(intercept)
-	var zbar, ybar []float64
-	if intercept {
-		zbar = make([]float64, F)
-		ybar = make([]float64, P)
-		for i, s := range tr.SumZ {
-			zbar[i] = s / Nt
-		}
-		for j, s := range tr.SumY {
-			ybar[j] = s / Nt
-		}
-	}
-	h := heldOut{v: v, zbar: zbar, ybar: ybar, VT: make([]float64, F*P), b: make([]float64, P)}
-	out := make([]float64, len(lambdas))
 
 	if len(lambdas) < cvEigenMinGrid {
 		// One Cholesky factorisation per λ.
@@ -180,17 +223,17 @@ func foldErrors(tr, v *Stats, lambdas []float64, intercept bool) ([]float64, err
 			}
 			theta, _, err := cholSolve(M, B, F, P, false)
 			if err != nil {
-				return nil, fmt.Errorf("λ = %g: %w", lambda, err)
+				return fmt.Errorf("λ = %g: %w", lambda, err)
 			}
-			out[li] = h.sse(theta)
+			each(li, theta)
 		}
-		return out, nil
+		return nil
 	}
 
 	// One eigendecomposition A = U diag(μ) Uᵀ for the whole grid.
 	var eig mat.EigenSym
 	if !eig.Factorize(mat.NewSymDense(F, A), true) {
-		return nil, errors.New("eigendecomposition of the training ZᵀZ did not converge")
+		return errors.New("eigendecomposition of the training ZᵀZ did not converge")
 	}
 	mu := eig.Values(nil)
 	var uu mat.Dense
@@ -211,7 +254,7 @@ func foldErrors(tr, v *Stats, lambdas []float64, intercept bool) ([]float64, err
 		for i := range F {
 			den := mu[i] + Nt*lambda
 			if !(den > 0) {
-				return nil, fmt.Errorf("λ = %g: μ_%d + N_tλ = %g ≤ 0, the training system is not positive definite", lambda, i+1, den)
+				return fmt.Errorf("λ = %g: μ_%d + N_tλ = %g ≤ 0, the training system is not positive definite", lambda, i+1, den)
 			}
 			for j := range P {
 				Hs[i*P+j] = G[i*P+j] / den
@@ -219,9 +262,9 @@ func foldErrors(tr, v *Stats, lambdas []float64, intercept bool) ([]float64, err
 		}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ug, blas64.General{Rows: F, Cols: P, Stride: P, Data: Hs}, 0,
 			blas64.General{Rows: F, Cols: P, Stride: P, Data: theta})
-		out[li] = h.sse(theta)
+		each(li, theta)
 	}
-	return out, nil
+	return nil
 }
 
 // heldOut evaluates held-out squared errors from the held-out statistics v.
@@ -263,4 +306,105 @@ func (h heldOut) sse(theta []float64) float64 {
 		}
 	}
 	return max(e, 0)
+}
+
+// CrossValidateScaled is CrossValidate for P ridge problems that share the features but not the penalty: output j
+// is fitted with λ·scale[j] (scale[j] > 0 and finite), as the outputs of a decomposable operator-valued kernel
+// rotated onto the eigenvectors of its A (scale[j] = 1/a_j; see SelectLambdaScaled). MSE is pooled over all
+// (row, output) entries as in CrossValidate; outputs with equal scales share their factorisations. With every scale
+// equal to 1 it is CrossValidate.
+func CrossValidateScaled(m Mapper, X []float64, n int, Y []float64, p int, k int, lambdas, scale []float64, intercept bool) (*CVResult, error) {
+	const where = "learn.CrossValidateScaled"
+	if len(scale) != p {
+		return nil, fmt.Errorf("%s: %d scales for %d outputs", where, len(scale), p)
+	}
+	same := true
+	for _, v := range scale {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: scale %v: want finite scales > 0", where, v)
+		}
+		same = same && v == 1
+	}
+	if same {
+		return CrossValidate(m, X, n, Y, p, k, lambdas, intercept)
+	}
+	if isNil(m) {
+		return nil, errors.New(where + ": nil feature map")
+	}
+	if err := blocks.CheckData(where, X, n, m.Dim(), Y, p); err != nil {
+		return nil, err
+	}
+	if k < 2 || k > n {
+		return nil, fmt.Errorf("%s: need 2 ≤ k ≤ n folds, have k=%d, n=%d", where, k, n)
+	}
+	if len(lambdas) == 0 {
+		return nil, errors.New(where + ": empty λ grid")
+	}
+	for _, l := range lambdas {
+		for _, c := range scale {
+			if !(l*c > 0) || math.IsInf(l*c, 0) {
+				return nil, fmt.Errorf("%s: λ = %v with scale %v: every λ·scale must be finite and > 0", where, l, c)
+			}
+		}
+	}
+	folds, total, err := foldStats(where, m, X, n, Y, p, k)
+	if err != nil {
+		return nil, err
+	}
+	// Groups of outputs with equal scales.
+	var groups [][]int
+	for j, c := range scale {
+		found := false
+		for g, idx := range groups {
+			if scale[idx[0]] == c {
+				groups[g] = append(groups[g], j)
+				found = true
+				break
+			}
+		}
+		if !found {
+			groups = append(groups, []int{j})
+		}
+	}
+	res := &CVResult{Lambdas: append([]float64(nil), lambdas...), MSE: make([]float64, len(lambdas)), FoldMSE: make([][]float64, k)}
+	for f := range k {
+		res.FoldMSE[f] = make([]float64, len(lambdas))
+		tr := sub(total, folds[f])
+		for _, g := range groups {
+			ls := make([]float64, len(lambdas))
+			for i, l := range lambdas {
+				ls[i] = l * scale[g[0]]
+			}
+			sse, err := foldErrors(outputs(tr, g), outputs(folds[f], g), ls, intercept)
+			if err != nil {
+				return nil, fmt.Errorf("%s: fold %d: %w", where, f+1, err)
+			}
+			for i, e := range sse {
+				res.MSE[i] += e
+				res.FoldMSE[f][i] += e / float64(folds[f].N*p)
+			}
+		}
+	}
+	for i := range res.MSE {
+		res.MSE[i] /= float64(n * p)
+		if res.MSE[i] < res.MSE[res.BestIndex] {
+			res.BestIndex = i
+		}
+	}
+	res.Best = lambdas[res.BestIndex]
+	return res, nil
+}
+
+// outputs returns the statistics of s restricted to the outputs idx (ZᵀZ shared, not copied).
+func outputs(s *Stats, idx []int) *Stats {
+	q := len(idx)
+	o := &Stats{F: s.F, P: q, ZtZ: s.ZtZ, ZtY: make([]float64, s.F*q), SumZ: s.SumZ, SumY: make([]float64, q),
+		SumYY: make([]float64, q), N: s.N, sym: s.sym}
+	for c, j := range idx {
+		for i := range s.F {
+			o.ZtY[i*q+c] = s.ZtY[i*s.P+j]
+		}
+		o.SumY[c], o.SumYY[c] = s.SumY[j], s.SumYY[j]
+	}
+	return o
 }
