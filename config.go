@@ -32,17 +32,21 @@ type Config struct {
 	Sigma float64
 	// Tune chooses σ and λ together from the training data: for each σ of a log grid around the median heuristic (or
 	// Sigmas), one pass accumulates the ridge statistics, and the whole λ path (Lambdas, or a default grid) is scored
-	// by Select — "gcv" (the default: generalized cross-validation), "evidence" (the Bayesian evidence) or "cv"
-	// (CV-fold cross-validation from fold statistics). TuneRows > 0 tunes on that many rows (the first ones) and
-	// fits the chosen σ and λ on all rows. Tuning is for the squared loss on scalar random features. Every σ scored
+	// by Select — "gcv" (generalized cross-validation, the default for regression), "evidence" (the Bayesian
+	// evidence) or "cv" (CV-fold cross-validation from fold statistics, the default for classification, which it
+	// scores by held-out accuracy; hinge and logistic losses only by cv, refitting every fold for each λ of a shorter
+	// default grid). TuneRows > 0 tunes on that many rows (the first ones) and fits the chosen σ and λ on all rows.
+	// Decomposable vector-valued models are tuned on their outputs decoupled along the eigenvectors of A; exact,
+	// hermite, curl-free, divergence-free and Helmholtz models are refused (docs/conventions.md §12.5). Every σ scored
 	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about seven are
-	// scored, with at most 1024 points (TunePoints), plus one full-size λ path.
+	// scored with at most 512 points (TunePoints); then, at the fit's D, the chosen λ and its two neighbours on the
+	// grid are scored by Cholesky factorisations, whose statistics the fit reuses.
 	Tune     bool
 	Select   string
 	Sigmas   []float64
 	TuneRows int
-	// TunePoints is D of the maps that score the bandwidths (default: D, at most 1024); when it is below D, λ is
-	// chosen on the path of the chosen σ at the full D.
+	// TunePoints is D of the maps that score the bandwidths (default: D, at most 512); when it is below D, λ is
+	// chosen at the full D among the λ chosen with TunePoints and its neighbours on the grid.
 	TunePoints int
 	// Map is the feature map: "features" (the default: random or quadrature features drawn by Rule) or "nystrom"
 	// (Nyström features ψ(x) = Λ^{-1/2}Uᵀk_M(x) on Centres landmarks chosen by Landmarks, Williams & Seeger 2001;
@@ -136,6 +140,7 @@ type settings struct {
 	nystrom   bool // a Nyström map (Map "nystrom"); Points is then M
 	falkon    bool // solved by FALKON
 	selector  nystrom.Selector
+	tuned     *learn.Stats // the statistics tuning accumulated for the chosen σ at the fit's D on all rows, or nil
 }
 
 // resolve validates c and fills in the defaults.
@@ -192,26 +197,45 @@ func (c Config) resolve() (*settings, error) {
 			return nil, fmt.Errorf("the %s loss needs the classification task", s.loss)
 		case s.Exact:
 			return nil, fmt.Errorf("the %s loss is not available for exact models (they use the squared loss)", s.loss)
-		case s.CV != 0:
-			return nil, fmt.Errorf("cross-validation selects λ for the squared loss only; give λ with the %s loss", s.loss)
+		case s.CV != 0 && !s.Tune:
+			return nil, fmt.Errorf("cross-validation selects λ for the squared loss only; give λ with the %s loss, or tune σ and λ (Tune, cross-validated by refits)", s.loss)
 		case s.Encoding != "onehot":
 			return nil, fmt.Errorf("the %s encoding is for the squared loss; the %s loss trains one-vs-rest", s.Encoding, s.loss)
-		case !(s.Lambda > 0):
+		case !(s.Lambda > 0) && !s.Tune:
 			return nil, fmt.Errorf("the %s loss needs λ > 0", s.loss)
 		}
 	}
 	if s.Tune {
-		switch orDefault(s.Select, "gcv") {
+		// Classifiers are tuned on held-out accuracy by default (docs/conventions.md §12.5), and so is a given CV.
+		def := "gcv"
+		if s.Task == "classification" || s.CV != 0 {
+			def = "cv"
+		}
+		switch orDefault(s.Select, def) {
 		case "gcv", "evidence", "cv":
-			s.Select = orDefault(s.Select, "gcv")
+			s.Select = orDefault(s.Select, def)
 		default:
 			return nil, fmt.Errorf("selection criterion %q: want gcv, evidence or cv", s.Select)
 		}
+		field := false
+		if s.OVK != "" {
+			if k, err := ovk.Parse(s.OVK, 1, nil); err == nil && k.Kind() != ovk.Decomposable {
+				field = true
+			}
+		}
 		switch {
-		case s.Exact || s.OVK != "" || s.Task == "hermite" || s.loss != learn.Squared:
-			return nil, errors.New("tuning chooses σ and λ for the squared loss on scalar random features (not exact, vector-valued, hermite or hinge/logistic models)")
+		case s.Exact:
+			return nil, errors.New("tuning is for models on features, not exact models: tune σ and λ on features (without exact), then fit the exact model with them")
+		case s.Task == "hermite":
+			return nil, errors.New("tuning is not available for hermite models: their normal equations mix value and derivative rows, which the tuning criteria do not score; give σ and λ")
+		case field:
+			return nil, fmt.Errorf("tuning is not available for the %s kernel: its normal equations couple the outputs through B(ω), which the scalar statistics the criteria are computed from do not hold; give σ and λ (the decomposable kernel can be tuned)", s.OVK)
+		case s.loss != learn.Squared && s.Select != "cv":
+			return nil, fmt.Errorf("the %s loss is tuned by cross-validation (select cv): GCV and the evidence are criteria of the squared loss", s.loss)
 		case s.CV != 0 && s.Select != "cv":
 			return nil, errors.New("cross-validation folds are for the cv criterion")
+		case s.CV < 0 || s.CV == 1:
+			return nil, fmt.Errorf("cross-validation needs at least 2 folds, got %d", s.CV)
 		case s.TuneRows < 0:
 			return nil, fmt.Errorf("tune rows = %d: want ≥ 0", s.TuneRows)
 		}
@@ -225,6 +249,10 @@ func (c Config) resolve() (*settings, error) {
 		}
 		if len(s.Lambdas) == 0 {
 			s.Lambdas = learn.LogGrid(1e-10, 1e-1, 19)
+			if s.loss != learn.Squared {
+				// Every λ of a hinge or logistic loss costs CV refits: a shorter grid, one point per decade.
+				s.Lambdas = learn.LogGrid(1e-7, 1e-2, 6)
+			}
 		}
 		for _, v := range s.Lambdas {
 			if !(v > 0) || math.IsInf(v, 0) {
@@ -311,8 +339,8 @@ func (s *settings) resolveOVK() error {
 	switch {
 	case len(s.Targets) == 0:
 		return fmt.Errorf("the %s kernel needs the target columns (Targets)", s.OVK)
-	case s.Task != "regression" || s.loss != learn.Squared || s.CV != 0:
-		return fmt.Errorf("vector-valued models fit regression with the squared loss and a fixed λ")
+	case s.Task != "regression" || s.loss != learn.Squared || (s.CV != 0 && !s.Tune):
+		return fmt.Errorf("vector-valued models fit regression with the squared loss and a fixed or tuned λ (not cross-validated alone)")
 	case s.Kernel != "gaussian":
 		return fmt.Errorf("vector-valued models use the Gaussian kernel, not %s", s.Kernel)
 	}

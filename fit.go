@@ -183,7 +183,13 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	}
 	if s.Tune {
 		tt := time.Now()
-		if rep.Tune, err = s.tune(X, n, d, Y, P); err != nil {
+		t := &tuneTargets{Y: Y, P: P, cls: cls, K: len(h.Labels)}
+		if s.OVK != "" {
+			if t, err = s.tuneOVK(Yovk, n, P); err != nil {
+				return nil, err
+			}
+		}
+		if rep.Tune, err = s.tune(X, n, d, t); err != nil {
 			return nil, err
 		}
 		rep.Phases["tune"] = time.Since(tt).Seconds()
@@ -220,7 +226,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		if err != nil {
 			return nil, err
 		}
-		if s.CV != 0 {
+		if s.CV != 0 && !s.Tune { // tuning chose λ already
 			tc := time.Now()
 			res, err := learn.CrossValidate(fmap, X, n, Y, P, s.CV, s.Lambdas, true)
 			if err != nil {
@@ -323,6 +329,17 @@ func (s *settings) fitFeatures(fmap learn.Mapper, X []float64, n int, Y []float6
 		}
 		rep.Phases["solve"] = time.Since(ts).Seconds()
 		return post.Fit, post, nil
+	}
+	if st := s.tuned; st != nil && s.loss == learn.Squared && s.solver == learn.Cholesky && s.precision != learn.Mixed {
+		// Tuning accumulated these statistics for this map on all rows: solve them instead of a second pass.
+		s.tuned = nil
+		fit, err := learn.Ridge{Lambda: s.Lambda, Intercept: true}.SolveInPlace(st)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Phases["solve"] = fit.Stats.Seconds
+		rep.Solve = &fit.Stats
+		return fit, nil, nil
 	}
 	if s.loss == learn.Squared {
 		tg := time.Now()

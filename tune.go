@@ -5,46 +5,110 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/ovk"
+	"github.com/rffkit/rff/vector"
 )
 
 // TuneResult reports how Fit chose σ and λ (Config.Tune).
 type TuneResult struct {
-	Criterion string  `json:"criterion"` // "gcv", "evidence" or "cv"
-	Rows      int     `json:"rows"`      // the rows tuned on
-	Median    float64 `json:"median_sigma,omitempty"`
+	Criterion string `json:"criterion"` // "gcv", "evidence" or "cv"
+	// Score names what Scores hold: "GCV" and "CV MSE" (mean squared error per (row, output) entry; lower is
+	// better), "log evidence" or "CV accuracy" (the share of held-out rows classified correctly; higher is better).
+	Score  string  `json:"score"`
+	Rows   int     `json:"rows"` // the rows tuned on
+	Median float64 `json:"median_sigma,omitempty"`
 	// Sigmas and Lambdas are the bandwidths and penalties scored; Scores[i][j] is the score of (Sigmas[i],
-	// Lambdas[j]): the GCV estimate or the held-out mean squared error per entry (lower is better), or the log
-	// evidence (higher is better, HigherIsBetter). NaN marks a pair that could not be scored.
+	// Lambdas[j]); HigherIsBetter says which way is better. NaN marks a pair that could not be scored.
 	Sigmas         []float64   `json:"sigmas"`
 	Lambdas        []float64   `json:"lambdas"`
 	Scores         [][]float64 `json:"scores"`
 	HigherIsBetter bool        `json:"higher_is_better"`
-	// Points is D of the maps the bandwidths were scored with; when it is below the fit's D, λ was then chosen on
-	// the λ path of the chosen σ at the full D, whose scores are FinalScores.
-	Points      int       `json:"points"`
-	FinalScores []float64 `json:"final_scores,omitempty"`
-	Sigma       float64   `json:"sigma"`
-	Lambda      float64   `json:"lambda"`
+	// Points is D of the maps the bandwidths were scored with; when it is below the fit's D, λ was then chosen at the
+	// full D for the chosen σ among FinalLambdas (the λ chosen with Points and its neighbours on the grid), whose
+	// scores are FinalScores.
+	Points       int       `json:"points"`
+	FinalLambdas []float64 `json:"final_lambdas,omitempty"`
+	FinalScores  []float64 `json:"final_scores,omitempty"`
+	Sigma        float64   `json:"sigma"`
+	Lambda       float64   `json:"lambda"`
 }
 
 // maxTunePoints is D of the bandwidth search when the fit's D is larger: the search then costs a fraction of a
 // full-size pass and eigendecomposition per bandwidth, and λ is chosen at the full D for the chosen σ.
-const maxTunePoints = 1024
+const maxTunePoints = 512
 
-// tune chooses σ and λ on the rows of X (n×d, preprocessed) against Y (n×P coded targets) and sets them in s. The
-// bandwidths are a log grid around the median heuristic, 2^{-2}…2^{2} times it, refined by half steps around the
-// best, or Sigmas; every bandwidth costs one pass over the rows, after which the whole λ path is scored in closed
-// form (GCV, evidence) or from fold statistics (CV).
-func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult, error) {
+// tuneTargets is what tuning fits: coded targets Y (n×P) for the squared loss, the classes for classifiers.
+type tuneTargets struct {
+	Y   []float64
+	P   int
+	cls []int // class of every row (classification), nil otherwise
+	K   int   // number of classes
+	// scale[j] multiplies λ for output j (a decomposable kernel's outputs rotated onto the eigenvectors of A: Y is
+	// then the rotated targets); nil means 1 for every output.
+	scale []float64
+}
+
+// tuneOVK returns the tuning targets of a decomposable vector-valued model: the targets Y (n×p) rotated onto the
+// eigenvectors of the model's output matrix A, with the λ scales 1/a_k (vector.Decoupling).
+func (s *settings) tuneOVK(Y []float64, n, p int) (*tuneTargets, error) {
+	if k, err := ovk.Parse(s.OVK, 1, nil); err == nil && k.Kind() != ovk.Decomposable {
+		return nil, fmt.Errorf("tuning is not available for the %s kernel; give σ and λ", s.OVK)
+	}
+	A, err := outputMatrix(s.A, s.AMatrix, Y, n, p)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := vector.Decouple(A)
+	if err != nil {
+		return nil, fmt.Errorf("tuning: %w", err)
+	}
+	Yr, err := dc.Rotate(Y, n)
+	if err != nil {
+		return nil, err
+	}
+	t := &tuneTargets{Y: Yr, P: p, scale: dc.Scale}
+	if slices.IndexFunc(dc.Scale, func(v float64) bool { return v != 1 }) < 0 {
+		t.scale = nil
+	}
+	return t, nil
+}
+
+// tune chooses σ and λ on the rows of X (n×d, preprocessed) for the targets t and sets them in s. The bandwidths
+// are a log grid around the median heuristic, 2^{-2}…2^{2} times it, extended while the best lies on an edge and
+// refined by half steps around the best, or Sigmas. Every bandwidth costs one pass over the rows, after which the
+// whole λ path is scored in closed form (GCV, evidence) or from fold statistics (CV: the held-out squared error,
+// or for classifiers with the squared loss the held-out accuracy from one more map of the held-out rows); the
+// hinge and logistic losses are cross-validated by refits. Ties of accuracy go to the larger λ, then the larger σ.
+func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, error) {
 	rows := n
 	if s.TuneRows > 0 && s.TuneRows < n {
 		rows = s.TuneRows
 	}
-	Xt, Yt := X[:rows*d], Y[:rows*P]
-	res := &TuneResult{Criterion: s.Select, Rows: rows, Lambdas: s.Lambdas, HigherIsBetter: s.Select == "evidence"}
+	Xt := X[:rows*d]
+	var Yt []float64
+	if t.Y != nil {
+		Yt = t.Y[:rows*t.P]
+	}
+	var clst []int
+	if t.cls != nil {
+		clst = t.cls[:rows]
+	}
+	accuracy := s.Select == "cv" && t.cls != nil
+	res := &TuneResult{Criterion: s.Select, Rows: rows, Lambdas: s.Lambdas}
+	switch {
+	case accuracy:
+		res.Score, res.HigherIsBetter = "CV accuracy", true
+	case s.Select == "cv":
+		res.Score = "CV MSE"
+	case s.Select == "evidence":
+		res.Score, res.HigherIsBetter = "log evidence", true
+	default:
+		res.Score = "GCV"
+	}
 	res.Points = s.Points
 	if s.TunePoints > 0 {
 		res.Points = min(s.TunePoints, s.Points)
@@ -79,7 +143,10 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 	}
 	bar := progress.New(s.Progress, "tune", len(grid)+2)
 	defer bar.Done()
-	path := func(sigma float64, points int) ([]float64, error) {
+	// path scores the λ of lambdas for σ with a map of the given points. With final (the full-size λ choice) it
+	// scores a short grid by Cholesky factorisations, and keeps the statistics of a random-feature map on all rows
+	// for the fit.
+	path := func(sigma float64, points int, lambdas []float64, final bool) ([]float64, error) {
 		k, err := kernel.New(s.Kernel, sigma)
 		if err != nil {
 			return nil, err
@@ -89,19 +156,53 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 			return nil, err
 		}
 		if s.Select == "cv" {
-			cv, err := learn.CrossValidate(fmap, Xt, rows, Yt, P, s.CV, s.Lambdas, true)
+			switch {
+			case t.cls != nil && s.loss != learn.Squared:
+				c := learn.Classifier{Loss: s.loss, Seed: s.Seed, MaxBytes: s.budget()}
+				cv, err := learn.CrossValidateClassifier(c, fmap, Xt, rows, clst, t.K, s.CV, lambdas)
+				if err != nil {
+					return nil, err
+				}
+				return cv.Accuracy, nil
+			case t.cls != nil:
+				coding := learn.OneHotCoding
+				if s.Encoding == "simplex" {
+					coding = learn.SimplexCoding
+				}
+				cv, err := learn.CrossValidateClasses(fmap, Xt, rows, clst, t.K, coding, s.CV, lambdas, true)
+				if err != nil {
+					return nil, err
+				}
+				return cv.Accuracy, nil
+			}
+			scale := t.scale
+			if scale == nil {
+				scale = slices.Repeat([]float64{1}, t.P)
+			}
+			cv, err := learn.CrossValidateScaled(fmap, Xt, rows, Yt, t.P, s.CV, lambdas, scale, true)
 			if err != nil {
 				return nil, err
 			}
 			return cv.MSE, nil
 		}
-		st, err := learn.Accumulate(fmap, Xt, rows, Yt, P)
+		st, err := learn.Accumulate(fmap, Xt, rows, Yt, t.P)
 		if err != nil {
 			return nil, err
 		}
-		sel, err := learn.SelectLambda(st, s.Lambdas, true)
+		var sel *learn.Selection
+		switch {
+		case t.scale != nil:
+			sel, err = learn.SelectLambdaScaled(st, lambdas, t.scale, true)
+		case final:
+			sel, err = learn.ScoreLambdas(st, lambdas, true)
+		default:
+			sel, err = learn.SelectLambda(st, lambdas, true)
+		}
 		if err != nil {
 			return nil, err
+		}
+		if _, ok := fmap.(*feature.Map); final && ok && rows == n && t.scale == nil && s.OVK == "" {
+			s.tuned = st
 		}
 		if s.Select == "evidence" {
 			return sel.LogEvidence, nil
@@ -116,10 +217,10 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 		if err := s.checkRounding(d, k); err != nil {
 			return err
 		}
-		if err := s.checkBudget(rows, d, P, k); err != nil {
+		if err := s.checkBudget(rows, d, t.P, k); err != nil {
 			return err
 		}
-		sc, err := path(sigma, res.Points)
+		sc, err := path(sigma, res.Points, s.Lambdas, false)
 		if err != nil {
 			return err
 		}
@@ -133,11 +234,16 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 			return nil, err
 		}
 	}
+	// best returns the best pair: ties go to the larger λ, then to the larger σ (the smoother model).
 	best := func() (int, int) {
 		bi, bj := -1, -1
 		for i, row := range res.Scores {
 			for j, v := range row {
 				if bi < 0 || better(v, res.Scores[bi][bj]) {
+					bi, bj = i, j
+					continue
+				}
+				if v == res.Scores[bi][bj] && (s.Lambdas[j] > s.Lambdas[bj] || (s.Lambdas[j] == s.Lambdas[bj] && res.Sigmas[i] > res.Sigmas[bi])) {
 					bi, bj = i, j
 				}
 			}
@@ -181,7 +287,7 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int {
+	slices.SortStableFunc(order, func(a, b int) int {
 		switch {
 		case res.Sigmas[a] < res.Sigmas[b]:
 			return -1
@@ -197,21 +303,27 @@ func (s *settings) tune(X []float64, n, d int, Y []float64, P int) (*TuneResult,
 	res.Sigma, res.Lambda = res.Sigmas[bi], res.Lambdas[bj]
 	res.Sigmas, res.Scores = sig, scs
 	if res.Points < s.Points {
-		// λ at the fit's D for the chosen σ.
-		fin, err := path(res.Sigma, s.Points)
+		// λ at the fit's D for the chosen σ, among the chosen λ and its neighbours on the grid (sorted).
+		sorted := slices.Clone(s.Lambdas)
+		slices.Sort(sorted)
+		sorted = slices.Compact(sorted)
+		at := slices.Index(sorted, res.Lambda)
+		short := sorted[max(at-1, 0):min(at+2, len(sorted))]
+		fin, err := path(res.Sigma, s.Points, short, true)
 		if err != nil {
 			return nil, err
 		}
-		bj = -1
+		fj := -1
 		for j, v := range fin {
-			if bj < 0 || better(v, fin[bj]) {
-				bj = j
+			if fj < 0 || better(v, fin[fj]) || (v == fin[fj] && short[j] > short[fj]) {
+				fj = j
 			}
 		}
-		if bj < 0 || math.IsNaN(fin[bj]) {
+		if fj < 0 || math.IsNaN(fin[fj]) {
 			return nil, fmt.Errorf("tuning: no λ could be scored at D = %d", s.Points)
 		}
-		res.FinalScores, res.Lambda = fin, res.Lambdas[bj]
+		res.FinalLambdas, res.FinalScores, res.Lambda = short, fin, short[fj]
+		bar.Add(1)
 	}
 	if !scaleFree {
 		s.Sigma = res.Sigma

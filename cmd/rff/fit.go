@@ -65,7 +65,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	var kf kernelFlags
 	kf.register(fs.FlagSet, "the median distance between up to 2000 preprocessed training rows (the median heuristic)")
 	fs.BoolVar(&cfg.Tune, "tune", false, "choose σ and λ from the data: σ on a log grid around the median heuristic (or --sigmas), the λ path (--lambdas) scored by --select; one pass over the data per σ")
-	fs.StringVar(&cfg.Select, "select", "gcv", "--tune criterion: gcv (generalized cross-validation), evidence (Bayesian evidence) or cv (--cv folds, 5 by default)")
+	fs.StringVar(&cfg.Select, "select", "", "--tune criterion: gcv (generalized cross-validation; the default for regression), evidence (Bayesian evidence) or cv (--cv folds, 5 by default; held-out accuracy for classification, its default; the only criterion of the hinge and logistic losses, which it refits per fold)")
 	fs.IntVar(&cfg.TunePoints, "tune-points", 0, "--tune: D of the maps that score the bandwidths (default: -D, at most 1024); λ is then chosen at the full -D for the chosen σ")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", 0, "--tune on the first N rows only, then fit the chosen σ and λ on all rows (0 = all rows)")
 	sigmas := fs.String("sigmas", "", "--tune: comma list of bandwidths to score instead of the grid around the median heuristic")
@@ -127,6 +127,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if cfg.CV != 0 || cfg.Tune {
 		if cfg.Lambdas, err = parseLambdas(*lambdas); err != nil {
 			return err
+		}
+		if cfg.Tune && cfg.Loss != "" && cfg.Loss != "squared" && !flagSet(fs, "lambdas") {
+			cfg.Lambdas = nil // the shorter default grid of the refitted losses
 		}
 	}
 	if *sigmas != "" {
@@ -376,7 +379,7 @@ func printTune(w io.Writer, tr *rff.TuneResult) {
 		fmt.Fprintf(w, " (median heuristic σ = %.4g)", tr.Median)
 	}
 	fmt.Fprintln(w)
-	what := map[string]string{"gcv": "GCV", "evidence": "log evidence", "cv": "CV MSE"}[tr.Criterion]
+	what := tr.Score
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "σ\tbest λ\t%s\t\n", what)
 	for i, sg := range tr.Sigmas {
@@ -436,4 +439,11 @@ func checkNystromFlags(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--map %q: want features or nystrom", cfg.Map)
 	}
 	return nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *cmdFlags, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
