@@ -25,7 +25,7 @@ func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
 	if defaultPreprocess == "" { // predict and eval apply the model's own preprocessing
 		return
 	}
-	fs.StringVar(&f.preprocess, "preprocess", defaultPreprocess, "comma list of steps applied in order: standardize, minmax, maxscale (divide by the global maximum), none; paper = maxscale")
+	fs.StringVar(&f.preprocess, "preprocess", defaultPreprocess, "comma list of steps applied in order: standardize, minmax, maxscale (divide by the global maximum), isotropic, none, and last pca:K or pca-whiten:K (project onto the K leading principal components, whitened; K a count or a share of the variance such as 0.99); paper = maxscale")
 }
 
 // load reads the dataset (see loadRaw) and applies the preprocessing fitted on it, which it returns.
@@ -59,6 +59,12 @@ func scaleWith(data *dataset.Data, steps []dataset.Step) (*dataset.Scaler, error
 	x := append([]float64(nil), data.X...)
 	sc.Apply(x, data.N, data.D)
 	data.X = x
+	if K := sc.OutDim(); K != data.D { // a PCA step: the data become their K principal components
+		data.X, data.D, data.Names = x[:data.N*K], K, make([]string, K)
+		for k := range data.Names {
+			data.Names[k] = fmt.Sprintf("pc%d", k+1)
+		}
+	}
 	return sc, nil
 }
 
