@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFitTuneTasks: rff fit --tune for classifiers (held-out accuracy by default; the hinge loss by refits over its
+// short default grid) and for a decomposable vector-valued model, with the table, --json and --report.
+func TestFitTuneTasks(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, 60, 2)
+	multi := filepath.Join(dir, "multi.csv")
+	if code, _, errOut := runCLI("generate", "multitask", "--n", "80", "--noise", "0.2", "--out", multi); code != 0 {
+		t.Fatalf("generate: %s", errOut)
+	}
+	type tuneJSON struct {
+		Fit struct {
+			Tune struct {
+				Criterion      string      `json:"criterion"`
+				Score          string      `json:"score"`
+				HigherIsBetter bool        `json:"higher_is_better"`
+				Lambdas        []float64   `json:"lambdas"`
+				Scores         [][]float64 `json:"scores"`
+			} `json:"tune"`
+		} `json:"fit"`
+	}
+	for _, c := range []struct {
+		name      string
+		args      []string
+		criterion string
+		score     string
+		lambdas   int
+	}{
+		{"squared", []string{"--data", data, "--task", "classification"}, "cv", "CV accuracy", 17},
+		{"simplex gcv", []string{"--data", data, "--task", "classification", "--encoding", "simplex", "--select", "gcv"}, "gcv", "GCV", 17},
+		{"hinge", []string{"--data", data, "--task", "classification", "--loss", "hinge"}, "cv", "CV accuracy", 6},
+		{"logistic grid", []string{"--data", data, "--task", "classification", "--loss", "logistic", "--lambdas", "1e-4,1e-2"}, "cv", "CV accuracy", 2},
+		{"decomposable", []string{"--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2,y3,y4", "-A", "covariance"}, "gcv", "GCV", 17},
+		{"decomposable cv", []string{"--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2,y3,y4", "--cv", "3"}, "cv", "CV MSE", 17},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".rff")
+			args := append([]string{"fit", "--out", out, "-D", "8", "--rule", "g", "--tune", "--sigmas", "0.5,2"}, c.args...)
+			code, stdout, errOut := runCLI(args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !strings.Contains(stdout, "chosen by "+c.criterion) || !strings.Contains(stdout, c.score) {
+				t.Errorf("output lacks the criterion %q or the score %q:\n%s", c.criterion, c.score, stdout)
+			}
+			code, stdout, errOut = runCLI(append(args, "--json")...)
+			if code != 0 {
+				t.Fatalf("--json: exit %d: %s", code, errOut)
+			}
+			var j tuneJSON
+			if err := json.Unmarshal([]byte(stdout), &j); err != nil {
+				t.Fatalf("--json: %v\n%s", err, stdout)
+			}
+			tu := j.Fit.Tune
+			if tu.Criterion != c.criterion || tu.Score != c.score || tu.HigherIsBetter != (c.score == "CV accuracy") || len(tu.Lambdas) != c.lambdas || len(tu.Scores) != 2 {
+				t.Errorf("--json tune: %+v", tu)
+			}
+		})
+	}
+	rpath := filepath.Join(dir, "r.html")
+	if code, _, errOut := runCLI("fit", "--data", data, "--task", "classification", "--out", filepath.Join(dir, "r.rff"), "-D", "8", "--tune", "--sigmas", "1", "--report", rpath); code != 0 {
+		t.Fatalf("--report: %s", errOut)
+	}
+	page, err := os.ReadFile(rpath)
+	if err != nil || !strings.Contains(string(page), "CV accuracy") {
+		t.Errorf("the report does not name the accuracy score (%v)", err)
+	}
+}
+
+// TestFitTuneRefusals: models tuning cannot score are refused in one line that names the reason, with exit code 2.
+func TestFitTuneRefusals(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, 30, 2)
+	curl := filepath.Join(dir, "curl.csv")
+	if code, _, errOut := runCLI("generate", "curl-field", "--n", "30", "--out", curl); code != 0 {
+		t.Fatalf("generate: %s", errOut)
+	}
+	field := "y1,y2,y3,y4,y5"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", data, "--exact"}, "not exact models"},
+		{[]string{"--data", data, "--task", "classification", "--loss", "hinge", "--select", "gcv"}, "cross-validation"},
+		{[]string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", field}, "curl-free"},
+		{[]string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", field}, "div-free"},
+		{[]string{"--data", data, "--select", "cv", "--cv", "1"}, "2 folds"},
+	} {
+		args := append([]string{"fit", "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--tune"}, c.args...)
+		code, _, errOut := runCLI(args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming %q", c.args, code, errOut, c.want)
+		}
+	}
+}
