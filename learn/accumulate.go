@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"reflect"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/linalg"
 )
 
 // maxShards bounds the number of partial ZᵀZ matrices an Accumulator keeps; shardBytes bounds their total size.
@@ -14,9 +17,18 @@ const (
 	shardBytes = 512 << 20
 )
 
+// sharedGramMin is the smallest F for which an Accumulator keeps one ZᵀZ matrix updated by one multithreaded BLAS
+// call per chunk (with the chunk mapped on all cores before it) instead of one matrix per shard of rows: from there
+// on a rank-k update of ZᵀZ has enough work to keep every core busy, and one matrix is S times less memory, merge
+// and cache traffic than S. Below it the updates are small and the shards run side by side.
+const sharedGramMin = 1024
+
 // numShards is the number of shards an Accumulator splits each batch of rows into for F features. It depends only
 // on F (never on GOMAXPROCS), which makes accumulation deterministic.
 func numShards(F int) int {
+	if F >= sharedGramMin {
+		return 1
+	}
 	return max(1, min(shardBytes/max(8*F*F, 1), maxShards))
 }
 
@@ -26,10 +38,13 @@ func numShards(F int) int {
 //
 // Each batch is cut into chunks of rows: 16 MiB of features, a multiple of BlockRows between 256 and 2048 rows
 // (256 at F = 8192, 1024 at F = 2048), so that each rank-k update of ZᵀZ amortizes its pass over the F×F matrix.
-// The chunks are grouped into S contiguous shards (S ≤ 8, fewer when F is large: the partial ZᵀZ matrices together
-// stay under 512 MiB), the shards run concurrently, each adds its chunks in row order to its own Stats, and
-// [Accumulator.Stats] merges the shards in order. The layout depends only on the batch sizes and F, so the result is
-// bit-for-bit identical for every GOMAXPROCS. Memory: S·F² + cores·16 MiB (a shard's matrix is allocated when it first
+// With F ≥ 1024 features there is one ZᵀZ: each chunk is mapped on all cores (blocks of BlockRows rows), then added
+// to ZᵀZ by one BLAS-3 update that runs on all cores (OpenBLAS's threads, or the pure-Go kernel's goroutines), chunk
+// after chunk in row order — the two phases never compete for the cores, and the Gram update, which is nearly all
+// the work, runs at the rate of the BLAS. With fewer features the chunks are grouped into S contiguous shards (S ≤ 8)
+// that run concurrently, each adding its chunks in row order to its own Stats, and [Accumulator.Stats] merges the
+// shards in order. The layout depends only on the batch sizes and F, so the result is bit-for-bit identical for every
+// GOMAXPROCS. Memory: S·F² (S = 1 from F = 1024) + 16 MiB per core (a shard's matrix is allocated when it first
 // receives rows).
 //
 // An Accumulator is not safe for concurrent use; Add itself uses every core.
@@ -122,6 +137,19 @@ func (a *Accumulator) add(where string, X []float64, n int, Y []float64) error {
 			a.parts[s] = st
 		}
 	}
+	if S == 1 {
+		st := a.parts[0]
+		lin := newLinearParts(a.m.Features(), p, a.chunk)
+		blocks.MapChunks(a.m, X, n, a.chunk, nil, lin.block(Y), func(z []float64, r0, rows int) {
+			linalg.Syrk(st.F, rows, 1, z, st.F, 1, st.ZtZ, st.F)
+			st.sym = false
+			lin.addTo(st, Y, r0, rows)
+			if a.Progress != nil {
+				a.Progress(rows)
+			}
+		})
+		return nil
+	}
 	blocks.Map(a.m, X, n, S, a.chunk, nil, func(s int, z []float64, r0, rows int) {
 		a.parts[s].Add(z, Y[r0*p:(r0+rows)*p], rows)
 		if a.Progress != nil {
@@ -129,6 +157,54 @@ func (a *Accumulator) add(where string, X []float64, n int, Y []float64) error {
 		}
 	})
 	return nil
+}
+
+// linearParts computes the linear statistics of a chunk — ZᵀY, Σz, Σy, Σy² — block by block while the blocks are
+// mapped (on all cores, each block's features still in cache), and adds them to a Stats in block order after the
+// chunk: the same sums for every number of goroutines. A block's YᵀZ and Σz are axpys of its rows of features
+// (gonum's assembly), row after row.
+type linearParts struct {
+	F, P, chunk int
+	parts       []float64 // per block of the chunk: (P+1)×F, rows YᵀZ then Σz
+}
+
+func newLinearParts(F, P, chunk int) *linearParts {
+	return &linearParts{F: F, P: P, chunk: chunk, parts: make([]float64, blocks.Count(chunk)*(P+1)*F)}
+}
+
+// block returns the per-block callback of blocks.MapChunks for targets Y (n×P) of the batch.
+func (l *linearParts) block(Y []float64) func(z []float64, r0, rows int) {
+	F, P := l.F, l.P
+	return func(z []float64, r0, rows int) {
+		b := r0 % l.chunk / blocks.Rows
+		part := l.parts[b*(P+1)*F : (b+1)*(P+1)*F]
+		clear(part)
+		sum := part[P*F:]
+		for r := range rows {
+			zr := z[r*F : (r+1)*F]
+			for j, y := range Y[(r0+r)*P : (r0+r+1)*P] {
+				floats.AddScaled(part[j*F:(j+1)*F], y, zr)
+			}
+			floats.Add(sum, zr)
+		}
+	}
+}
+
+// addTo adds the linear statistics of the chunk of rows [r0, r0+rows) to st, block by block in row order.
+func (l *linearParts) addTo(st *Stats, Y []float64, r0, rows int) {
+	F, P := l.F, l.P
+	for b := range blocks.Count(rows) {
+		part := l.parts[b*(P+1)*F : (b+1)*(P+1)*F]
+		addTransposed(st.ZtY, part[:P*F], P, F)
+		addTo(st.SumZ, part[P*F:])
+	}
+	for i := r0; i < r0+rows; i++ {
+		for j, v := range Y[i*P : (i+1)*P] {
+			st.SumY[j] += v
+			st.SumYY[j] += v * v
+		}
+	}
+	st.N += rows
 }
 
 // Stats merges the shards in order and returns the finished statistics of every row added (N = 0 if none were).

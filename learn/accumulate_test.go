@@ -27,7 +27,7 @@ func TestChunkRows(t *testing.T) {
 func TestAccumulatorBatches(t *testing.T) {
 	const n, d, p = 5000, 3, 2
 	X, Y := regression(n, d, p, 0.1, 21)
-	m := gaussMap(t, d, 700, 1, 22) // F = 1400: chunks of 1280 rows, 8 shards
+	m := gaussMap(t, d, 700, 1, 22) // F = 1400: chunks of 1280 rows, one Gram matrix
 	want := mustStats(m.Features(), p)
 	want.Add(features(t, m, X, n), Y, n)
 	for _, cuts := range [][]int{{0, n}, {0, 1, n}, {0, 999, 1000, 4321, n}, {0, 2560, 2561, n}} {
@@ -54,11 +54,18 @@ func TestAccumulatorBatches(t *testing.T) {
 	}
 }
 
-// TestAccumulatorDeterministic: the same batches give bit-identical statistics for every GOMAXPROCS.
+// TestAccumulatorDeterministic: the same batches give bit-identical statistics for every GOMAXPROCS, with shards
+// of rows (F = 600) and with one Gram matrix (F = 1200 ≥ sharedGramMin).
 func TestAccumulatorDeterministic(t *testing.T) {
-	const n, d, p = 6000, 4, 1
+	for _, D := range []int{300, 600} {
+		t.Run(strconv.Itoa(2*D), func(t *testing.T) { accumulatorDeterministic(t, D) })
+	}
+}
+
+func accumulatorDeterministic(t *testing.T, D int) {
+	const n, d, p = 6000, 4, 2
 	X, Y := regression(n, d, p, 0.1, 23)
-	m := gaussMap(t, d, 300, 1.2, 24)
+	m := gaussMap(t, d, D, 1.2, 24)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var ref map[string][]float64
 	for _, procs := range []int{1, 2, 5} {

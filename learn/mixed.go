@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
@@ -113,47 +115,68 @@ func applyRows(F int) int { return max(16, (4<<20)/(8*max(F, 1))) }
 
 // gramApply sets dst (F×P) = Zᵀ(Zθ) for θ (F×P) and the features Z of n rows given by their projections proj
 // (n×m.Points()): each chunk of applyRows(F) rows recomputes its features (m.ActivateBlock, the bits of the fit's
-// features), then T = Z_c θ and the partial sum of its shard += Z_cᵀT, on the calling goroutine
-// (linalg.GemmSerial). There are maxShards shards of contiguous rows, run on all cores and summed in order, so the
-// result does not depend on GOMAXPROCS.
+// features), then T = Z_c θ and the partial sum of its shard += Z_cᵀT, on the calling goroutine. With fewer than
+// applyGemmMinP outputs that is, row by row while the row is in L1, P dot products and P axpys of length F against
+// the rows of θᵀ (gonum's assembly; a matrix product with P = 1 columns would make F calls of length 1 per row);
+// with more, two products of the packed kernel (linalg.GemmSerial). There are maxShards shards of contiguous rows,
+// run on all cores and summed in order, so the result does not depend on GOMAXPROCS.
 func gramApply(dst []float64, m *feature.Map, proj []float64, n int, theta []float64, P int) {
 	F, pts := m.Features(), m.Points()
 	chunk := applyRows(F)
 	S := maxShards
 	parts := make([][]float64, S)
+	var thetaT []float64
+	if P < applyGemmMinP {
+		thetaT = transpose(theta[:F*P], F, P)
+	}
 	parallel.For(S, 0, func(s int) {
 		r0, r1 := blocks.Shard(n, S, s, chunk)
 		if r1 <= r0 {
 			return
 		}
-		part := make([]float64, F*P)
-		T := make([]float64, chunk*P)
+		part := make([]float64, F*P) // P×F (rows of partᵀ) on the row-wise path, F×P otherwise
 		zc := make([]float64, chunk*F)
+		var T []float64
+		if thetaT == nil {
+			T = make([]float64, chunk*P)
+		}
 		for b := r0; b < r1; b += chunk {
 			rows := min(chunk, r1-b)
 			m.ActivateBlock(zc, proj[b*pts:(b+rows)*pts], rows)
-			linalg.GemmSerial(false, false, rows, P, F, 1, zc, F, theta, P, 0, T, P)
-			linalg.GemmSerial(true, false, F, P, rows, 1, zc, F, T, P, 1, part, P)
+			if thetaT == nil {
+				linalg.GemmSerial(false, false, rows, P, F, 1, zc, F, theta, P, 0, T, P)
+				linalg.GemmSerial(true, false, F, P, rows, 1, zc, F, T, P, 1, part, P)
+				continue
+			}
+			for r := range rows {
+				z := zc[r*F : (r+1)*F]
+				for j := range P {
+					floats.AddScaled(part[j*F:(j+1)*F], floats.Dot(z, thetaT[j*F:(j+1)*F]), z)
+				}
+			}
 		}
 		parts[s] = part
 	})
 	clear(dst[:F*P])
 	for _, part := range parts {
-		if part != nil {
+		switch {
+		case part == nil:
+		case thetaT != nil:
+			addTransposed(dst[:F*P], part, P, F)
+		default:
 			addTo(dst[:F*P], part)
 		}
 	}
 }
 
+// applyGemmMinP is the number of outputs from which gramApply multiplies with the packed kernel of linalg (whose
+// tiles are 4×12) rather than row by row.
+const applyGemmMinP = 8
+
 // mixedChunkRows is the number of rows fitMixed maps and adds to the float32 Gram at a time: 4·chunkRows(F), at most
 // 2048, since a float32 rank-k update needs a larger k to reach its rate — OpenBLAS ssyrk at F = 8192 on a 2-core
 // AMD Zen 3: 148 GFLOP/s with k = 256, 172 with k = 1024.
 func mixedChunkRows(F int) int { return min(4*chunkRows(F), 8*BlockRows) }
-
-// numShards32 is numShards for the float32 Gram matrices of the mixed path (4 bytes per entry).
-func numShards32(F int) int {
-	return max(1, min(shardBytes/max(4*F*F, 1), maxShards))
-}
 
 // fitMixed is FitMap in mixed precision (dsposv's scheme with the residual taken from the features):
 //
@@ -190,61 +213,41 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int) 
 	}
 	proj := make([]float64, n*pts)
 	chunk := mixedChunkRows(F)
-	S := numShards32(F)
-	type shard struct {
-		gram, z32 []float32
-		lin       *Stats // ZᵀY, Σz, Σy, Σy², N; no ZᵀZ
-	}
-	parts := make([]*shard, S)
-	blocks.Map(m, X, n, S, chunk, proj, func(s int, z []float64, r0, rows int) {
-		sh := parts[s]
-		if sh == nil {
-			sh = &shard{gram: make([]float32, F*F), z32: make([]float32, chunk*F), lin: &Stats{F: F, P: p,
-				ZtY: make([]float64, F*p), SumZ: make([]float64, F), SumY: make([]float64, p), SumYY: make([]float64, p)}}
-			parts[s] = sh
-		}
-		z32 := sh.z32[:rows*F]
+	// One float32 Gram matrix, updated chunk after chunk in row order by one multithreaded ssyrk; each chunk is mapped
+	// on all cores first, and each block of it rounded to float32 and reduced to its linear statistics where it was
+	// mapped (blocks.MapChunks, as Accumulate does for F ≥ 1024).
+	gram := make([]float32, F*F)
+	z32 := make([]float32, min(chunk, n)*F)
+	st := &Stats{F: F, P: p, ZtY: make([]float64, F*p), SumZ: make([]float64, F), SumY: make([]float64, p),
+		SumYY: make([]float64, p)} // ZᵀY, Σz, Σy, Σy², N; ZᵀZ below
+	lin := newLinearParts(F, p, chunk)
+	linBlock := lin.block(Y)
+	blocks.MapChunks(m, X, n, chunk, proj, func(z []float64, r0, rows int) {
+		off := r0 % chunk * F
 		for i, v := range z {
-			z32[i] = float32(v)
+			z32[off+i] = float32(v)
 		}
-		linalg.Syrk32(F, rows, 1, z32, F, 1, sh.gram, F)
-		sh.lin.addLinear(z, Y[r0*p:(r0+rows)*p], rows)
+		linBlock(z, r0, rows)
+	}, func(_ []float64, r0, rows int) {
+		linalg.Syrk32(F, rows, 1, z32[:rows*F], F, 1, gram, F)
+		lin.addTo(st, Y, r0, rows)
 		if r.Progress != nil {
 			r.Progress(rows)
 		}
 	})
 	start := time.Now()
-	// Merge the shards in order: the Gram matrices summed in float64 into the upper triangle of M, which is all that
-	// is read from here on (validate, symNorm1, the Cholesky factorisation).
-	var st *Stats
+	// The float32 Gram in float64, into the upper triangle of M, which is all that is read from here on (validate,
+	// symNorm1, the Cholesky factorisation).
 	M := make([]float64, F*F)
 	parallel.For((F+mirrorTile-1)/mirrorTile, 0, func(b int) {
 		for i := b * mirrorTile; i < min((b+1)*mirrorTile, F); i++ {
 			row := M[i*F+i : (i+1)*F]
-			for _, sh := range parts {
-				if sh != nil {
-					for j, v := range sh.gram[i*F+i : (i+1)*F] {
-						row[j] += float64(v)
-					}
-				}
+			for j, v := range gram[i*F+i : (i+1)*F] {
+				row[j] = float64(v)
 			}
 		}
 	})
-	for _, sh := range parts {
-		if sh == nil {
-			continue
-		}
-		if st == nil {
-			st = sh.lin
-			continue
-		}
-		addTo(st.ZtY, sh.lin.ZtY)
-		addTo(st.SumZ, sh.lin.SumZ)
-		addTo(st.SumY, sh.lin.SumY)
-		addTo(st.SumYY, sh.lin.SumYY)
-		st.N += sh.lin.N
-	}
-	parts = nil
+	gram, z32 = nil, nil
 	st.ZtZ = M
 	if err := r.validate(st); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)

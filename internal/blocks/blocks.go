@@ -8,6 +8,7 @@ package blocks
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
 	"github.com/rffkit/rff/internal/parallel"
@@ -73,6 +74,62 @@ func Map(m Mapper, X []float64, n, S, chunk int, projOut []float64, fn func(s in
 			fn(s, z, b, r)
 		}
 	})
+}
+
+// MapChunks maps the n rows of X (n×m.Dim()) in chunks of chunk rows, one chunk after the other in row order, and
+// calls fn(z, r0, rows) on the calling goroutine after each chunk with its rows×F features (a buffer reused after fn
+// returns). Each chunk is cut into blocks of [Rows] rows that are mapped on all cores, so the features are the same
+// bits for every number of goroutines, and fn — a Gram update that runs its own threads, say — has every core to
+// itself. each, when not nil, is called on the mapping goroutine after every block with the block's features and
+// its first row and number of rows (to round them to float32 in parallel, for example); it must only write state
+// owned by those rows. When projOut is not nil (n×m.Points()), the transforms use the blocks' rows of projOut as
+// their projection scratch and keep the projections of every row.
+//
+// Blocks of Rows rows are small enough that a chunk of 1024 rows keeps two cores busy, and large enough that the
+// dense projection of a block (a matrix product) runs at the product's rate.
+func MapChunks(m Mapper, X []float64, n, chunk int, projOut []float64, each func(z []float64, r0, rows int),
+	fn func(z []float64, r0, rows int)) {
+	if n <= 0 {
+		return
+	}
+	d, F, pts := m.Dim(), m.Features(), m.Points()
+	chunk = max(chunk, 1)
+	c := min(chunk, n)
+	zb := getBuf(c * F)
+	defer putBuf(zb)
+	workers := max(1, min(runtime.GOMAXPROCS(0), Count(c)))
+	var scratch []*[]float64
+	if projOut == nil && pts > 0 {
+		scratch = make([]*[]float64, workers)
+		for w := range scratch {
+			scratch[w] = getBuf(min(Rows, c) * pts)
+			defer putBuf(scratch[w])
+		}
+	}
+	mapChunk := func(z []float64, b, r int) {
+		parallel.ForWorker(Count(r), workers, func(w, i int) {
+			i0 := i * Rows
+			i1 := min(i0+Rows, r)
+			var proj []float64
+			switch {
+			case projOut != nil:
+				proj = projOut[(b+i0)*pts : (b+i1)*pts]
+			case scratch != nil:
+				proj = (*scratch[w])[:(i1-i0)*pts]
+			}
+			zi := z[i0*F : i1*F]
+			m.TransformBlock(zi, X[(b+i0)*d:(b+i1)*d], i1-i0, proj)
+			if each != nil {
+				each(zi, b+i0, i1-i0)
+			}
+		})
+	}
+	for b := 0; b < n; b += chunk {
+		r := min(chunk, n-b)
+		z := (*zb)[:r*F]
+		mapChunk(z, b, r)
+		fn(z, b, r)
+	}
 }
 
 // bufPool holds scratch buffers across calls of Map, so that a long run of calls (a streamed fit, a server) reuses

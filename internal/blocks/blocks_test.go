@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -131,6 +132,66 @@ func TestCheckData(t *testing.T) {
 	} {
 		if c.err == nil || !strings.HasPrefix(c.err.Error(), "w: ") || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, c.err, c.want)
+		}
+	}
+}
+
+// TestMapChunks: the chunks arrive in row order on the calling goroutine, each with the features of its rows;
+// each sees every block of Rows rows (or the last, shorter one) exactly once, inside its chunk; with projOut the
+// projections of every row are kept; the result does not depend on GOMAXPROCS.
+func TestMapChunks(t *testing.T) {
+	m := affine{d: 2, F: 3}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 5} {
+		runtime.GOMAXPROCS(procs)
+		for _, tc := range []struct{ n, chunk int }{{0, 256}, {1, 256}, {255, 512}, {1000, 512}, {1537, 768}, {3000, 1024}} {
+			X := make([]float64, tc.n*m.d)
+			for i := range X {
+				X[i] = float64(i%7) - 3
+			}
+			for _, keep := range []bool{false, true} {
+				var projOut []float64
+				if keep {
+					projOut = make([]float64, tc.n)
+				}
+				var mu sync.Mutex
+				seen := make([]int, tc.n)
+				next := 0
+				MapChunks(m, X, tc.n, tc.chunk, projOut, func(z []float64, r0, rows int) {
+					if r0%Rows != 0 || rows != min(Rows, tc.n-r0) || len(z) != rows*m.F {
+						t.Errorf("block at row %d of %d rows (%d values)", r0, rows, len(z))
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					for r := r0; r < r0+rows; r++ {
+						seen[r]++
+					}
+				}, func(z []float64, r0, rows int) {
+					if r0 != next || rows != min(tc.chunk, tc.n-r0) {
+						t.Fatalf("n=%d chunk=%d: chunk [%d, %d), want it to start at %d", tc.n, tc.chunk, r0, r0+rows, next)
+					}
+					for r := r0; r < r0+rows; r++ {
+						if seen[r] != 1 {
+							t.Fatalf("row %d: each called %d times before its chunk", r, seen[r])
+						}
+						s := X[r*m.d] + X[r*m.d+1]
+						for j := range m.F {
+							if got := z[(r-r0)*m.F+j]; got != s+float64(j) {
+								t.Fatalf("row %d feature %d = %v, want %v", r, j, got, s+float64(j))
+							}
+						}
+					}
+					next = r0 + rows
+				})
+				if next != tc.n {
+					t.Errorf("n=%d chunk=%d: chunks ended at %d", tc.n, tc.chunk, next)
+				}
+				for r := range projOut {
+					if projOut[r] != X[r*m.d]+X[r*m.d+1] {
+						t.Fatalf("projection %d = %v", r, projOut[r])
+					}
+				}
+			}
 		}
 	}
 }

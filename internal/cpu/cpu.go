@@ -4,3 +4,17 @@
 // internal/linalg/avx2 needs AVX2 and FMA3. On other architectures, and with the purego build tag, everything is
 // false and the portable code runs.
 package cpu
+
+// Features lists the extensions the kernels may use, in this order: "avx2", "fma", "avx512" (F, CD, DQ, BW and VL).
+func Features() []string {
+	var f []string
+	for _, c := range []struct {
+		ok   bool
+		name string
+	}{{AVX2, "avx2"}, {FMA, "fma"}, {AVX512, "avx512"}} {
+		if c.ok {
+			f = append(f, c.name)
+		}
+	}
+	return f
+}

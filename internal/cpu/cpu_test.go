@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,10 +21,18 @@ func TestAgainstProcCPUInfo(t *testing.T) {
 		t.Skip("no /proc/cpuinfo on amd64")
 	}
 	var flags []string
+	info := map[string]string{}
 	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if _, seen := info[k]; !seen {
+			info[k] = strings.TrimSpace(v)
+		}
+		if k == "flags" && flags == nil {
 			flags = strings.Fields(v)
-			break
 		}
 	}
 	if flags == nil {
@@ -33,6 +42,40 @@ func TestAgainstProcCPUInfo(t *testing.T) {
 	wantFMA := wantAVX2 && slices.Contains(flags, "fma")
 	if AVX2 != wantAVX2 || FMA != wantFMA {
 		t.Errorf("AVX2, FMA = %v, %v; /proc/cpuinfo (and the build) say %v, %v", AVX2, FMA, wantAVX2, wantFMA)
+	}
+	wantAVX512 := wantFMA
+	for _, f := range []string{"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"} {
+		wantAVX512 = wantAVX512 && slices.Contains(flags, f)
+	}
+	if AVX512 != wantAVX512 {
+		t.Errorf("AVX512 = %v; /proc/cpuinfo (and the build) say %v", AVX512, wantAVX512)
+	}
+	if !isAsm {
+		return
+	}
+	name, family, model := Name()
+	if want := info["model name"]; want != "" && name != want {
+		t.Errorf("Name() = %q; /proc/cpuinfo says %q", name, want)
+	}
+	if want := info["cpu family"]; want != "" && strconv.Itoa(family) != want {
+		t.Errorf("family %d; /proc/cpuinfo says %s", family, want)
+	}
+	if want := info["model"]; want != "" && strconv.Itoa(model) != want {
+		t.Errorf("model %d; /proc/cpuinfo says %s", model, want)
+	}
+}
+
+// TestFeatures: the list follows the flags, and AVX-512 implies FMA, which implies AVX2.
+func TestFeatures(t *testing.T) {
+	got := Features()
+	want := map[string]bool{"avx2": AVX2, "fma": FMA, "avx512": AVX512}
+	for k, v := range want {
+		if slices.Contains(got, k) != v {
+			t.Errorf("Features() = %v, but %s is %v", got, k, v)
+		}
+	}
+	if AVX512 && !FMA || FMA && !AVX2 {
+		t.Errorf("AVX512, FMA, AVX2 = %v, %v, %v: inconsistent", AVX512, FMA, AVX2)
 	}
 }
 
