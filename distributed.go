@@ -241,6 +241,8 @@ func (s *settings) checkStreamed() error {
 		return errors.New("a distributed fit draws random features from the seed; a Nyström map needs its landmarks from the data (fit it with Fit or FitCSV)")
 	case s.Exact || s.OVK != "" || s.CV != 0 || s.Tune || s.loss != learn.Squared || s.precision == learn.Mixed:
 		return errors.New("a streamed or distributed fit is ridge on random features with a fixed λ (not exact, vector-valued, cross-validated, tuned, mixed precision or another loss)")
+	case hasPCA(s.steps):
+		return dataset.ErrPCAStream
 	}
 	return nil
 }
