@@ -136,7 +136,7 @@ func classesOf(d *dataset.Data) *dataset.Data {
 }
 
 // TestPCAGradients checks the chain rule ∂f/∂x = Jᵀ ∂f/∂x' through a PCA step against central differences of the
-// predictions in the raw coordinates. The central difference with step h has the error h²/6·f”' + O(h⁴), estimated by
+// predictions in the raw coordinates. The central difference with step h has the error h²/6·f⁽³⁾ + O(h⁴), estimated by
 // Richardson's rule as (4/3)|FD(h) − FD(h/2)| (allowed twice over), plus the rounding of two predictions divided by
 // 2h: a prediction sums F terms |θ_f z_f| with error at most γ_F·S, S = |b| + Σ|θ_f z_f|; the projections ωᵀx' add
 // a relative error of a few (d + K)·u, covered by a factor 4 on F + d + K.
