@@ -63,6 +63,29 @@ func BenchmarkPredictRows(b *testing.B) {
 	}
 }
 
+// BenchmarkPredictChunks is what the server does with a batch: the rows cut into chunks of chunkRows, predicted by
+// the server's chunk workers (compare with BenchmarkPredictRows, one call on all rows).
+func BenchmarkPredictChunks(b *testing.B) {
+	dir, name, m := benchModel(b)
+	s, err := New(dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m = s.models.Load().get(name).model
+	d := len(m.Info().Inputs)
+	const n = 1000
+	X := randomRows(1, n, d)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start, cpu0 := time.Now(), cpuSeconds()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.predict(m, X, n, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportRows(b, n, start, cpu0)
+}
+
 // BenchmarkHandler is one inference request through the whole handler (decode, predict, encode), without the
 // network; the inputs have four decimals.
 func BenchmarkHandler(b *testing.B) {

@@ -7,7 +7,8 @@ import (
 )
 
 // infer answers POST /v2/models/{name}/infer: the request's rows are decoded straight into one pooled n×d matrix,
-// predicted with one call of the model's PredictRows, and the outputs written as tensors.
+// predicted (in chunks of rows when there are many: see predict) with the bits of one call of the model's
+// PredictRows, and the outputs written as tensors.
 func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 	e, aerr := s.lookup(r) // the model as it is now: a reload from here on does not change it for this request
 	if aerr != nil {
@@ -54,7 +55,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 	*xp = X
 
 	start := time.Now()
-	p, err := e.model.PredictRows(X, n)
+	p, err := s.predict(e.model, X, n, e.dim)
 	s.metrics.predict.WithLabelValues(e.name).Observe(time.Since(start).Seconds())
 	if err != nil {
 		// The rows are finite and of the model's shape, which is all PredictRows asks of raw rows: what remains is

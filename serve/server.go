@@ -99,6 +99,7 @@ type Server struct {
 	seen     map[string]stamp // the directory as the last reload found it (guarded by reloadMu)
 
 	slots    chan struct{} // one per inference request being processed
+	chunks   chunkWorkers  // one per chunk of rows of a large request being predicted (see predict)
 	waiting  atomic.Int64  // inference requests waiting for a slot
 	draining atomic.Bool   // set when a graceful shutdown starts: not ready any more
 
@@ -125,7 +126,7 @@ func New(dir string, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, opts: opts, log: opts.Logger, metrics: newMetrics(),
-		slots: make(chan struct{}, opts.MaxConcurrent)}
+		slots: make(chan struct{}, opts.MaxConcurrent), chunks: newChunkWorkers()}
 	if err := s.initToken(); err != nil {
 		return nil, err
 	}

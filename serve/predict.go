@@ -1,0 +1,82 @@
+package serve
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/parallel"
+)
+
+// chunkRows is the number of rows of a large request predicted at a time: the row block of the learners
+// (blocks.Rows). Model.PredictRows maps and predicts its rows in blocks of this many rows, each block on one
+// goroutine with scratch of about rows × (F + D) values (its features and projections: 29 MB for a d = 784,
+// D = 4096 sr-butterfly map), and all of a call's blocks at once on GOMAXPROCS goroutines; requests answered
+// together would multiply that. Cut into chunks of whole blocks, of which the whole server predicts at most
+// GOMAXPROCS at once, the scratch stays at GOMAXPROCS blocks whatever the size and number of requests, and every
+// block is computed as PredictRows on all rows computes it — the same bits.
+const chunkRows = blocks.Rows
+
+// chunkWorkers is a server-wide semaphore: one token per chunk of rows being predicted.
+type chunkWorkers chan struct{}
+
+func newChunkWorkers() chunkWorkers { return make(chunkWorkers, runtime.GOMAXPROCS(0)) }
+
+// predict predicts the n rows of X (n×d) with m. Up to chunkRows rows are one call of m.PredictRows; more are cut
+// into chunks of chunkRows rows that at most GOMAXPROCS goroutines of the whole server predict at once (see
+// chunkRows). The chunks are PredictRows's own blocks, so the result holds the bits one PredictRows call on all n
+// rows gives. A panic of a chunk is raised again on the caller's goroutine (the handler answers it 500).
+func (s *Server) predict(m *rff.Model, X []float64, n, d int) (*rff.Prediction, error) {
+	if n <= chunkRows {
+		return m.PredictRows(X, n)
+	}
+	chunks := (n + chunkRows - 1) / chunkRows
+	var (
+		out      *rff.Prediction
+		outOnce  sync.Once
+		firstErr atomic.Pointer[error]
+		failed   atomic.Bool
+	)
+	work := func(c int) {
+		if failed.Load() {
+			return
+		}
+		r0 := c * chunkRows
+		r1 := min(r0+chunkRows, n)
+		p, err := s.predictChunk(m, X[r0*d:r1*d], r1-r0)
+		if err != nil {
+			err = fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
+			if firstErr.CompareAndSwap(nil, &err) {
+				failed.Store(true)
+			}
+			return
+		}
+		outOnce.Do(func() {
+			out = &rff.Prediction{N: n, Outputs: p.Outputs, Values: make([]float64, n*p.Outputs)}
+			if p.Labels != nil {
+				out.Classes, out.Labels = make([]int, n), make([]string, n)
+			}
+		})
+		copy(out.Values[r0*p.Outputs:r1*p.Outputs], p.Values)
+		if p.Labels != nil {
+			copy(out.Classes[r0:r1], p.Classes)
+			copy(out.Labels[r0:r1], p.Labels)
+		}
+	}
+	// parallel.For runs the chunks on min(GOMAXPROCS, chunks) goroutines and raises a panic of one on this one.
+	parallel.For(chunks, 0, work)
+	if e := firstErr.Load(); e != nil {
+		return nil, *e
+	}
+	return out, nil
+}
+
+// predictChunk predicts one chunk holding a token of s.chunks, which it returns even if PredictRows panics.
+func (s *Server) predictChunk(m *rff.Model, X []float64, n int) (*rff.Prediction, error) {
+	s.chunks <- struct{}{}
+	defer func() { <-s.chunks }()
+	return m.PredictRows(X, n)
+}

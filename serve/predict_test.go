@@ -1,0 +1,77 @@
+package serve
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// Cutting a request into chunks of whole blocks of rows gives the bits of one PredictRows call on all rows, for
+// every kind of model and row counts around the chunk size; the class labels are the same too. (Chunks that are
+// not PredictRows's blocks would not: a matrix product over a block of 193 rows or more sums in another order than
+// one over fewer rows.)
+func TestPredictChunksSameBits(t *testing.T) {
+	for _, name := range []string{"ridge-sr", "ridge-g", "ridge-sorf", "ridge-arccos", "hermite", "cls-onehot",
+		"cls-simplex", "cls-logistic", "exact", "ovk-curl", "ovk-dec", "ovk-div"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := New(copyModels(t, name+"=m"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := s.models.Load().get("m")
+			if e == nil {
+				t.Fatal("model not loaded")
+			}
+			for _, n := range []int{1, 200, chunkRows - 1, chunkRows, chunkRows + 1, 3*chunkRows + 5, 1000, 2049} {
+				X := randomRows(uint64(n), n, e.dim)
+				want, err := e.model.PredictRows(X, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.predict(e.model, X, n, e.dim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := fmt.Sprintf("%d rows", n)
+				if got.N != n || got.Outputs != want.Outputs {
+					t.Fatalf("%s: N %d outputs %d, want %d and %d", what, got.N, got.Outputs, n, want.Outputs)
+				}
+				sameBits(t, what, got.Values, want.Values)
+				if !slices.Equal(got.Labels, want.Labels) || !slices.Equal(got.Classes, want.Classes) {
+					t.Fatalf("%s: classes differ", what)
+				}
+			}
+		})
+	}
+}
+
+// Large requests answered at the same time over HTTP are predicted in chunks by the server's workers and answer
+// the bits of PredictRows; every chunk token is given back.
+func TestPredictChunksConcurrent(t *testing.T) {
+	s, ts := newTestServer(t, copyModels(t, "cls-onehot=cls"), Options{})
+	m := loadGolden(t, "cls-onehot")
+	d := len(m.Info().Inputs)
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := 500 + 37*g
+			X := randomRows(uint64(100+g), n, d)
+			want, _ := m.PredictRows(X, n)
+			r := infer(t, ts.Client(), ts.URL, "cls", matrixBody(X, n, d, "FP64"))
+			got, _ := r.floats(t, OutputPredictions)
+			sameBits(t, fmt.Sprintf("request %d", g), got, want.Values)
+			labels, _ := r.strings(t, OutputLabels)
+			if !slices.Equal(labels, want.Labels) {
+				t.Errorf("request %d: labels differ", g)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(s.chunks) != 0 || cap(s.chunks) != runtime.GOMAXPROCS(0) {
+		t.Errorf("chunk tokens: %d held of %d, want 0 of GOMAXPROCS = %d", len(s.chunks), cap(s.chunks), runtime.GOMAXPROCS(0))
+	}
+}
