@@ -32,17 +32,65 @@ const (
 	// holds. It keeps the projections of the rows (N×D values, 8·N·D bytes for D points: half the features of a
 	// cos/sin map), from which each refinement step recomputes the features chunk by chunk.
 	Mixed
-	// Auto is Mixed when it pays and fits in memory, Double otherwise: the Cholesky solver with λ > 0, at least
-	// [MixedMinFeatures] features, a fast float32 kernel (the OpenBLAS backend, linalg.FastFloat32), and the stored
-	// projections within half of the memory available (MemAvailable in /proc/meminfo; 4 GiB when that is unknown).
+	// Auto is Mixed when a cost model predicts it is faster and it fits in memory, Double otherwise: the Cholesky
+	// solver with λ > 0, at least [MixedMinFeatures] features, a fast float32 kernel (the OpenBLAS backend,
+	// linalg.FastFloat32), the stored projections within half of the memory available (MemAvailable in
+	// /proc/meminfo; 4 GiB when that is unknown), and a predicted saving of at least a tenth of the double-precision
+	// Gram time (see [MixedCost]).
 	Auto
 )
 
-// MixedMinFeatures is the smallest F for which Auto chooses Mixed. The float32 Gram saves half the time of N·F²
-// multiply-adds, while the refinement costs a few passes of O(N·F·P) and storing the projections 8·N·D bytes of
-// fresh memory, whose first touch is slow in virtual machines; the saving grows with F: at F = 8192 (MNIST, D = 4096
-// points) the fit takes 39 s instead of 59 on a 2-core AMD Zen 3, at F = 2048 the two are about even.
-const MixedMinFeatures = 4096
+// MixedMinFeatures is the smallest F for which Auto considers Mixed; from there the cost model decides. Below it
+// the Gram matrix is no longer the bulk of a fit.
+const MixedMinFeatures = 1024
+
+// MixedCost is the cost model by which Auto chooses the precision, in seconds of one core (both precisions use
+// every core in every phase, so the number of cores cancels). For N rows, F features from D points (F = 2D for
+// cos/sin maps) and P outputs, Double spends N·F²/Rate64 forming ZᵀZ (N·F² flops: one triangle, a multiply and an
+// add per entry); Mixed spends N·F²/(Speed32·Rate64) forming it in float32, 8·N·D·Touch storing the projections,
+// and Passes residual passes of N·(D·Activate + 2·F·P·MultiplyAdd) — recomputing cos/sin from each projection and
+// two products with the features (refinement steps ≈ 3 for cond(A) ≈ 10⁵, plus the first residual). The map, the
+// linear statistics and the Cholesky factorisation are the same in both and do not enter.
+type MixedCost struct {
+	Rate64      float64 // flop/s of the float64 Gram update on one core
+	Speed32     float64 // the float32 update's rate over Rate64
+	Activate    float64 // seconds per row and point to recompute the features from a projection
+	MultiplyAdd float64 // seconds per multiply-add of the residual's products
+	Touch       float64 // seconds per byte to allocate and first write the stored projections
+	Passes      float64 // residual passes
+}
+
+// DefaultMixedCost returns the assumed rates for a Gram kernel of the given vector width (linalg.GramVectorBits),
+// measured on one core of an AMD Zen 5 (OpenBLAS 0.3.21: dgemm and dsyrk at 95 GFLOP/s with the AVX-512 SkylakeX
+// kernels, 56 with the AVX2 Haswell ones, ssyrk at twice that; the residual pass at 2.8 ns per row and point for
+// F = 2D, P = 1, of which about 1.8 ns are the sine and cosine; first touch 0.2 ns per byte) and an AMD Zen 3 (the
+// AVX2 kernels at 44 GFLOP/s). Ratios carry over between CPUs better than the rates.
+func DefaultMixedCost(vectorBits int) MixedCost {
+	c := MixedCost{Rate64: 50e9, Speed32: 2, Activate: 1.8e-9, MultiplyAdd: 0.25e-9, Touch: 0.2e-9, Passes: 4}
+	if vectorBits >= 512 {
+		c.Rate64 = 95e9
+	}
+	return c
+}
+
+// Double returns the modelled seconds (of one core) of the float64 Gram matrix.
+func (c MixedCost) Double(n, F int) float64 {
+	return float64(n) * float64(F) * float64(F) / c.Rate64
+}
+
+// Mixed returns the modelled seconds (of one core) of the float32 Gram matrix, the stored projections and the
+// refinement.
+func (c MixedCost) Mixed(n, F, D, P int) float64 {
+	N := float64(n)
+	gram := N * float64(F) * float64(F) / (c.Speed32 * c.Rate64)
+	pass := N * (float64(D)*c.Activate + 2*float64(F)*float64(P)*c.MultiplyAdd)
+	return gram + 8*N*float64(D)*c.Touch + c.Passes*pass
+}
+
+// Pays reports whether Mixed is predicted to save at least a tenth of the float64 Gram time.
+func (c MixedCost) Pays(n, F, D, P int) bool {
+	return c.Mixed(n, F, D, P) <= 0.9*c.Double(n, F)
+}
 
 // mixedMaxSteps bounds the refinement steps, as ITERMAX = 30 does in LAPACK's dsposv.
 const mixedMaxSteps = 30
@@ -90,11 +138,19 @@ var memAvailable = func() int64 {
 	return 0
 }
 
-// fastFloat32 is linalg.FastFloat32; a variable for tests.
-var fastFloat32 = linalg.FastFloat32
+// fastFloat32 is linalg.FastFloat32 and mixedCost the model Auto uses (for the active backend's kernels);
+// variables for tests.
+var (
+	fastFloat32 = linalg.FastFloat32
+	mixedCost   = func() MixedCost { return DefaultMixedCost(linalg.GramVectorBits()) }
+)
 
-// mixed reports whether FitMap uses the mixed-precision path for n rows of F features from D points.
-func (r Ridge) mixed(n, F, D int) bool {
+// mixed reports whether FitMap uses the mixed-precision path for n rows of F features from D points (one output:
+// the outputs of a fit are few next to F, and the model's residual cost grows with them only through the products).
+func (r Ridge) mixed(n, F, D int) bool { return r.mixedP(n, F, D, 1) }
+
+// mixedP is mixed for P outputs.
+func (r Ridge) mixedP(n, F, D, P int) bool {
 	switch r.Precision {
 	case Mixed:
 		return true
@@ -104,7 +160,7 @@ func (r Ridge) mixed(n, F, D int) bool {
 			budget = 4 << 30
 		}
 		return r.Solver == Cholesky && r.Lambda > 0 && F >= MixedMinFeatures && fastFloat32() &&
-			8*int64(n)*int64(D) <= budget
+			8*int64(n)*int64(D) <= budget && mixedCost().Pays(n, F, D, P)
 	}
 	return false
 }
@@ -180,9 +236,9 @@ func mixedChunkRows(F int) int { return min(4*chunkRows(F), 8*BlockRows) }
 
 // fitMixed is FitMap in mixed precision (dsposv's scheme with the residual taken from the features):
 //
-//  1. map the rows in chunks as Accumulate does, keeping their projections (N×D, feature.Map.ProjectBlock), and add
-//     the features Z of each chunk, rounded to float32, into float32 Gram matrices (linalg.Syrk32) and its ZᵀY, Σz,
-//     Σy in float64;
+//  1. map the rows in chunks as Accumulate does for F ≥ 1024, keeping their projections (N×D,
+//     feature.Map.ProjectBlock), and add the features Z of each chunk, rounded to float32, into one float32 Gram
+//     matrix (linalg.Syrk32, chunk after chunk in row order) and its ZᵀY, Σz, Σy in float64;
 //  2. M = the float32 Gram in float64, centred like the exact system, plus NλI; M = UᵀU by Cholesky in float64;
 //  3. θ = M⁻¹B, then repeat r = B − Aθ with A θ = Zᵀ(Zθ) − Σz(Σzᵀθ)/N + Nλθ computed in float64 from the features
 //     recomputed from the projections (gramApply), and

@@ -1,8 +1,10 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,31 +138,68 @@ func TestMixedFallback(t *testing.T) {
 }
 
 func TestPrecisionAuto(t *testing.T) {
-	defer func(m func() int64, f func() bool) { memAvailable, fastFloat32 = m, f }(memAvailable, fastFloat32)
+	defer func(m func() int64, f func() bool, c func() MixedCost) {
+		memAvailable, fastFloat32, mixedCost = m, f, c
+	}(memAvailable, fastFloat32, mixedCost)
 	const n, F, D = 60000, 8192, 4096 // MNIST: 1.97 GB of projections
+	avx512, avx2 := DefaultMixedCost(512), DefaultMixedCost(256)
+	slowAct := avx512
+	slowAct.Activate *= 50 // a nonlinearity far dearer than cos/sin
 	for _, tc := range []struct {
-		name string
-		r    Ridge
-		mem  int64
-		fast bool
-		F    int
-		want bool
+		name    string
+		r       Ridge
+		mem     int64
+		fast    bool
+		cost    MixedCost
+		n, F, P int
+		want    bool
 	}{
-		{"mnist", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, true, F, true},
-		{"memory unknown: 4 GiB", Ridge{Lambda: 1e-6, Precision: Auto}, 0, true, F, true},
-		{"half the memory too small", Ridge{Lambda: 1e-6, Precision: Auto}, 3 << 30, true, F, false},
-		{"no fast float32", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, false, F, false},
-		{"few features", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, true, MixedMinFeatures - 2, false},
-		{"λ = 0", Ridge{Precision: Auto}, 16 << 30, true, F, false},
-		{"cg", Ridge{Lambda: 1e-6, Solver: CG, Precision: Auto}, 16 << 30, true, F, false},
-		{"double", Ridge{Lambda: 1e-6}, 16 << 30, true, F, false},
-		{"mixed", Ridge{Precision: Mixed}, 0, false, 2, true},
+		{"mnist", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, true, avx512, n, F, 10, true},
+		{"mnist, AVX2", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, true, avx2, n, F, 10, true},
+		{"target 1: 100000 rows, F = 2048", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, true, avx512, 100000, 2048, 1, true},
+		{"memory unknown: 4 GiB", Ridge{Lambda: 1e-6, Precision: Auto}, 0, true, avx512, n, F, 1, true},
+		{"half the memory too small", Ridge{Lambda: 1e-6, Precision: Auto}, 3 << 30, true, avx512, n, F, 1, false},
+		{"no fast float32", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, false, avx512, n, F, 1, false},
+		{"few features", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, true, avx512, n, MixedMinFeatures - 2, 1, false},
+		{"as many outputs as features", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, true, avx512, n, 2048, 2048, false},
+		{"refinement too dear", Ridge{Lambda: 1e-6, Precision: Auto}, 16 << 30, true, slowAct, n, F, 1, false},
+		{"λ = 0", Ridge{Precision: Auto}, 16 << 30, true, avx512, n, F, 1, false},
+		{"cg", Ridge{Lambda: 1e-6, Solver: CG, Precision: Auto}, 16 << 30, true, avx512, n, F, 1, false},
+		{"double", Ridge{Lambda: 1e-6}, 16 << 30, true, avx512, n, F, 1, false},
+		{"mixed", Ridge{Precision: Mixed}, 0, false, slowAct, n, 2, 1, true},
 	} {
-		memAvailable = func() int64 { return tc.mem }
-		fastFloat32 = func() bool { return tc.fast }
-		if got := tc.r.mixed(n, tc.F, D); got != tc.want {
-			t.Errorf("%s: mixed = %v, want %v", tc.name, got, tc.want)
+		t.Run(tc.name, func(t *testing.T) {
+			memAvailable = func() int64 { return tc.mem }
+			fastFloat32 = func() bool { return tc.fast }
+			mixedCost = func() MixedCost { return tc.cost }
+			if got := tc.r.mixedP(tc.n, tc.F, tc.F/2, tc.P); got != tc.want {
+				t.Errorf("mixed = %v, want %v (model: double %.3g s, mixed %.3g s)", got, tc.want,
+					tc.cost.Double(tc.n, tc.F), tc.cost.Mixed(tc.n, tc.F, tc.F/2, tc.P))
+			}
+		})
+	}
+}
+
+// TestMixedCostBreakEven: for a cos/sin map (F = 2D) the model's condition Mixed ≤ 0.9·Double is, per row,
+// F²·(0.9 − 1/Speed32)/Rate64 ≥ F·(4·Touch + Passes·(Activate/2 + 2·P·MultiplyAdd)): Auto chooses Mixed exactly
+// from F* = Rate64·(4·Touch + Passes·(Activate/2 + 2·P·MultiplyAdd))/(0.9 − 1/Speed32) on, whatever N. F* is
+// higher for the faster AVX-512 Gram (the saving is smaller next to the same refinement) and grows with P.
+func TestMixedCostBreakEven(t *testing.T) {
+	for _, bits := range []int{256, 512} {
+		c := DefaultMixedCost(bits)
+		for _, P := range []int{1, 10} {
+			fstar := c.Rate64 * (4*c.Touch + c.Passes*(c.Activate/2+2*float64(P)*c.MultiplyAdd)) / (0.9 - 1/c.Speed32)
+			lo, hi := 2*int(math.Floor(fstar/2*0.99)), 2*int(math.Ceil(fstar/2*1.01))
+			for _, n := range []int{1000, 100000} {
+				if c.Pays(n, lo, lo/2, P) || !c.Pays(n, hi, hi/2, P) {
+					t.Errorf("%d bits, P = %d, N = %d: F* = %.0f, but Pays(F = %d) = %v, Pays(F = %d) = %v", bits, P, n,
+						fstar, lo, c.Pays(n, lo, lo/2, P), hi, c.Pays(n, hi, hi/2, P))
+				}
+			}
 		}
+	}
+	if a, b := DefaultMixedCost(256), DefaultMixedCost(512); !(a.Rate64 < b.Rate64) {
+		t.Errorf("AVX2 rate %g not below the AVX-512 rate %g", a.Rate64, b.Rate64)
 	}
 }
 
@@ -179,4 +218,71 @@ func TestParsePrecision(t *testing.T) {
 	if err := (Ridge{Precision: Precision(9)}).validParams(); err == nil {
 		t.Error("Precision(9): no error")
 	}
+}
+
+// TestGramApply checks the residual's product Zᵀ(Zθ) from the stored projections, on the row-by-row path (P <
+// applyGemmMinP) and the packed products, against plain loops over the features: each entry is a sum of n·F
+// products, so the two differ by at most γ_{n+F}·(|Z|ᵀ(|Z||θ|)) entry by entry (Higham, Accuracy and Stability of
+// Numerical Algorithms, §3.5), γ_k = k·u/(1 − k·u), u = 2⁻⁵³.
+func TestGramApply(t *testing.T) {
+	const n, D = 1100, 64
+	m, X, _ := mixedProblem(t, n, D)
+	F, pts := m.Features(), m.Points()
+	proj := make([]float64, n*pts)
+	Z := make([]float64, n*F)
+	for b := 0; b < n; b += 256 {
+		rows := min(256, n-b)
+		m.ProjectBlock(proj[b*pts:], X[b*6:], rows)
+		m.ActivateBlock(Z[b*F:], proj[b*pts:], rows)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, P := range []int{1, 3, applyGemmMinP, 12} {
+		t.Run(strconv.Itoa(P), func(t *testing.T) {
+			theta := make([]float64, F*P)
+			for i := range theta {
+				theta[i] = rng.NormFloat64()
+			}
+			got := make([]float64, F*P)
+			gramApply(got, m, proj, n, theta, P)
+			k := float64(n + F)
+			gamma := k * 0x1p-53 / (1 - k*0x1p-53)
+			for j := range P {
+				T, A := make([]float64, n), make([]float64, n)
+				for r := range n {
+					for i := range F {
+						T[r] += Z[r*F+i] * theta[i*P+j]
+						A[r] += math.Abs(Z[r*F+i] * theta[i*P+j])
+					}
+				}
+				for i := range F {
+					var want, bound float64
+					for r := range n {
+						want += Z[r*F+i] * T[r]
+						bound += math.Abs(Z[r*F+i]) * A[r]
+					}
+					if d := math.Abs(got[i*P+j] - want); !(d <= gamma*bound) {
+						t.Fatalf("P = %d: entry (%d, %d) = %v, want %v ± %.3g", P, i, j, got[i*P+j], want, gamma*bound)
+					}
+				}
+			}
+		})
+	}
+}
+
+// ExampleMixedCost shows where Auto chooses mixed precision for a cos/sin map (F = 2D, one output) with the rates
+// assumed for AVX-512 and AVX2 Gram kernels: from about 1500 features on with AVX-512, from fewer with AVX2 (Auto
+// never considers fewer than MixedMinFeatures), since the faster AVX-512 Gram leaves less to save next to the same
+// refinement.
+func ExampleMixedCost() {
+	for _, bits := range []int{512, 256} {
+		c := DefaultMixedCost(bits)
+		fmt.Printf("%d-bit kernels:", bits)
+		for _, F := range []int{1024, 1536, 2048, 8192} {
+			fmt.Printf(" F=%d %v", F, c.Pays(100000, F, F/2, 1))
+		}
+		fmt.Println()
+	}
+	// Output:
+	// 512-bit kernels: F=1024 false F=1536 true F=2048 true F=8192 true
+	// 256-bit kernels: F=1024 true F=1536 true F=2048 true F=8192 true
 }

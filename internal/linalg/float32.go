@@ -39,3 +39,24 @@ func Syrk32(n, k int, alpha float32, a []float32, lda int, beta float32, c []flo
 // computing: true on the OpenBLAS backend. The pure-Go backend has a packed
 // kernel for float64 only; there gonum's Ssyrk runs at a few GFLOP/s.
 func FastFloat32() bool { return native() != nil }
+
+// GramVectorBits is the vector width, in bits, of the kernels that form float64 Gram matrices and products on the
+// active backend: 512 for OpenBLAS's AVX-512 core types (SkylakeX, Cooperlake, SapphireRapids), 256 for its AVX2
+// ones (Haswell, Zen, …) and for the pure-Go packed AVX2+FMA kernel, 128 otherwise. Cost models scale the
+// kernel's rate with it: OpenBLAS runs the AVX-512 kernels at nearly twice the rate of the AVX2 ones on the same
+// core (docs/performance.md).
+func GramVectorBits() int {
+	if lib := native(); lib != nil {
+		switch coreNeeds(Info().CoreType) {
+		case 3:
+			return 512
+		case 2:
+			return 256
+		}
+		return 128
+	}
+	if useKernel {
+		return 256
+	}
+	return 128
+}
