@@ -79,9 +79,10 @@ func checkChain(steps []Step) error {
 	return nil
 }
 
-// ErrPCAStream is returned when a PCA step is asked of statistics accumulated block by block (ScalerAccumulator),
-// which hold the columns' moments but not their covariance.
-var ErrPCAStream = errors.New("preprocess: a pca step needs the covariance of the inputs, which a streamed or distributed fit does not accumulate; load the data in memory (without --stream) or drop the pca step")
+// ErrPCAStream is returned when a PCA step is asked of statistics accumulated block by block without their
+// co-moments (a ScalerAccumulator without TrackCovariance, or rebuilt from ScalerMoments as a distributed fit merges
+// them): they hold the columns' moments but not their covariance.
+var ErrPCAStream = errors.New("preprocess: a pca step needs the covariance of the inputs, which the merged column statistics of a distributed fit do not hold; fit in memory or stream one file (rff fit, with or without --stream), or drop the pca step")
 
 // OutDim is the number of columns Apply produces: K after a PCA step, D otherwise.
 func (s *Scaler) OutDim() int {
@@ -152,12 +153,8 @@ const pcaBlock = 256
 // rounding correction of the mean), diagonalizes it and keeps the leading components.
 func (s *Scaler) fitPCA(x []float64, n, d int, mean []float64) error {
 	last := len(s.Steps) - 1
-	spec, err := s.Steps[last].pca()
-	if err != nil {
+	if _, err := s.pcaSpec(d); err != nil {
 		return err
-	}
-	if spec.K > d {
-		return fmt.Errorf("preprocessing step %q keeps %d components of %d columns; use K ≤ %d", string(s.Steps[last]), spec.K, d, d)
 	}
 	prev := &Scaler{Steps: s.Steps[:last], D: d, Params: s.Params[:last]}
 	C := make([]float64, d*d)
@@ -183,6 +180,30 @@ func (s *Scaler) fitPCA(x []float64, n, d int, mean []float64) error {
 			v := (C[i*d+j] - sum[i]*sum[j]/fn) / fn
 			C[i*d+j], C[j*d+i] = v, v
 		}
+	}
+	return s.pcaFromCovariance(C, d, mean)
+}
+
+// pcaSpec parses the scaler's PCA step (its last) and checks K against the d columns.
+func (s *Scaler) pcaSpec(d int) (pcaSpec, error) {
+	st := s.Steps[len(s.Steps)-1]
+	spec, err := st.pca()
+	if err != nil {
+		return spec, err
+	}
+	if spec.K > d {
+		return spec, fmt.Errorf("preprocessing step %q keeps %d components of %d columns; use K ≤ %d", string(st), spec.K, d, d)
+	}
+	return spec, nil
+}
+
+// pcaFromCovariance fits the PCA step (the last of s.Steps) from the d×d covariance C of its input (symmetric,
+// both triangles; it is overwritten) and the input's column means.
+func (s *Scaler) pcaFromCovariance(C []float64, d int, mean []float64) error {
+	last := len(s.Steps) - 1
+	spec, err := s.pcaSpec(d)
+	if err != nil {
+		return err
 	}
 	var total float64
 	for j := range d {
@@ -348,4 +369,112 @@ func validatePCA(k int, p StepParams, d int) error {
 		}
 	}
 	return nil
+}
+
+// TrackCovariance makes the accumulator also collect the co-moment matrix Σ (x − mean)(x − mean)ᵀ of the rows, which
+// a PCA step needs: [ScalerAccumulator.Scaler] then fits pca:K and pca-whiten:K too. Each block adds d² work per
+// row and the accumulator holds d² more values. Call it before adding rows; it returns an error otherwise.
+// [ScalerAccumulator.Moments] does not carry the co-moments, so an accumulator rebuilt from them has none.
+func (a *ScalerAccumulator) TrackCovariance() error {
+	if a.n > 0 {
+		return fmt.Errorf("preprocess: TrackCovariance after %d rows were added", a.n)
+	}
+	if a.cov == nil {
+		a.cov = make([]float64, a.d*a.d)
+	}
+	return nil
+}
+
+// addCov adds the co-moments of the block x (n rows) to a.cov before a's means are updated: bm is the block's mean
+// as first computed and bs = Σ (x − bm), its rounding correction. The block's co-moments about its corrected mean
+// m = bm + bs/n are Σ e eᵀ − bs bsᵀ/n with e = x − bm (cross products of rows centred in sub-blocks, Syrk); they are
+// merged by the pairwise update of Chan, Golub and LeVeque, M = M_a + M_b + δδᵀ·n_a·n_b/(n_a + n_b),
+// δ = m − mean_a. Only the upper triangle of a.cov is kept.
+func (a *ScalerAccumulator) addCov(x []float64, n int, bm, bs []float64) {
+	d := a.d
+	Q := make([]float64, d*d)
+	buf := make([]float64, min(n, pcaBlock)*d)
+	for i0 := 0; i0 < n; i0 += pcaBlock {
+		b := min(pcaBlock, n-i0)
+		blk := buf[:b*d]
+		for i := range b {
+			row, src := blk[i*d:(i+1)*d], x[(i0+i)*d:(i0+i+1)*d]
+			for j, v := range src {
+				row[j] = v - bm[j]
+			}
+		}
+		linalg.Syrk(d, b, 1, blk, d, 1, Q, d)
+	}
+	nb := float64(n)
+	if a.n == 0 {
+		for i := range d {
+			for j := i; j < d; j++ {
+				a.cov[i*d+j] = Q[i*d+j] - bs[i]*bs[j]/nb
+			}
+		}
+		return
+	}
+	na := float64(a.n)
+	f := na * nb / (na + nb)
+	delta := make([]float64, d)
+	for j := range d {
+		delta[j] = bm[j] + bs[j]/nb - a.mean[j]
+	}
+	for i := range d {
+		for j := i; j < d; j++ {
+			a.cov[i*d+j] += Q[i*d+j] - bs[i]*bs[j]/nb + delta[i]*delta[j]*f
+		}
+	}
+}
+
+// mergeCov adds the co-moments of o to a (before a's means are updated), as addCov does for a block.
+func (a *ScalerAccumulator) mergeCov(o *ScalerAccumulator) error {
+	if (a.cov == nil) != (o.cov == nil) {
+		return errors.New("preprocess: merging statistics with and without co-moments (TrackCovariance on one side only)")
+	}
+	if a.cov == nil || o.n == 0 {
+		return nil
+	}
+	d := a.d
+	if a.n == 0 {
+		copy(a.cov, o.cov)
+		return nil
+	}
+	na, nb := float64(a.n), float64(o.n)
+	f := na * nb / (na + nb)
+	for i := range d {
+		di := o.mean[i] - a.mean[i]
+		for j := i; j < d; j++ {
+			a.cov[i*d+j] += o.cov[i*d+j] + di*(o.mean[j]-a.mean[j])*f
+		}
+	}
+	return nil
+}
+
+// pcaFromMoments fits the PCA step of s (fitted by scalerFromStats from a's moments, mean holding the means of the
+// PCA step's input) from a's co-moments: the input u of the step is x scaled per column by g_j (the product of the
+// reciprocal scales of the previous steps) plus a constant, so its covariance is g_i·g_j·M_ij/n.
+func (a *ScalerAccumulator) pcaFromMoments(s *Scaler, mean []float64) error {
+	d := a.d
+	g := make([]float64, d)
+	for j := range g {
+		g[j] = 1
+	}
+	for _, p := range s.Params {
+		if p.Shift == nil || p.Step.PCA() {
+			continue
+		}
+		for j := range g {
+			g[j] /= p.Scale[j]
+		}
+	}
+	C := make([]float64, d*d)
+	fn := float64(a.n)
+	for i := range d {
+		for j := i; j < d; j++ {
+			v := g[i] * g[j] * a.cov[i*d+j] / fn
+			C[i*d+j], C[j*d+i] = v, v
+		}
+	}
+	return s.pcaFromCovariance(C, d, mean)
 }

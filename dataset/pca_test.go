@@ -410,3 +410,93 @@ func TestPCADeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestPCAAccumulated checks the PCA fitted from co-moments accumulated in blocks (and merged) against FitScaler on
+// the whole data. Both covariances are within 2(n + d)·u·tr(C) of the exact one entrywise (as in TestPCAFit), so
+// ‖ΔC‖₂ ≤ d·4(n + d)·u·tr(C) =: e; the eigenvalues then differ by at most e (Weyl) and the eigenvectors, with the same
+// sign convention, by at most 2e/gap (Davis–Kahan), gap the distance of λ_k to the other eigenvalues.
+func TestPCAAccumulated(t *testing.T) {
+	const n, d = 2000, 6
+	x := correlated(17, n, d)
+	for _, steps := range [][]Step{{StepStandardize, "pca:3"}, {StepMinMax, "pca-whiten:2"}, {"pca:0.99"}} {
+		t.Run(string(steps[len(steps)-1]), func(t *testing.T) {
+			mem, _ := fitApply(t, x, n, d, steps...)
+			a, b := NewScalerAccumulator(d), NewScalerAccumulator(d)
+			for _, acc := range []*ScalerAccumulator{a, b} {
+				if err := acc.TrackCovariance(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Blocks of 1, 7 and 300 rows into a, the rest into b, merged.
+			i := 0
+			for _, size := range []int{1, 7, 300} {
+				if err := a.Add(x[i*d:(i+size)*d], size); err != nil {
+					t.Fatal(err)
+				}
+				i += size
+			}
+			if err := b.Add(x[i*d:], n-i); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Merge(b); err != nil {
+				t.Fatal(err)
+			}
+			acc, err := a.Scaler(steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := acc.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			pm, pa := mem.Params[len(steps)-1], acc.Params[len(steps)-1]
+			if acc.OutDim() != mem.OutDim() {
+				t.Fatalf("K = %d accumulated, %d in memory", acc.OutDim(), mem.OutDim())
+			}
+			full, err := FitScaler(x, n, d, append(slices.Clone(steps[:len(steps)-1]), Step(fmt.Sprintf("pca:%d", d))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lam := full.Params[len(steps)-1].Variances
+			e := float64(4*(n+d)*d) * unit * pm.TotalVariance
+			for k := range acc.OutDim() {
+				if math.Abs(pa.Variances[k]-pm.Variances[k]) > e {
+					t.Errorf("λ_%d = %v accumulated, %v in memory", k+1, pa.Variances[k], pm.Variances[k])
+				}
+				gap := math.Inf(1)
+				if k > 0 {
+					gap = lam[k-1] - lam[k]
+				}
+				if k+1 < d {
+					gap = min(gap, lam[k]-lam[k+1])
+				}
+				var diff float64
+				for j := range d {
+					diff += (pa.Components[k*d+j] - pm.Components[k*d+j]) * (pa.Components[k*d+j] - pm.Components[k*d+j])
+				}
+				if math.Sqrt(diff) > 2*e/gap+float64(16*d)*unit {
+					t.Errorf("component %d differs by %.3g accumulated (bound %.3g)", k+1, math.Sqrt(diff), 2*e/gap)
+				}
+			}
+		})
+	}
+	t.Run("refusals", func(t *testing.T) {
+		a := NewScalerAccumulator(d)
+		if err := a.Add(x, 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.TrackCovariance(); err == nil {
+			t.Error("TrackCovariance after rows were added")
+		}
+		b := NewScalerAccumulator(d)
+		_ = b.TrackCovariance()
+		if err := b.Add(x, 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Merge(b); err == nil {
+			t.Error("merged statistics with and without co-moments")
+		}
+		if _, err := a.Scaler([]Step{"pca:2"}); !errors.Is(err, ErrPCAStream) {
+			t.Errorf("pca without co-moments: %v", err)
+		}
+	})
+}

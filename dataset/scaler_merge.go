@@ -63,6 +63,9 @@ func (a *ScalerAccumulator) Merge(o *ScalerAccumulator) error {
 	if o.d != a.d {
 		return fmt.Errorf("preprocess: merging statistics of %d columns into %d", o.d, a.d)
 	}
+	if err := a.mergeCov(o); err != nil {
+		return err
+	}
 	switch {
 	case o.n == 0:
 		return nil

@@ -206,6 +206,7 @@ type ScalerAccumulator struct {
 	bm     []float64 // scratch: block means
 	bs     []float64 // scratch: block Σ (x − block mean)
 	bq     []float64 // scratch: block Σ (x − block mean)²
+	cov    []float64 // co-moments Σ (x − mean)(x − mean)ᵀ, upper triangle (TrackCovariance), or nil
 }
 
 // NewScalerAccumulator returns an empty accumulator for data with d ≥ 1 columns.
@@ -269,6 +270,9 @@ func (a *ScalerAccumulator) Add(x []float64, n int) error {
 			a.hi[j] = max(a.hi[j], v)
 		}
 	}
+	if a.cov != nil {
+		a.addCov(x, n, bm, bs)
+	}
 	na, nb := float64(a.n), float64(n)
 	nt := na + nb
 	for j := range d {
@@ -287,22 +291,31 @@ func (a *ScalerAccumulator) Add(x []float64, n int) error {
 }
 
 // Scaler fits the steps on the rows added so far; it returns what FitScaler on all those rows would, up to
-// rounding. It refuses a PCA step (ErrPCAStream): the accumulator holds no covariance.
+// rounding. A PCA step needs the co-moments (TrackCovariance); without them it is refused with ErrPCAStream.
 func (a *ScalerAccumulator) Scaler(steps []Step) (*Scaler, error) {
 	if a.n < 1 {
 		return nil, fmt.Errorf("preprocess: need at least one row and one column, have %d×%d", a.n, a.d)
 	}
-	for _, st := range steps {
-		if st.PCA() {
-			return nil, ErrPCAStream
-		}
+	if err := checkChain(steps); err != nil {
+		return nil, err
+	}
+	pca := len(steps) > 0 && steps[len(steps)-1].PCA()
+	if pca && a.cov == nil {
+		return nil, ErrPCAStream
 	}
 	mean := slices.Clone(a.mean)
 	std := make([]float64, a.d)
 	for j := range std {
 		std[j] = math.Sqrt(max(0, a.m2[j]/float64(a.n)))
 	}
-	return scalerFromStats(steps, a.d, mean, std, slices.Clone(a.lo), slices.Clone(a.hi))
+	s, err := scalerFromStats(steps, a.d, mean, std, slices.Clone(a.lo), slices.Clone(a.hi))
+	if err != nil || !pca {
+		return s, err
+	}
+	if err := a.pcaFromMoments(s, mean); err != nil { // mean now holds the means of the PCA step's input
+		return nil, err
+	}
+	return s, nil
 }
 
 // FitScalerStream fits the steps on the whole CSV stream s, reading blocks of blockRows rows: it is FitScaler on
@@ -310,6 +323,9 @@ func (a *ScalerAccumulator) Scaler(steps []Step) (*Scaler, error) {
 // labels, say). s is left at the end of the file.
 func FitScalerStream(s *CSVStream, steps []Step, blockRows int, fn func(*Data) error) (*Scaler, error) {
 	a := NewScalerAccumulator(s.D())
+	if len(steps) > 0 && steps[len(steps)-1].PCA() {
+		_ = a.TrackCovariance() // no rows yet
+	}
 	for {
 		b, err := s.Next(blockRows)
 		if err == io.EOF {
