@@ -152,6 +152,15 @@ func determinismCases() []determinismCase {
 			// Chunks of 1000 rows: the statistics arrive in several batches, as from a large file.
 			return FitCSV(rf(Config{}), path, StreamOptions{ChunkRows: 1000})
 		}},
+		// A PCA step: the covariance of 300 columns is accumulated by the multi-threaded Syrk.
+		{"pca", fit(rf(Config{Task: "classification", Preprocess: "standardize,pca:40"}), clsWide)},
+		{"streamed-pca", func(dir string) (*Model, error) {
+			path := filepath.Join(dir, "reg-pca.csv")
+			if err := writeDeterminismCSV(path, reg); err != nil {
+				return nil, err
+			}
+			return FitCSV(rf(Config{Preprocess: "standardize,pca-whiten:6"}), path, StreamOptions{ChunkRows: 1000})
+		}},
 	}
 }
 

@@ -25,8 +25,9 @@ func (m *Model) rawGradients(g []float64, rows int) []float64 {
 	return out
 }
 
-// hasPCA reports whether the steps include a PCA step, which the streamed and distributed fits refuse: their
-// scalers are fitted from mergeable column moments, not from the covariance a PCA needs (dataset.ErrPCAStream).
+// hasPCA reports whether the steps include a PCA step: FitCSV then accumulates the co-moments it is fitted from
+// (dataset.ScalerAccumulator.TrackCovariance), and distributed fits refuse it, their scalers being fitted from
+// mergeable column moments without them (dataset.ErrPCAStream).
 func hasPCA(steps []dataset.Step) bool {
 	for _, st := range steps {
 		if st.PCA() {
@@ -34,4 +35,12 @@ func hasPCA(steps []dataset.Step) bool {
 		}
 	}
 	return false
+}
+
+// preprocess maps the sampled raw rows through sc in place; after a PCA step they have sc.OutDim() columns.
+func (r *reservoir) preprocess(sc *dataset.Scaler) {
+	n := r.len()
+	sc.Apply(r.rows, n, r.d)
+	r.d = sc.OutDim()
+	r.rows = r.rows[:n*r.d]
 }

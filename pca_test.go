@@ -341,22 +341,7 @@ func TestPCARefusals(t *testing.T) {
 			t.Errorf("FitHermite: %v; want a refusal of pca", err)
 		}
 	})
-	t.Run("streamed", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "d.csv")
-		var b []byte
-		b = append(b, "a,b,s,t,e,y\n"...)
-		for i := range train.N {
-			for j := range 5 {
-				b = append(b, []byte(formatFloat(train.X[i*5+j])+",")...)
-			}
-			b = append(b, []byte(formatFloat(train.Y[i])+"\n")...)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := FitCSV(Config{Preprocess: "standardize,pca:2", Points: 8, Sigma: 1}, path, StreamOptions{}); !errors.Is(err, dataset.ErrPCAStream) {
-			t.Errorf("FitCSV: %v; want dataset.ErrPCAStream", err)
-		}
+	t.Run("distributed", func(t *testing.T) {
 		if _, err := PreprocessSteps(Config{Preprocess: "pca:2"}); !errors.Is(err, dataset.ErrPCAStream) {
 			t.Errorf("PreprocessSteps: %v; want dataset.ErrPCAStream", err)
 		}
@@ -387,3 +372,60 @@ func TestPCARefusals(t *testing.T) {
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// writePCACSV writes the data as a CSV file with a header, the target last.
+func writePCACSV(t *testing.T, data *dataset.Data) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "d.csv")
+	b := []byte(strings.Join(data.Names, ",") + ",y\n")
+	for i := range data.N {
+		for j := range data.D {
+			b = append(b, []byte(formatFloat(data.X[i*data.D+j])+",")...)
+		}
+		b = append(b, []byte(formatFloat(data.Y[i])+"\n")...)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFitCSVPCA: a streamed fit with a PCA step (the covariance accumulated chunk by chunk) gives the model Fit gives
+// in memory, to rounding. The two scalers agree to a few n·u (TestPCAAccumulated bounds the components' difference by
+// Davis–Kahan), the ridge statistics are summed in other orders, and the ridge solution moves by at most the condition
+// number of ZᵀZ/n + λI, below (1 + λ)/λ = 1001 here, times those relative perturbations: 1e-9 of the output scale
+// covers them.
+func TestFitCSVPCA(t *testing.T) {
+	train, test := pcaData(600, 4, false), pcaData(30, 5, false)
+	path := writePCACSV(t, train)
+	for _, pre := range []string{"standardize,pca:3", "pca-whiten:0.999"} {
+		t.Run(pre, func(t *testing.T) {
+			cfg := Config{Preprocess: pre, Points: 32, Sigma: 1.5, Lambda: 1e-3, Seed: 9}
+			mem, err := Fit(cfg, train)
+			if err != nil {
+				t.Fatal(err)
+			}
+			str, err := FitCSV(cfg, path, StreamOptions{ChunkRows: 128})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if str.scaler.OutDim() != mem.scaler.OutDim() || !slices.Equal(str.Info().Inputs, train.Names) {
+				t.Fatalf("streamed: K = %d, inputs %v; in memory K = %d", str.scaler.OutDim(), str.Info().Inputs, mem.scaler.OutDim())
+			}
+			p, _ := mem.Predict(test)
+			q, err := str.Predict(test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var scale float64
+			for _, v := range p.Values {
+				scale = max(scale, math.Abs(v))
+			}
+			for i, v := range p.Values {
+				if math.Abs(v-q.Values[i]) > 1e-9*scale {
+					t.Fatalf("row %d: streamed %v, in memory %v", i+1, q.Values[i], v)
+				}
+			}
+		})
+	}
+}

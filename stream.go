@@ -45,8 +45,6 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		return nil, errors.New("a streamed fit is ridge on random features with a fixed λ (not exact, vector-valued, cross-validated, mixed precision or another loss)")
 	case opt.Rows < 0:
 		return nil, fmt.Errorf("rows = %d: want ≥ 0", opt.Rows)
-	case hasPCA(s.steps):
-		return nil, dataset.ErrPCAStream
 	}
 	if opt.ChunkRows <= 0 {
 		opt.ChunkRows = 1 << 15
@@ -76,6 +74,11 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	defer func() { r.s.Close() }()
 	d := r.s.D()
 	acc := dataset.NewScalerAccumulator(d)
+	if hasPCA(s.steps) { // the co-moments a PCA step is fitted from
+		if err := acc.TrackCovariance(); err != nil {
+			return nil, err
+		}
+	}
 	sample := newReservoir(d, s.Seed)
 	pool := s.landmarkPool(d) // Nyström landmarks' candidates (nil for random features)
 	raw := map[string]bool{}
@@ -107,6 +110,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	dm := sc.OutDim() // the map's inputs: K after a PCA step, d otherwise
 	var coder *dataset.Classes
 	if classify {
 		coder = dataset.NewClasses(slices.Sorted(maps.Keys(raw)), r.s.Numeric())
@@ -130,20 +134,20 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	}
 	if kind, err := kernel.New(s.Kernel, 1); err != nil {
 		return nil, err
-	} else if err := s.checkRounding(d, kind); err != nil {
+	} else if err := s.checkRounding(dm, kind); err != nil {
 		return nil, err
-	} else if err := s.checkBudget(min(total, opt.ChunkRows), d, P, kind); err != nil {
+	} else if err := s.checkBudget(min(total, opt.ChunkRows), dm, P, kind); err != nil {
 		return nil, err
 	}
-	sc.Apply(sample.rows, sample.len(), d) // the sample in the preprocessed coordinates, as Fit measures it
+	sample.preprocess(sc) // the sample in the preprocessed coordinates, as Fit measures it
 	k, sigma, err := s.kernel(sample)
 	if err != nil {
 		return nil, err
 	}
 	if pool != nil {
-		sc.Apply(pool.rows, pool.len(), d)
+		pool.preprocess(sc)
 	}
-	fmap, err := s.streamMapper(k, pool, d)
+	fmap, err := s.streamMapper(k, pool, dm)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +186,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 				c.y, c.err = chunkTargets(r.s, b, coder, s.Encoding, path)
 				if c.err == nil {
 					sc.Apply(b.X, b.N, b.D)
+					b.X = b.X[:b.N*dm] // b.D and b.Names stay the raw columns'
 				}
 			}
 			select {
