@@ -38,15 +38,14 @@ type Config struct {
 	// default grid). TuneRows > 0 tunes on that many rows (the first ones) and fits the chosen σ and λ on all rows.
 	// Decomposable vector-valued models are tuned on their outputs decoupled along the eigenvectors of A; exact,
 	// hermite, curl-free, divergence-free and Helmholtz models are refused (docs/conventions.md §12.5). Every σ scored
-	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about seven are
-	// scored with at most 512 points (TunePoints); then, at the fit's D, the chosen λ and its two neighbours on the
-	// grid are scored by Cholesky factorisations, whose statistics the fit reuses.
+	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about eight are
+	// scored, with at most 512 points (TunePoints), and the model is fitted with the chosen pair at its D (solving the
+	// statistics of the chosen σ when they were accumulated at that D on all rows).
 	Tune     bool
 	Select   string
 	Sigmas   []float64
 	TuneRows int
-	// TunePoints is D of the maps that score the bandwidths (default: D, at most 512); when it is below D, λ is
-	// chosen at the full D among the λ chosen with TunePoints and its neighbours on the grid.
+	// TunePoints is D of the maps that score σ and λ (default: D, at most 512).
 	TunePoints int
 	// Map is the feature map: "features" (the default: random or quadrature features drawn by Rule) or "nystrom"
 	// (Nyström features ψ(x) = Λ^{-1/2}Uᵀk_M(x) on Centres landmarks chosen by Landmarks, Williams & Seeger 2001;

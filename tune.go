@@ -27,18 +27,18 @@ type TuneResult struct {
 	Lambdas        []float64   `json:"lambdas"`
 	Scores         [][]float64 `json:"scores"`
 	HigherIsBetter bool        `json:"higher_is_better"`
-	// Points is D of the maps the bandwidths were scored with; when it is below the fit's D, λ was then chosen at the
-	// full D for the chosen σ among FinalLambdas (the λ chosen with Points and its neighbours on the grid), whose
-	// scores are FinalScores.
-	Points       int       `json:"points"`
-	FinalLambdas []float64 `json:"final_lambdas,omitempty"`
-	FinalScores  []float64 `json:"final_scores,omitempty"`
-	Sigma        float64   `json:"sigma"`
-	Lambda       float64   `json:"lambda"`
+	// Points is D of the maps σ and λ were scored with (Config.TunePoints); the model is then fitted with the chosen
+	// pair at its own D.
+	Points int     `json:"points"`
+	Sigma  float64 `json:"sigma"`
+	Lambda float64 `json:"lambda"`
 }
 
-// maxTunePoints is D of the bandwidth search when the fit's D is larger: the search then costs a fraction of a
-// full-size pass and eigendecomposition per bandwidth, and λ is chosen at the full D for the chosen σ.
+// maxTunePoints is D of the maps that score (σ, λ) when the fit's D is larger. Every σ costs a pass over the rows,
+// O(N·F²), and an eigendecomposition, O(F³) with a large constant (on 2 cores at F = 4100: 3 s and 15 s, against 3 s
+// for the whole fit): with 512 points about eight bandwidths cost less than one full-size fit. Rescoring λ at the
+// full D would cost the eigenvalues of the full F×F system (4 s there) or a trace of its inverse per λ, and on the
+// data measured it moved λ by one grid step without improving the test error (docs/results.md).
 const maxTunePoints = 512
 
 // tuneTargets is what tuning fits: coded targets Y (n×P) for the squared loss, the classes for classifiers.
@@ -143,10 +143,12 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	}
 	bar := progress.New(s.Progress, "tune", len(grid)+2)
 	defer bar.Done()
-	// path scores the λ of lambdas for σ with a map of the given points. With final (the full-size λ choice) it
-	// scores a short grid by Cholesky factorisations, and keeps the statistics of a random-feature map on all rows
-	// for the fit.
-	path := func(sigma float64, points int, lambdas []float64, final bool) ([]float64, error) {
+	// When σ and λ are scored with a random-feature map at the fit's D on all rows, the statistics of the best σ so far
+	// are those the fit would accumulate: they are kept (s.tuned, of σ = keptSigma) and solved instead of another pass.
+	reuse := res.Points == s.Points && rows == n && t.scale == nil && s.OVK == "" && !s.nystrom
+	keptSigma, keptScore := math.NaN(), math.NaN()
+	// path scores the λ of lambdas for σ with a map of the given points.
+	path := func(sigma float64, points int, lambdas []float64) ([]float64, error) {
 		k, err := kernel.New(s.Kernel, sigma)
 		if err != nil {
 			return nil, err
@@ -190,24 +192,26 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 			return nil, err
 		}
 		var sel *learn.Selection
-		switch {
-		case t.scale != nil:
+		if t.scale != nil {
 			sel, err = learn.SelectLambdaScaled(st, lambdas, t.scale, true)
-		case final:
-			sel, err = learn.ScoreLambdas(st, lambdas, true)
-		default:
+		} else {
 			sel, err = learn.SelectLambda(st, lambdas, true)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := fmap.(*feature.Map); final && ok && rows == n && t.scale == nil && s.OVK == "" {
-			s.tuned = st
-		}
+		sc := sel.GCV
 		if s.Select == "evidence" {
-			return sel.LogEvidence, nil
+			sc = sel.LogEvidence
 		}
-		return sel.GCV, nil
+		if _, ok := fmap.(*feature.Map); ok && reuse {
+			for _, v := range sc {
+				if !better(keptScore, v) { // as good as the best so far: keep (ties are settled below)
+					s.tuned, keptSigma, keptScore = st, sigma, v
+				}
+			}
+		}
+		return sc, nil
 	}
 	score := func(sigma float64) error {
 		k, err := kernel.New(s.Kernel, sigma)
@@ -220,7 +224,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 		if err := s.checkBudget(rows, d, t.P, k); err != nil {
 			return err
 		}
-		sc, err := path(sigma, res.Points, s.Lambdas, false)
+		sc, err := path(sigma, res.Points, s.Lambdas)
 		if err != nil {
 			return err
 		}
@@ -302,28 +306,8 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	}
 	res.Sigma, res.Lambda = res.Sigmas[bi], res.Lambdas[bj]
 	res.Sigmas, res.Scores = sig, scs
-	if res.Points < s.Points {
-		// λ at the fit's D for the chosen σ, among the chosen λ and its neighbours on the grid (sorted).
-		sorted := slices.Clone(s.Lambdas)
-		slices.Sort(sorted)
-		sorted = slices.Compact(sorted)
-		at := slices.Index(sorted, res.Lambda)
-		short := sorted[max(at-1, 0):min(at+2, len(sorted))]
-		fin, err := path(res.Sigma, s.Points, short, true)
-		if err != nil {
-			return nil, err
-		}
-		fj := -1
-		for j, v := range fin {
-			if fj < 0 || better(v, fin[fj]) || (v == fin[fj] && short[j] > short[fj]) {
-				fj = j
-			}
-		}
-		if fj < 0 || math.IsNaN(fin[fj]) {
-			return nil, fmt.Errorf("tuning: no λ could be scored at D = %d", s.Points)
-		}
-		res.FinalLambdas, res.FinalScores, res.Lambda = short, fin, short[fj]
-		bar.Add(1)
+	if s.tuned != nil && keptSigma != res.Sigma {
+		s.tuned = nil // the statistics kept are not those of the chosen σ: the fit makes its own pass
 	}
 	if !scaleFree {
 		s.Sigma = res.Sigma
