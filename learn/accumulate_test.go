@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -131,4 +132,15 @@ func TestAccumulatorErrors(t *testing.T) {
 	if s, err := empty.Stats(); err != nil || s.N != 0 || s.P != 2 {
 		t.Errorf("no rows: %+v, %v; want empty statistics", s, err)
 	}
+}
+
+// ExampleGramChunk: the rank-k updates of ZᵀZ take 16 MiB of features, at least 256 and at most 2048 rows.
+func ExampleGramChunk() {
+	for _, F := range []int{512, 2048, 8192} {
+		fmt.Printf("F = %d: k = %d rows\n", F, GramChunk(F))
+	}
+	// Output:
+	// F = 512: k = 2048 rows
+	// F = 2048: k = 1024 rows
+	// F = 8192: k = 256 rows
 }

@@ -28,6 +28,11 @@ func chunkRows(F int) int {
 	return min(max(k, BlockRows), 8*BlockRows)
 }
 
+// GramChunk is the number of rows [Accumulate] and an [Accumulator] map and add to ZᵀZ in one rank-k update for F
+// features (k = GramChunk(F)): 16 MiB of features, a multiple of BlockRows between 256 and 2048 rows. Benchmarks
+// use it to time the BLAS update alone in the shape the accumulation runs it.
+func GramChunk(F int) int { return chunkRows(F) }
+
 // mapBlocks maps the n rows of X through m in S shards of blocks of BlockRows rows (blocks.Map).
 func mapBlocks(m Mapper, X []float64, n, S int, fn func(s int, z []float64, r0, rows int)) {
 	blocks.Map(m, X, n, S, BlockRows, nil, fn)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/cpu"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
@@ -55,16 +56,51 @@ func linalgBackend() backendReport {
 // linalgGemm is C = A·B for n×n row-major matrices.
 func linalgGemm(n int, a, b, c []float64) { linalg.Gemm(false, false, n, n, n, 1, a, n, b, n, 0, c, n) }
 
+// cpuReport names the CPU the figures were measured on.
+type cpuReport struct {
+	Name     string   `json:"name"` // the CPUID brand string (virtual machines often shorten it)
+	Family   int      `json:"family"`
+	Model    int      `json:"model"`
+	Features []string `json:"features"` // of avx2, fma, avx512: what the fast paths may use
+	CPUs     int      `json:"cpus"`     // runtime.NumCPU
+}
+
+func benchCPU() cpuReport {
+	name, fam, model := cpu.Name()
+	return cpuReport{Name: name, Family: fam, Model: model, Features: cpu.Features(), CPUs: runtime.NumCPU()}
+}
+
+// gramShape compares, in one run and for one number of features F, the fused map → Gram path with the BLAS-3
+// calls it is made of: GEMM is C = ZᵀZ computed whole by dgemm (F×F from a k×F block Z, k = learn.GramChunk(F)
+// rows, the chunk the accumulation adds at a time), Syrk its upper triangle by linalg.Syrk, and Fused is
+// learn.Accumulate of N rows (d = 64 Gaussian inputs, D = F/2 points of rule g: the map, ZᵀZ, ZᵀY and the sums,
+// with the allocation of ZᵀZ and its final mirroring). Rates are real flops: 2·k·F² for the GEMM, k·F² for the
+// triangle (F(F+1)/2 entries of k multiply-adds, rounded to k·F²), N·F² for the fused path.
+type gramShape struct {
+	Features      int        `json:"features"`
+	Points        int        `json:"D"`
+	Rows          int        `json:"rows"`
+	Chunk         int        `json:"chunk"`
+	GEMM          rateResult `json:"gemm"`
+	Syrk          rateResult `json:"syrk"`
+	Fused         rateResult `json:"fused"`
+	SyrkOverGEMM  float64    `json:"syrk_over_gemm"`
+	FusedOverGEMM float64    `json:"fused_over_gemm"` // against the better of this GEMM and the square one
+}
+
 // benchReport is the JSON object rff bench --json prints.
 type benchReport struct {
+	CPU     cpuReport     `json:"cpu"`
 	Backend backendReport `json:"backend"`
 	Quick   bool          `json:"quick"`
 	GEMM    rateResult    `json:"gemm"`
-	// Gram is ZᵀZ accumulated by learn.Stats.Add (in the accumulator's chunks of rows, upper triangle, as rff fit
-	// does); GramSyrk is one Syrk call on an n×n block.
+	// Gram is ZᵀZ of blasN features as rff fit forms it (learn.Accumulate: the fused map → Gram path, see
+	// gramShape), GramSyrk one Syrk call on an n×n block, GramOverGEMM the fused rate over the square GEMM's;
+	// Grams the fused path against GEMM and Syrk in its own shape, for F = 2048 and 8192 (--quick: 1024).
 	Gram         rateResult  `json:"gram"`
 	GramSyrk     rateResult  `json:"gram_syrk"`
 	GramOverGEMM float64     `json:"gram_over_gemm"`
+	Grams        []gramShape `json:"grams"`
 	Map          []mapResult `json:"map"`
 	Fit          fitResult   `json:"fit"`
 	Seconds      float64     `json:"seconds"`
@@ -86,7 +122,7 @@ func loadAverage() string {
 }
 
 // rateResult is one BLAS-3 measurement: GFLOP/s count 2mnk for GEMM and n²k (one triangle's useful flops) for a
-// Gram matrix of n features over k rows.
+// Gram matrix of n features over k rows (N = n, K = k).
 type rateResult struct {
 	N       int     `json:"n"`
 	K       int     `json:"k"`
@@ -116,6 +152,7 @@ type fitResult struct {
 	Features int                `json:"features"`
 	Lambda   float64            `json:"lambda"`
 	Phases   map[string]float64 `json:"phases"`
+	Method   string             `json:"method"` // the solver's: "cholesky", or "mixed" where --precision auto chose it
 	Seconds  float64            `json:"seconds"`
 	TrainMSE float64            `json:"train_mse"`
 }
@@ -123,7 +160,9 @@ type fitResult struct {
 // benchConfig are the sizes of one bench run.
 type benchConfig struct {
 	blasN     int   // GEMM / Gram size
-	gramRows  int   // rows accumulated by Stats.Add
+	gramRows  int   // rows accumulated by learn.Accumulate at F = blasN
+	gramFs    []int // features of the Gram shapes
+	gramN     []int // their rows
 	mapRows   int   // rows per map measurement
 	mapDims   []int // input dimensions of the map measurements
 	mapPoints int   // D for the map measurements
@@ -133,11 +172,12 @@ type benchConfig struct {
 
 func benchSizes(quick bool) benchConfig {
 	if quick {
-		return benchConfig{blasN: 512, gramRows: 2048, mapRows: 1000, mapDims: []int{16, 256}, mapPoints: 256,
-			fitN: 2000, minTime: 20 * time.Millisecond}
+		return benchConfig{blasN: 512, gramRows: 2048, gramFs: []int{1024}, gramN: []int{2048}, mapRows: 1000,
+			mapDims: []int{16, 256}, mapPoints: 256, fitN: 2000, minTime: 20 * time.Millisecond}
 	}
-	return benchConfig{blasN: 2048, gramRows: 8192, mapRows: 10000, mapDims: []int{16, 256, 784, 3072},
-		mapPoints: 1024, fitN: 100000, minTime: 500 * time.Millisecond}
+	return benchConfig{blasN: 2048, gramRows: 32768, gramFs: []int{2048, 8192}, gramN: []int{32768, 12288},
+		mapRows: 10000, mapDims: []int{16, 256, 784, 3072}, mapPoints: 1024, fitN: 100000,
+		minTime: 500 * time.Millisecond}
 }
 
 // The standard fit problem of the performance comparison (docs/performance.md): N×64 Gaussian inputs, Gaussian kernel with γ = 1/d, D = 1024 iid points
@@ -151,9 +191,10 @@ const (
 
 // runBench is `rff bench`, everything measured in one run so that ratios are meaningful:
 //   - the linear-algebra backend (internal/linalg: OpenBLAS version, core type and its source, threads);
-//   - GEMM GFLOP/s (C = A·B, n = 2048), Gram GFLOP/s (ZᵀZ of 8192 rows × 2048 features accumulated by
-//     learn.Stats.Add in the accumulator's chunks of rows, as rff fit does), their ratio, and one
-//     linalg.Syrk call (n = k = 2048) for reference;
+//   - the CPU (brand string, family, model, the vector extensions the fast paths may use);
+//   - GEMM GFLOP/s (C = A·B, n = 2048), the fused map → Gram rate (learn.Accumulate of 32768 rows × 2048 features,
+//     as rff fit forms ZᵀZ), their ratio, and one linalg.Syrk call (n = k = 2048) for reference; then for F = 2048
+//     and 8192 features the fused path against dgemm and dsyrk in the shape of its rank-k updates (gramShape);
 //   - map throughput (rows/s, and ns per row and point) of every rule at d ∈ {16, 256, 784, 3072} with D = 1024
 //     points (SR rules round up to whole rules of d+1 points: 1037, 1028, 1570, 3073) on 10⁴ rows of U[0,1)^d,
 //     Gaussian kernel with γ = 1/d, cos/sin form, after one warm-up map; the time to draw each map is shown apart;
@@ -199,22 +240,30 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	t0 := time.Now()
-	bar := progress.New(stderr, "bench", 3+len(cfg.mapDims)*len(rules)+1)
+	bar := progress.New(stderr, "bench", 3+len(cfg.gramFs)+len(cfg.mapDims)*len(rules)+1)
 	defer bar.Done()
-	rep := benchReport{Backend: linalgBackend(), Quick: *quick}
+	rep := benchReport{CPU: benchCPU(), Backend: linalgBackend(), Quick: *quick}
 	rep.LoadAverage[0] = loadAverage()
 	rng := rand.New(rand.NewPCG(1, 2))
 
 	rep.GEMM = benchGemm(cfg, rng)
 	bar.Add(1)
 	var err error
-	if rep.Gram, err = benchGram(cfg, rng); err != nil {
+	if rep.Gram, err = benchFused(cfg.blasN, cfg.gramRows, cfg.minTime); err != nil {
 		return err
 	}
 	bar.Add(1)
 	rep.GramSyrk = benchSyrk(cfg, rng)
 	bar.Add(1)
 	rep.GramOverGEMM = rep.Gram.GFLOPS / rep.GEMM.GFLOPS
+	for i, F := range cfg.gramFs {
+		g, err := benchGramShape(F, cfg.gramN[i], rep.GEMM, rep.Gram, cfg.minTime, rng)
+		if err != nil {
+			return err
+		}
+		rep.Grams = append(rep.Grams, g)
+		bar.Add(1)
+	}
 	for _, d := range cfg.mapDims {
 		x := make([]float64, cfg.mapRows*d)
 		for i := range x {
@@ -278,17 +327,53 @@ func benchGemm(cfg benchConfig, rng *rand.Rand) rateResult {
 	return rateResult{N: n, K: n, Reps: reps, Seconds: s, GFLOPS: 2 * math.Pow(float64(n), 3) / s / 1e9}
 }
 
-// benchGram accumulates ZᵀZ of gramRows rows of blasN features with learn.Stats.Add, the call rff fit makes for
-// every chunk of features (one output: ZᵀY, Σz and Σy are a negligible part of the work).
-func benchGram(cfg benchConfig, rng *rand.Rand) (rateResult, error) {
-	F, rows := cfg.blasN, cfg.gramRows
-	st, err := learn.NewStats(F, 1)
+// benchFused times learn.Accumulate of n rows of d = 64 Gaussian inputs through a Gaussian map of F/2 points of
+// rule g (F cos/sin features), one output: rff fit's fused map → Gram path. GFLOP/s count n·F².
+func benchFused(F, n int, minTime time.Duration) (rateResult, error) {
+	X, Y := benchFitData(n)
+	k := kernel.Gaussian{S: kernel.SigmaFromGamma(1.0 / benchFitDim)}
+	r, err := rule.Parse(benchFitRule)
 	if err != nil {
 		return rateResult{}, err
 	}
-	z, y := randSlice(rng, rows*F), randSlice(rng, rows)
-	s, reps := repeat(cfg.minTime, func() { st.Add(z, y, rows) })
-	return rateResult{N: F, K: rows, Reps: reps, Seconds: s, GFLOPS: float64(F) * float64(F) * float64(rows) / s / 1e9}, nil
+	m, err := feature.New(k, r, benchFitDim, F/2, 1)
+	if err != nil {
+		return rateResult{}, err
+	}
+	var aerr error
+	s, reps := repeat(minTime, func() {
+		if _, err := learn.Accumulate(m, X, n, Y, 1); err != nil {
+			aerr = err
+		}
+	})
+	if aerr != nil {
+		return rateResult{}, aerr
+	}
+	return rateResult{N: F, K: n, Reps: reps, Seconds: s, GFLOPS: float64(F) * float64(F) * float64(n) / s / 1e9}, nil
+}
+
+// benchGramShape measures gramShape for F features and n rows; fused is reused when it already measured F.
+func benchGramShape(F, n int, square, fused rateResult, minTime time.Duration, rng *rand.Rand) (gramShape, error) {
+	k := learn.GramChunk(F)
+	g := gramShape{Features: F, Points: F / 2, Rows: n, Chunk: k}
+	z, c := randSlice(rng, k*F), make([]float64, F*F)
+	flops := float64(k) * float64(F) * float64(F)
+	s, reps := repeat(minTime, func() { linalg.Gemm(true, false, F, F, k, 1, z, F, z, F, 1, c, F) })
+	g.GEMM = rateResult{N: F, K: k, Reps: reps, Seconds: s, GFLOPS: 2 * flops / s / 1e9}
+	s, reps = repeat(minTime, func() { linalg.Syrk(F, k, 1, z, F, 1, c, F) })
+	g.Syrk = rateResult{N: F, K: k, Reps: reps, Seconds: s, GFLOPS: flops / s / 1e9}
+	z, c = nil, nil
+	if fused.N == F && fused.K == n {
+		g.Fused = fused
+	} else {
+		var err error
+		if g.Fused, err = benchFused(F, n, minTime); err != nil {
+			return g, err
+		}
+	}
+	g.SyrkOverGEMM = g.Syrk.GFLOPS / g.GEMM.GFLOPS
+	g.FusedOverGEMM = g.Fused.GFLOPS / max(g.GEMM.GFLOPS, square.GFLOPS)
+	return g, nil
 }
 
 // benchSyrk is one Gram update C += AᵀA of an n×n block through linalg.Syrk.
@@ -366,6 +451,7 @@ func benchFit(n int, stderr io.Writer) (fitResult, error) {
 	// The solve is what follows the last chunk: the factorisation and, in mixed precision, the refinement.
 	res.Phases["features+gram"] = time.Since(tg).Seconds() - fit.Stats.Seconds
 	res.Phases["solve"] = fit.Stats.Seconds
+	res.Method = fit.Stats.Method
 	res.Seconds = time.Since(t0).Seconds()
 	tp := time.Now()
 	pred := make([]float64, n)
@@ -389,14 +475,25 @@ func printBench(w io.Writer, rep benchReport, cfg benchConfig) {
 	if b.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", b.Note)
 	}
+	c := rep.CPU
+	fmt.Fprintf(w, "cpu: %s (family %d, model %d), %d CPUs; %s\n", c.Name, c.Family, c.Model, c.CPUs,
+		strings.Join(c.Features, " "))
 	fmt.Fprintf(w, "\nGEMM  n=%d: %.1f GFLOP/s (%.3fs)\n", rep.GEMM.N, rep.GEMM.GFLOPS, rep.GEMM.Seconds)
-	fmt.Fprintf(w, "Gram  ZᵀZ by learn.Stats.Add, %d features × %d rows: %.1f GFLOP/s (%.3fs) = %.0f%% of GEMM\n",
+	fmt.Fprintf(w, "Gram  ZᵀZ by learn.Accumulate (map + Gram), %d features × %d rows: %.1f GFLOP/s (%.3fs) = %.0f%% of GEMM\n",
 		rep.Gram.N, rep.Gram.K, rep.Gram.GFLOPS, rep.Gram.Seconds, 100*rep.GramOverGEMM)
 	fmt.Fprintf(w, "Syrk  n=%d, k=%d (one call): %.1f GFLOP/s (%.3fs)\n", rep.GramSyrk.N, rep.GramSyrk.K,
 		rep.GramSyrk.GFLOPS, rep.GramSyrk.Seconds)
+	fmt.Fprintln(w, "\nGram in the shape of its updates (GFLOP/s, real flops: 2kF² for dgemm, kF² for the triangle, NF² fused):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "F\tk\tdgemm\tdsyrk\tfused (N rows)\tsyrk/gemm\tfused/gemm\t")
+	for _, g := range rep.Grams {
+		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.1f (%d)\t%.0f%%\t%.0f%%\t\n", g.Features, g.Chunk, g.GEMM.GFLOPS,
+			g.Syrk.GFLOPS, g.Fused.GFLOPS, g.Rows, 100*g.SyrkOverGEMM, 100*g.FusedOverGEMM)
+	}
+	tw.Flush()
 	fmt.Fprintf(w, "\nmap: %d rows of U[0,1)^d, Gaussian kernel γ = 1/d, about %d points (cos/sin: 2D columns; SR rules round up to whole rules of d+1 points)\n",
 		cfg.mapRows, cfg.mapPoints)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "d\trule\tD\trows/s\tns/(row·point)\tvs g\tdraw s\t")
 	for _, m := range rep.Map {
 		var g float64
@@ -415,7 +512,8 @@ func printBench(w io.Writer, rep benchReport, cfg benchConfig) {
 	for _, p := range []string{"draw", "features+gram", "solve", "predict"} {
 		fmt.Fprintf(w, "  %-14s %8.3fs\n", p, f.Phases[p])
 	}
-	fmt.Fprintf(w, "  %-14s %8.3fs (draw + features+gram + solve; train MSE %.4g)\n", "fit", f.Seconds, f.TrainMSE)
+	fmt.Fprintf(w, "  %-14s %8.3fs (draw + features+gram + solve, %s; train MSE %.4g)\n", "fit", f.Seconds, f.Method,
+		f.TrainMSE)
 	fmt.Fprintf(w, "\ntotal %.1fs", rep.Seconds)
 	if rep.LoadAverage[0] != "" {
 		fmt.Fprintf(w, "; load average %s before, %s after", rep.LoadAverage[0], rep.LoadAverage[1])

@@ -86,3 +86,17 @@ func Example() {
 		fmt.Println("portable code")
 	}
 }
+
+func ExampleFeatures() {
+	// Features lists what the flags say, e.g. [avx2 fma avx512] on an AMD Zen 4 or 5, [avx2 fma] on a Zen 3.
+	f := Features()
+	fmt.Println(slices.Contains(f, "avx512") == AVX512, slices.Contains(f, "fma") == FMA)
+	// Output: true true
+}
+
+func ExampleName() {
+	// Name is the brand string, e.g. "AMD EPYC 9B45" (or "AMD EPYC" under some hypervisors), family 26 for Zen 5.
+	name, family, _ := Name()
+	fmt.Println(len(name) < 49, family >= 0)
+	// Output: true true
+}

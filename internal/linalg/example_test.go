@@ -90,3 +90,14 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+func ExampleGramVectorBits() {
+	// 512 where OpenBLAS runs its AVX-512 kernels, 256 for AVX2 kernels (OpenBLAS's or the pure-Go packed one).
+	switch bits := linalg.GramVectorBits(); bits {
+	case 128, 256, 512:
+		fmt.Println("a known width")
+	default:
+		fmt.Println("unexpected width", bits)
+	}
+	// Output: a known width
+}

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/rffkit/rff/internal/cpu"
 )
 
 // TestSyrk32 checks the upper triangle of Syrk32 against the product computed
@@ -99,5 +102,30 @@ func TestGemmSerial(t *testing.T) {
 			GemmSerial(tA, false, m, n, k, 0.5, a, ac, b, n, 1, got, n)
 			maxDiff(t, got, want, 1e-13*float64(k+1), fmt.Sprintf("GemmSerial(%v, %d×%d×%d)", tA, m, n, k))
 		}
+	}
+}
+
+// TestGramVectorBits: the width follows the kernels of the backend — the core type OpenBLAS reports running, or the
+// pure-Go packed AVX2+FMA kernel (256 where the CPU has AVX2 and FMA, per /proc/cpuinfo's flags through
+// internal/cpu).
+func TestGramVectorBits(t *testing.T) {
+	got := GramVectorBits()
+	in := Info()
+	if in.Backend != PureGo {
+		want := map[string]int{"skylakex": 512, "cooperlake": 512, "sapphirerapids": 512, "haswell": 256, "zen": 256}[strings.ToLower(in.CoreType)]
+		if want == 0 {
+			want = 128
+		}
+		if got != want {
+			t.Errorf("OpenBLAS runs %s kernels: GramVectorBits() = %d, want %d", in.CoreType, got, want)
+		}
+		return
+	}
+	want := 128
+	if cpu.FMA {
+		want = 256
+	}
+	if got != want {
+		t.Errorf("pure Go, FMA %v: GramVectorBits() = %d, want %d", cpu.FMA, got, want)
 	}
 }
