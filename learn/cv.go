@@ -113,13 +113,7 @@ func CrossValidate(m Mapper, X []float64, n int, Y []float64, p int, k int, lamb
 			res.FoldMSE[f][i] = e / float64(folds[f].N*p)
 		}
 	}
-	for i := range res.MSE {
-		res.MSE[i] /= float64(n * p)
-		if res.MSE[i] < res.MSE[res.BestIndex] {
-			res.BestIndex = i
-		}
-	}
-	res.Best = lambdas[res.BestIndex]
+	res.finish(n * p)
 	return res, nil
 }
 
@@ -385,13 +379,7 @@ func CrossValidateScaled(m Mapper, X []float64, n int, Y []float64, p int, k int
 			}
 		}
 	}
-	for i := range res.MSE {
-		res.MSE[i] /= float64(n * p)
-		if res.MSE[i] < res.MSE[res.BestIndex] {
-			res.BestIndex = i
-		}
-	}
-	res.Best = lambdas[res.BestIndex]
+	res.finish(n * p)
 	return res, nil
 }
 
@@ -407,4 +395,15 @@ func outputs(s *Stats, idx []int) *Stats {
 		o.SumY[c], o.SumYY[c] = s.SumY[j], s.SumYY[j]
 	}
 	return o
+}
+
+// finish divides the pooled squared errors by the number of entries and picks the best λ (the first on ties).
+func (res *CVResult) finish(entries int) {
+	for i := range res.MSE {
+		res.MSE[i] /= float64(entries)
+		if res.MSE[i] < res.MSE[res.BestIndex] {
+			res.BestIndex = i
+		}
+	}
+	res.Best = res.Lambdas[res.BestIndex]
 }

@@ -67,30 +67,15 @@ type Selection struct {
 // output must vary (Σ(y − ȳ)² > 0 with an intercept, Σy² > 0 without): a constant target has an unbounded evidence.
 // Every λ must be finite and > 0. Memory: two F×F matrices.
 func SelectLambda(s *Stats, lambdas []float64, intercept bool) (*Selection, error) {
-	if s == nil {
-		return nil, errors.New("learn.SelectLambda: nil statistics")
-	}
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("learn.SelectLambda: %w", err)
-	}
-	if len(lambdas) == 0 {
-		return nil, errors.New("learn.SelectLambda: empty λ grid")
-	}
-	for _, l := range lambdas {
-		if !(l > 0) || math.IsInf(l, 0) {
-			return nil, fmt.Errorf("learn.SelectLambda: λ = %v: every λ must be finite and > 0", l)
-		}
+	if err := checkGrid("learn.SelectLambda", s, lambdas, nil); err != nil {
+		return nil, err
 	}
 	sp, err := newSpectrum(s, intercept)
 	if err != nil {
 		return nil, fmt.Errorf("learn.SelectLambda: %w", err)
 	}
-	L, P := len(lambdas), s.P
-	sel := &Selection{
-		Lambdas: append([]float64(nil), lambdas...), N: s.N, P: P, Intercept: intercept,
-		DF: make([]float64, L), GCV: make([]float64, L), NoiseVar: make([][]float64, L),
-		LogEvidence: make([]float64, L), EvidenceNoiseVar: make([][]float64, L),
-	}
+	P := s.P
+	sel := newSelection(s, lambdas, intercept)
 	N, Nt := float64(s.N), sp.nt
 	rss, q := make([]float64, P), make([]float64, P)
 	for i, lambda := range lambdas {
@@ -111,14 +96,9 @@ func SelectLambda(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 		}
 		sel.GCV[i] = N * total / (float64(P) * (N - df) * (N - df))
 		sel.LogEvidence[i] = ev
-		if sel.GCV[i] < sel.GCV[sel.BestGCVIndex] || math.IsNaN(sel.GCV[sel.BestGCVIndex]) {
-			sel.BestGCVIndex = i
-		}
-		if ev > sel.LogEvidence[sel.BestEvidenceIndex] || math.IsNaN(sel.LogEvidence[sel.BestEvidenceIndex]) {
-			sel.BestEvidenceIndex = i
-		}
+		sel.best(i)
 	}
-	sel.BestGCV, sel.BestEvidence = lambdas[sel.BestGCVIndex], lambdas[sel.BestEvidenceIndex]
+	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
 	return sel, nil
 }
 
@@ -224,19 +204,8 @@ func centredSumSquares(s *Stats, intercept bool) []float64 {
 // cancellation in yy − θᵀB, of relative size about F·ε·Σ(y − ȳ)²/RSS. Eigenvalues below F·ε·μ_max count as 0 as in
 // SelectLambda. The arguments are those of SelectLambda.
 func ScoreLambdas(s *Stats, lambdas []float64, intercept bool) (*Selection, error) {
-	if s == nil {
-		return nil, errors.New("learn.ScoreLambdas: nil statistics")
-	}
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("learn.ScoreLambdas: %w", err)
-	}
-	if len(lambdas) == 0 {
-		return nil, errors.New("learn.ScoreLambdas: empty λ grid")
-	}
-	for _, l := range lambdas {
-		if !(l > 0) || math.IsInf(l, 0) {
-			return nil, fmt.Errorf("learn.ScoreLambdas: λ = %v: every λ must be finite and > 0", l)
-		}
+	if err := checkGrid("learn.ScoreLambdas", s, lambdas, nil); err != nil {
+		return nil, err
 	}
 	F, P := s.F, s.P
 	nt := float64(s.N)
@@ -260,12 +229,8 @@ func ScoreLambdas(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 		return nil, fmt.Errorf("learn.ScoreLambdas: %w", err)
 	}
 	tau := float64(F) * 0x1p-52 * max(mu[F-1], 0)
-	L, N := len(lambdas), float64(s.N)
-	sel := &Selection{
-		Lambdas: append([]float64(nil), lambdas...), N: s.N, P: P, Intercept: intercept,
-		DF: make([]float64, L), GCV: make([]float64, L), NoiseVar: make([][]float64, L),
-		LogEvidence: make([]float64, L), EvidenceNoiseVar: make([][]float64, L),
-	}
+	N := float64(s.N)
+	sel := newSelection(s, lambdas, intercept)
 	M := make([]float64, F*F)
 	for i, lambda := range lambdas {
 		t := N * lambda
@@ -308,14 +273,9 @@ func ScoreLambdas(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 		}
 		sel.GCV[i] = N * total / (float64(P) * (N - df) * (N - df))
 		sel.LogEvidence[i] = ev
-		if sel.GCV[i] < sel.GCV[sel.BestGCVIndex] || math.IsNaN(sel.GCV[sel.BestGCVIndex]) {
-			sel.BestGCVIndex = i
-		}
-		if ev > sel.LogEvidence[sel.BestEvidenceIndex] || math.IsNaN(sel.LogEvidence[sel.BestEvidenceIndex]) {
-			sel.BestEvidenceIndex = i
-		}
+		sel.best(i)
 	}
-	sel.BestGCV, sel.BestEvidence = lambdas[sel.BestGCVIndex], lambdas[sel.BestEvidenceIndex]
+	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
 	return sel, nil
 }
 
@@ -365,32 +325,15 @@ func SelectLambdaScaled(s *Stats, lambdas, scale []float64, intercept bool) (*Se
 	if same {
 		return SelectLambda(s, lambdas, intercept)
 	}
-	if s == nil {
-		return nil, errors.New("learn.SelectLambdaScaled: nil statistics")
-	}
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("learn.SelectLambdaScaled: %w", err)
-	}
-	if len(lambdas) == 0 {
-		return nil, errors.New("learn.SelectLambdaScaled: empty λ grid")
-	}
-	for _, l := range lambdas {
-		for _, c := range scale {
-			if !(l*c > 0) || math.IsInf(l*c, 0) {
-				return nil, fmt.Errorf("learn.SelectLambdaScaled: λ = %v with scale %v: every λ·scale must be finite and > 0", l, c)
-			}
-		}
+	if err := checkGrid("learn.SelectLambdaScaled", s, lambdas, scale); err != nil {
+		return nil, err
 	}
 	sp, err := newSpectrum(s, intercept)
 	if err != nil {
 		return nil, fmt.Errorf("learn.SelectLambdaScaled: %w", err)
 	}
-	L, P := len(lambdas), s.P
-	sel := &Selection{
-		Lambdas: append([]float64(nil), lambdas...), N: s.N, P: P, Intercept: intercept,
-		DF: make([]float64, L), GCV: make([]float64, L), NoiseVar: make([][]float64, L),
-		LogEvidence: make([]float64, L), EvidenceNoiseVar: make([][]float64, L),
-	}
+	P := s.P
+	sel := newSelection(s, lambdas, intercept)
 	N, Nt := float64(s.N), sp.nt
 	rss, q := make([]float64, P), make([]float64, P)
 	for i, lambda := range lambdas {
@@ -415,13 +358,58 @@ func SelectLambdaScaled(s *Stats, lambdas, scale []float64, intercept bool) (*Se
 		sel.DF[i] = df
 		sel.GCV[i] = N * total / (float64(P) * (N - df) * (N - df))
 		sel.LogEvidence[i] = ev
-		if sel.GCV[i] < sel.GCV[sel.BestGCVIndex] || math.IsNaN(sel.GCV[sel.BestGCVIndex]) {
-			sel.BestGCVIndex = i
-		}
-		if ev > sel.LogEvidence[sel.BestEvidenceIndex] || math.IsNaN(sel.LogEvidence[sel.BestEvidenceIndex]) {
-			sel.BestEvidenceIndex = i
+		sel.best(i)
+	}
+	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
+	return sel, nil
+}
+
+// checkGrid validates the statistics and the λ grid of a selection (where prefixes the errors): every λ, times every
+// scale when scale is not nil, finite and > 0.
+func checkGrid(where string, s *Stats, lambdas, scale []float64) error {
+	if s == nil {
+		return errors.New(where + ": nil statistics")
+	}
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if len(lambdas) == 0 {
+		return errors.New(where + ": empty λ grid")
+	}
+	if scale == nil {
+		scale = []float64{1}
+	}
+	for _, l := range lambdas {
+		for _, c := range scale {
+			if v := l * c; !(v > 0) || math.IsInf(v, 0) {
+				if len(scale) == 1 && c == 1 {
+					return fmt.Errorf("%s: λ = %v: every λ must be finite and > 0", where, l)
+				}
+				return fmt.Errorf("%s: λ = %v with scale %v: every λ·scale must be finite and > 0", where, l, c)
+			}
 		}
 	}
-	sel.BestGCV, sel.BestEvidence = lambdas[sel.BestGCVIndex], lambdas[sel.BestEvidenceIndex]
-	return sel, nil
+	return nil
+}
+
+// newSelection allocates the criteria of the grid lambdas for the statistics s; the per-λ rows of NoiseVar and
+// EvidenceNoiseVar are filled in by the caller.
+func newSelection(s *Stats, lambdas []float64, intercept bool) *Selection {
+	L := len(lambdas)
+	return &Selection{
+		Lambdas: append([]float64(nil), lambdas...), N: s.N, P: s.P, Intercept: intercept,
+		DF: make([]float64, L), GCV: make([]float64, L), NoiseVar: make([][]float64, L),
+		LogEvidence: make([]float64, L), EvidenceNoiseVar: make([][]float64, L),
+	}
+}
+
+// best updates the best indices with λ i, whose GCV and log evidence are set (the first one wins ties; NaN never
+// wins over a number).
+func (sel *Selection) best(i int) {
+	if sel.GCV[i] < sel.GCV[sel.BestGCVIndex] || math.IsNaN(sel.GCV[sel.BestGCVIndex]) {
+		sel.BestGCVIndex = i
+	}
+	if ev := sel.LogEvidence[i]; ev > sel.LogEvidence[sel.BestEvidenceIndex] || math.IsNaN(sel.LogEvidence[sel.BestEvidenceIndex]) {
+		sel.BestEvidenceIndex = i
+	}
 }
