@@ -156,6 +156,9 @@ func (s *Scaler) fitPCA(x []float64, n, d int, mean []float64) error {
 	if _, err := s.pcaSpec(d); err != nil {
 		return err
 	}
+	if n < d {
+		return s.fitPCAGram(x, n, d, mean)
+	}
 	prev := &Scaler{Steps: s.Steps[:last], D: d, Params: s.Params[:last]}
 	C := make([]float64, d*d)
 	sum := make([]float64, d)
@@ -200,11 +203,6 @@ func (s *Scaler) pcaSpec(d int) (pcaSpec, error) {
 // pcaFromCovariance fits the PCA step (the last of s.Steps) from the d×d covariance C of its input (symmetric,
 // both triangles; it is overwritten) and the input's column means.
 func (s *Scaler) pcaFromCovariance(C []float64, d int, mean []float64) error {
-	last := len(s.Steps) - 1
-	spec, err := s.pcaSpec(d)
-	if err != nil {
-		return err
-	}
 	var total float64
 	for j := range d {
 		total += C[j*d+j]
@@ -217,13 +215,31 @@ func (s *Scaler) pcaFromCovariance(C []float64, d int, mean []float64) error {
 	for k := range d {
 		lam[k] = max(0, values[d-1-k])
 	}
+	return s.finishPCA(d, mean, lam, total, false, func(k int, v []float64) {
+		for j := range v {
+			v[j] = vectors[j*d+d-1-k]
+		}
+	})
+}
+
+// finishPCA chooses K from the eigenvalues lam (descending; fewer than d when the others are 0) and the total
+// variance, and stores the step's parameters: vector(k, v) writes the k-th unit eigenvector into v. fromGram says
+// that the vectors are formed from the rows (fitPCAGram), which needs λ_k above the rounding level for every kept
+// component. The sign convention is applied here.
+func (s *Scaler) finishPCA(d int, mean, lam []float64, total float64, fromGram bool, vector func(k int, v []float64)) error {
+	last := len(s.Steps) - 1
+	st := s.Steps[last]
+	spec, err := s.pcaSpec(d)
+	if err != nil {
+		return err
+	}
 	K := spec.K
 	if spec.Frac > 0 {
 		var all float64
 		for _, v := range lam {
 			all += v
 		}
-		K = d
+		K = len(lam)
 		var acc float64
 		for k, v := range lam {
 			acc += v
@@ -233,14 +249,33 @@ func (s *Scaler) pcaFromCovariance(C []float64, d int, mean []float64) error {
 			}
 		}
 	}
-	p := StepParams{Step: s.Steps[last], Shift: append([]float64(nil), mean...), Scale: make([]float64, K),
+	// A direction of variance within the rounding of the covariance (d·u·λ_1) is numerically null: whitening would
+	// amplify rounding errors into unit-variance noise, and a direction formed from the rows would be rounding noise.
+	null := func(k int) bool { return k >= len(lam) || !(lam[k] > float64(d)*0x1p-52*lam[0]) }
+	for k := range K {
+		if !null(k) || !(spec.Whiten || fromGram) {
+			continue
+		}
+		if k == 0 {
+			return fmt.Errorf("preprocessing step %q: the inputs are constant; there are no principal components", string(st))
+		}
+		if fromGram {
+			return fmt.Errorf("preprocessing step %q: the %d training rows span only %d directions of the %d columns (component %d has variance %.3g); keep at most %d components", string(st), len(lam)+1, k, d, k+1, lam[min(k, len(lam)-1)], k)
+		}
+		return fmt.Errorf("preprocessing step %q: component %d has variance %.3g, numerically zero (the inputs have rank %d); whiten fewer components (pca-whiten:%d) or use pca without whitening", string(st), k+1, lam[k], k, k)
+	}
+	p := StepParams{Step: st, Shift: append([]float64(nil), mean...), Scale: make([]float64, K),
 		Components: make([]float64, K*d), Variances: append([]float64(nil), lam[:K]...), TotalVariance: total}
 	for k := range K {
-		col := d - 1 - k
+		vector(k, p.Components[k*d:(k+1)*d])
+	}
+	if fromGram {
+		orthonormalize(p.Components, K, d)
+	}
+	for k := range K {
 		v := p.Components[k*d : (k+1)*d]
 		big := 0
 		for j := range d {
-			v[j] = vectors[j*d+col]
 			if math.Abs(v[j]) > math.Abs(v[big]) {
 				big = j
 			}
@@ -252,14 +287,6 @@ func (s *Scaler) pcaFromCovariance(C []float64, d int, mean []float64) error {
 		}
 		p.Scale[k] = 1
 		if spec.Whiten {
-			// A direction of variance within the rounding of the covariance (d·u·λ_1) is numerically null: whitening
-			// would amplify rounding errors into unit-variance noise.
-			if !(lam[k] > float64(d)*0x1p-52*lam[0]) {
-				if k == 0 {
-					return fmt.Errorf("preprocessing step %q: the inputs are constant; there is nothing to whiten", string(s.Steps[last]))
-				}
-				return fmt.Errorf("preprocessing step %q: component %d has variance %.3g, numerically zero (the inputs have rank %d); whiten fewer components (pca-whiten:%d) or use pca without whitening", string(s.Steps[last]), k+1, lam[k], k, k)
-			}
 			p.Scale[k] = math.Sqrt(lam[k])
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -497,6 +498,96 @@ func TestPCAAccumulated(t *testing.T) {
 		}
 		if _, err := a.Scaler([]Step{"pca:2"}); !errors.Is(err, ErrPCAStream) {
 			t.Errorf("pca without co-moments: %v", err)
+		}
+	})
+}
+
+// TestPCAWide: on data with fewer rows than columns the PCA is fitted from the n×n Gram matrix; it must agree with
+// the eigendecomposition of the d×d covariance within the bounds of TestPCAAccumulated (Weyl for the variances,
+// Davis–Kahan for the components), keep orthonormal components, and refuse components the rows do not span.
+func TestPCAWide(t *testing.T) {
+	const n, d, r = 40, 90, 6
+	rng := rand.New(rand.NewPCG(21, 3))
+	A := make([]float64, r*d)
+	for i := range A {
+		A[i] = rng.NormFloat64() * float64(1+i/d) // rank-r signal with distinct scales
+	}
+	x := make([]float64, n*d)
+	for i := range n {
+		for k := range r {
+			z := rng.NormFloat64()
+			for j := range d {
+				x[i*d+j] += z * A[k*d+j]
+			}
+		}
+		for j := range d {
+			x[i*d+j] += 0.01*rng.NormFloat64() + float64(j)
+		}
+	}
+	for _, steps := range [][]Step{{"pca:5"}, {StepStandardize, "pca-whiten:4"}, {StepStandardize, "pca:0.9"}} {
+		t.Run(string(steps[len(steps)-1]), func(t *testing.T) {
+			s, y := fitApply(t, x, n, d, steps...)
+			K := s.OutDim()
+			// The reference: the same step fitted from the d×d covariance of the previous steps' output.
+			prev := &Scaler{Steps: steps[:len(steps)-1], D: d, Params: s.Params[:len(steps)-1]}
+			u := slices.Clone(x)
+			prev.Apply(u, n, d)
+			C, mean := covariance(u, n, d)
+			tr := trace(C, d)
+			ref := &Scaler{Steps: steps, D: d, Params: slices.Clone(s.Params)}
+			if err := ref.pcaFromCovariance(slices.Clone(C), d, mean); err != nil {
+				t.Fatal(err)
+			}
+			pg, pc := s.Params[len(steps)-1], ref.Params[len(steps)-1]
+			if ref.OutDim() != K {
+				t.Fatalf("K = %d from the Gram matrix, %d from the covariance", K, ref.OutDim())
+			}
+			full := &Scaler{Steps: append(slices.Clone(steps[:len(steps)-1]), Step(fmt.Sprintf("pca:%d", d))), D: d, Params: slices.Clone(s.Params)}
+			if err := full.pcaFromCovariance(slices.Clone(C), d, mean); err != nil {
+				t.Fatal(err)
+			}
+			lam := full.Params[len(steps)-1].Variances
+			e := float64(4*(n+d)*d) * unit * tr
+			for k := range K {
+				if math.Abs(pg.Variances[k]-pc.Variances[k]) > e {
+					t.Errorf("λ_%d = %v from the Gram matrix, %v from the covariance", k+1, pg.Variances[k], pc.Variances[k])
+				}
+				gap := lam[k] - lam[k+1]
+				if k > 0 {
+					gap = min(gap, lam[k-1]-lam[k])
+				}
+				var diff float64
+				for j := range d {
+					diff += (pg.Components[k*d+j] - pc.Components[k*d+j]) * (pg.Components[k*d+j] - pc.Components[k*d+j])
+				}
+				if math.Sqrt(diff) > 2*e/gap+float64(16*d)*unit {
+					t.Errorf("component %d differs by %.3g (bound %.3g)", k+1, math.Sqrt(diff), 2*e/gap)
+				}
+			}
+			if math.Abs(pg.TotalVariance-tr) > e {
+				t.Errorf("total variance %v, trace %v", pg.TotalVariance, tr)
+			}
+			// The projection of the training rows is uncorrelated.
+			Cy, _ := covariance(y[:n*K], n, K)
+			for a := range K {
+				for b := range a {
+					bound := e
+					if strings.HasPrefix(string(steps[len(steps)-1]), "pca-whiten") {
+						bound = e / math.Sqrt(pg.Variances[a]*pg.Variances[b])
+					}
+					if math.Abs(Cy[a*K+b]) > bound {
+						t.Errorf("covariance of components %d and %d is %v", a+1, b+1, Cy[a*K+b])
+					}
+				}
+			}
+		})
+	}
+	t.Run("more components than the rows span", func(t *testing.T) {
+		if _, err := FitScaler(x, n, d, []Step{"pca:40"}); err == nil || !strings.Contains(err.Error(), "span only") {
+			t.Errorf("pca:40 on 40 rows: %v", err)
+		}
+		if _, err := FitScaler(x, n, d, []Step{"pca:39"}); err != nil {
+			t.Errorf("pca:39 on 40 rows: %v", err)
 		}
 	})
 }
