@@ -414,4 +414,7 @@ func TestTuneRefusals(t *testing.T) {
 	if _, err := FitHermite(Config{Tune: true, Lambda: 1e-3}, reg, reg.Y, nil); err == nil || !strings.Contains(err.Error(), "hermite") {
 		t.Errorf("hermite: %v", err)
 	}
+	if _, err := FitCSV(Config{Tune: true}, "testdata/generated/reg.csv", StreamOptions{}); err == nil || !strings.Contains(err.Error(), "in memory") {
+		t.Errorf("streamed: %v", err)
+	}
 }

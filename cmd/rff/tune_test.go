@@ -94,6 +94,7 @@ func TestFitTuneRefusals(t *testing.T) {
 		{[]string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", field}, "curl-free"},
 		{[]string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", field}, "div-free"},
 		{[]string{"--data", data, "--select", "cv", "--cv", "1"}, "2 folds"},
+		{[]string{"--data", data, "--stream"}, "tune without streaming"},
 	} {
 		args := append([]string{"fit", "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--tune"}, c.args...)
 		code, _, errOut := runCLI(args...)
