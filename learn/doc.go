@@ -48,6 +48,14 @@
 //
 //	Σ_v ‖y − θᵀz − b‖² = Σy² − 2⟨θ, Z_vᵀY_v⟩ + ⟨θ, Z_vᵀZ_v θ⟩ − 2bᵀ(Σ_v y − θᵀΣ_v z) + N_v‖b‖².
 //
+// Classifiers are scored by held-out accuracy instead (docs/conventions.md §12.5). [CrossValidateClasses] (squared
+// loss on one-hot or simplex codes, [Coding]) takes θ(λ) of every λ from the same training statistics and makes one
+// more pass over each fold's held-out rows, predicting the whole grid at once, Z_v·[θ(λ₁) … θ(λ_L)], decoded as the
+// model decodes; [CrossValidateClassifier] refits the hinge, squared-hinge or logistic [Classifier] on every fold
+// for every λ. Ties of accuracy go to the larger λ. [CrossValidateScaled] and [SelectLambdaScaled] score outputs
+// penalised by λ·c_j, the form of a decomposable vector-valued kernel decoupled along the eigenvectors of its A;
+// [ScoreLambdas] scores a few λ by Cholesky factorisations instead of an eigendecomposition.
+//
 // # Choosing λ in closed form: GCV and the evidence
 //
 // [SelectLambda] evaluates a whole λ grid from the statistics and one eigendecomposition A = U diag(μ) Uᵀ of the
