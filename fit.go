@@ -100,6 +100,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	} else if s.Task != "hermite" && data.Y == nil {
 		return nil, errors.New("the data have no target column")
 	}
+	if err := s.checkPCABudget(raw.N, raw.D, false); err != nil {
+		return nil, err
+	}
 	sc, err := dataset.FitScaler(raw.X, raw.N, raw.D, s.steps)
 	if err != nil {
 		return nil, err

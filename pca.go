@@ -1,6 +1,10 @@
 package rff
 
-import "github.com/rffkit/rff/dataset"
+import (
+	"fmt"
+
+	"github.com/rffkit/rff/dataset"
+)
 
 // rawGradients maps derivatives with respect to the preprocessed inputs to the raw ones through a preprocessing that
 // ends with a PCA step: g holds rows rows of MapDim() = K values ∂f/∂x'_k, and the result rows of d values
@@ -43,4 +47,28 @@ func (r *reservoir) preprocess(sc *dataset.Scaler) {
 	sc.Apply(r.rows, n, r.d)
 	r.d = sc.OutDim()
 	r.rows = r.rows[:n*r.d]
+}
+
+// checkPCABudget refuses a PCA step whose fit would need more than the memory budget, before any of it is spent.
+// On n ≥ d rows (and in a streamed fit, n = 0 here) it holds the d×d covariance, its eigenvectors and the
+// eigensolver's copy (a streamed fit also the co-moments); on n < d rows the centred rows twice (Uᵀ), the n×n Gram
+// matrix, its eigenvectors and the eigensolver's copy — all next to the n×d preprocessed copy of the inputs.
+func (s *settings) checkPCABudget(n, d int, streamed bool) error {
+	if !hasPCA(s.steps) {
+		return nil
+	}
+	N, dd := float64(n), float64(d)
+	need := bytesOf(N, dd) + bytesOf(3, dd, dd)
+	what, hint, lower := fmt.Sprintf("the %d×%d covariance of the pca step and its eigenvectors", d, d), "use fewer input columns", ""
+	switch {
+	case streamed:
+		need = bytesOf(4, dd, dd)
+	case n < d:
+		need = bytesOf(3, N, dd) + bytesOf(3, N, N)
+		what, hint, lower = fmt.Sprintf("the %d×%d Gram matrix of the pca step and %d×%d centred rows", n, n, n, d), "use fewer rows", "rows"
+	}
+	if budget := s.budget(); need > budget {
+		return &BudgetError{What: what, Bytes: need, Budget: budget, Hint: hint, Lower: lower}
+	}
+	return nil
 }

@@ -429,3 +429,32 @@ func TestFitCSVPCA(t *testing.T) {
 		})
 	}
 }
+
+// TestPCABudget: a PCA step whose covariance (or, on wide data, Gram matrix) would not fit in the memory budget is
+// refused before it is computed, naming what needs the memory.
+func TestPCABudget(t *testing.T) {
+	wide := func(n, d int) *dataset.Data {
+		data := &dataset.Data{N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n)}
+		rng := rand.New(rand.NewPCG(1, 1))
+		for i := range data.X {
+			data.X[i] = rng.NormFloat64()
+		}
+		return data
+	}
+	for _, c := range []struct {
+		name string
+		data *dataset.Data
+		want string
+	}{
+		{"covariance", wide(500, 400), "400×400 covariance"}, // 3·400²·8 B = 3.7 MiB
+		{"Gram matrix", wide(60, 5000), "60×60 Gram"},        // 3·60·5000·8 B = 6.9 MiB
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Fit(Config{Preprocess: "pca:5", Points: 8, Sigma: 1, MaxMemory: 1 << 20}, c.data)
+			var be *BudgetError
+			if !errors.As(err, &be) || !strings.Contains(be.What, c.want) {
+				t.Errorf("Fit within 1 MiB: %v; want a BudgetError on the %s", err, c.want)
+			}
+		})
+	}
+}

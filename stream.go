@@ -77,6 +77,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	d := r.s.D()
 	acc := dataset.NewScalerAccumulator(d)
 	if hasPCA(s.steps) { // the co-moments a PCA step is fitted from
+		if err := s.checkPCABudget(0, d, true); err != nil {
+			return nil, err
+		}
 		if err := acc.TrackCovariance(); err != nil {
 			return nil, err
 		}
