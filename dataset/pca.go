@@ -99,18 +99,7 @@ func (s *Scaler) HasPCA() bool { return len(s.Params) > 0 && s.Params[len(s.Para
 // every x, every step being affine. Without a PCA step it is diagonal, 1/Π Scale[j] over the steps.
 func (s *Scaler) Jacobian() []float64 {
 	d := s.D
-	c := make([]float64, d)
-	for j := range c {
-		c[j] = 1
-	}
-	for _, p := range s.Params {
-		if p.Shift == nil || p.Step.PCA() {
-			continue
-		}
-		for j := range c {
-			c[j] /= p.Scale[j]
-		}
-	}
+	c := s.affineFactors()
 	K := s.OutDim()
 	J := make([]float64, K*d)
 	if !s.HasPCA() {
@@ -126,6 +115,23 @@ func (s *Scaler) Jacobian() []float64 {
 		}
 	}
 	return J
+}
+
+// affineFactors returns g_j = Π 1/Scale[j] over the affine steps: they map column j to g_j·x_j plus a constant.
+func (s *Scaler) affineFactors() []float64 {
+	g := make([]float64, s.D)
+	for j := range g {
+		g[j] = 1
+	}
+	for _, p := range s.Params {
+		if p.Shift == nil || p.Step.PCA() {
+			continue
+		}
+		for j := range g {
+			g[j] /= p.Scale[j]
+		}
+	}
+	return g
 }
 
 // ExplainedVariance returns the share of the variance of its input that the PCA step keeps,
@@ -483,18 +489,7 @@ func (a *ScalerAccumulator) mergeCov(o *ScalerAccumulator) error {
 // reciprocal scales of the previous steps) plus a constant, so its covariance is g_i·g_j·M_ij/n.
 func (a *ScalerAccumulator) pcaFromMoments(s *Scaler, mean []float64) error {
 	d := a.d
-	g := make([]float64, d)
-	for j := range g {
-		g[j] = 1
-	}
-	for _, p := range s.Params {
-		if p.Shift == nil || p.Step.PCA() {
-			continue
-		}
-		for j := range g {
-			g[j] /= p.Scale[j]
-		}
-	}
+	g := s.affineFactors()
 	C := make([]float64, d*d)
 	fn := float64(a.n)
 	for i := range d {
