@@ -71,7 +71,7 @@ func benchCPU() cpuReport {
 }
 
 // gramShape compares, in one run and for one number of features F, the fused map → Gram path with the BLAS-3
-// calls it is made of: GEMM is C = ZᵀZ computed whole by dgemm (F×F from a k×F block Z, k = learn.GramChunk(F)
+// calls it is made of, timed in alternation (the fastest of a few rounds of each): GEMM is C = ZᵀZ computed whole by dgemm (F×F from a k×F block Z, k = learn.GramChunk(F)
 // rows, the chunk the accumulation adds at a time), Syrk its upper triangle by linalg.Syrk, and Fused is
 // learn.Accumulate of N rows (d = 64 Gaussian inputs, D = F/2 points of rule g: the map, ZᵀZ, ZᵀY and the sums,
 // with the allocation of ZᵀZ and its final mirroring). Rates are real flops: 2·k·F² for the GEMM, k·F² for the
@@ -159,23 +159,24 @@ type fitResult struct {
 
 // benchConfig are the sizes of one bench run.
 type benchConfig struct {
-	blasN     int   // GEMM / Gram size
-	gramRows  int   // rows accumulated by learn.Accumulate at F = blasN
-	gramFs    []int // features of the Gram shapes
-	gramN     []int // their rows
-	mapRows   int   // rows per map measurement
-	mapDims   []int // input dimensions of the map measurements
-	mapPoints int   // D for the map measurements
-	fitN      int   // rows of the standard fit problem
-	minTime   time.Duration
+	blasN      int   // GEMM / Gram size
+	gramRows   int   // rows accumulated by learn.Accumulate at F = blasN
+	gramFs     []int // features of the Gram shapes
+	gramN      []int // their rows
+	gramRounds int   // alternations of dgemm, dsyrk and the fused path
+	mapRows    int   // rows per map measurement
+	mapDims    []int // input dimensions of the map measurements
+	mapPoints  int   // D for the map measurements
+	fitN       int   // rows of the standard fit problem
+	minTime    time.Duration
 }
 
 func benchSizes(quick bool) benchConfig {
 	if quick {
-		return benchConfig{blasN: 512, gramRows: 2048, gramFs: []int{1024}, gramN: []int{2048}, mapRows: 1000,
+		return benchConfig{blasN: 512, gramRows: 2048, gramFs: []int{1024}, gramN: []int{2048}, gramRounds: 2, mapRows: 1000,
 			mapDims: []int{16, 256}, mapPoints: 256, fitN: 2000, minTime: 20 * time.Millisecond}
 	}
-	return benchConfig{blasN: 2048, gramRows: 32768, gramFs: []int{2048, 8192}, gramN: []int{32768, 12288},
+	return benchConfig{blasN: 2048, gramRows: 32768, gramFs: []int{2048, 8192}, gramN: []int{32768, 12288}, gramRounds: 3,
 		mapRows: 10000, mapDims: []int{16, 256, 784, 3072}, mapPoints: 1024, fitN: 100000,
 		minTime: 500 * time.Millisecond}
 }
@@ -194,7 +195,8 @@ const (
 //   - the CPU (brand string, family, model, the vector extensions the fast paths may use);
 //   - GEMM GFLOP/s (C = A·B, n = 2048), the fused map → Gram rate (learn.Accumulate of 32768 rows × 2048 features,
 //     as rff fit forms ZᵀZ), their ratio, and one linalg.Syrk call (n = k = 2048) for reference; then for F = 2048
-//     and 8192 features the fused path against dgemm and dsyrk in the shape of its rank-k updates (gramShape);
+//     and 8192 features the fused path against dgemm and dsyrk in the shape of its rank-k updates, timed in
+//     alternation, the fastest of three rounds of each (gramShape);
 //   - map throughput (rows/s, and ns per row and point) of every rule at d ∈ {16, 256, 784, 3072} with D = 1024
 //     points (SR rules round up to whole rules of d+1 points: 1037, 1028, 1570, 3073) on 10⁴ rows of U[0,1)^d,
 //     Gaussian kernel with γ = 1/d, cos/sin form, after one warm-up map; the time to draw each map is shown apart;
@@ -257,7 +259,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	bar.Add(1)
 	rep.GramOverGEMM = rep.Gram.GFLOPS / rep.GEMM.GFLOPS
 	for i, F := range cfg.gramFs {
-		g, err := benchGramShape(F, cfg.gramN[i], rep.GEMM, rep.Gram, cfg.minTime, rng)
+		g, err := benchGramShape(F, cfg.gramN[i], cfg.gramRounds, rep.GEMM, rng)
 		if err != nil {
 			return err
 		}
@@ -330,13 +332,7 @@ func benchGemm(cfg benchConfig, rng *rand.Rand) rateResult {
 // benchFused times learn.Accumulate of n rows of d = 64 Gaussian inputs through a Gaussian map of F/2 points of
 // rule g (F cos/sin features), one output: rff fit's fused map → Gram path. GFLOP/s count n·F².
 func benchFused(F, n int, minTime time.Duration) (rateResult, error) {
-	X, Y := benchFitData(n)
-	k := kernel.Gaussian{S: kernel.SigmaFromGamma(1.0 / benchFitDim)}
-	r, err := rule.Parse(benchFitRule)
-	if err != nil {
-		return rateResult{}, err
-	}
-	m, err := feature.New(k, r, benchFitDim, F/2, 1)
+	m, X, Y, err := benchFusedProblem(F, n)
 	if err != nil {
 		return rateResult{}, err
 	}
@@ -352,25 +348,57 @@ func benchFused(F, n int, minTime time.Duration) (rateResult, error) {
 	return rateResult{N: F, K: n, Reps: reps, Seconds: s, GFLOPS: float64(F) * float64(F) * float64(n) / s / 1e9}, nil
 }
 
-// benchGramShape measures gramShape for F features and n rows; fused is reused when it already measured F.
-func benchGramShape(F, n int, square, fused rateResult, minTime time.Duration, rng *rand.Rand) (gramShape, error) {
+// benchFusedProblem is the map and rows benchFused accumulates: n rows of the standard fit problem, a Gaussian map
+// of F/2 points of rule g.
+func benchFusedProblem(F, n int) (*feature.Map, []float64, []float64, error) {
+	X, Y := benchFitData(n)
+	k := kernel.Gaussian{S: kernel.SigmaFromGamma(1.0 / benchFitDim)}
+	r, err := rule.Parse(benchFitRule)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := feature.New(k, r, benchFitDim, F/2, 1)
+	return m, X, Y, err
+}
+
+// benchGramShape measures gramShape for F features and n rows. The three are timed in alternation, rounds times
+// after one untimed call of each, and each keeps its fastest round: other work on the machine slows some rounds
+// of each by chance, and the fastest are the rates the code reaches (Seconds is the fastest round, Reps the rounds).
+func benchGramShape(F, n, rounds int, square rateResult, rng *rand.Rand) (gramShape, error) {
 	k := learn.GramChunk(F)
 	g := gramShape{Features: F, Points: F / 2, Rows: n, Chunk: k}
 	z, c := randSlice(rng, k*F), make([]float64, F*F)
-	flops := float64(k) * float64(F) * float64(F)
-	s, reps := repeat(minTime, func() { linalg.Gemm(true, false, F, F, k, 1, z, F, z, F, 1, c, F) })
-	g.GEMM = rateResult{N: F, K: k, Reps: reps, Seconds: s, GFLOPS: 2 * flops / s / 1e9}
-	s, reps = repeat(minTime, func() { linalg.Syrk(F, k, 1, z, F, 1, c, F) })
-	g.Syrk = rateResult{N: F, K: k, Reps: reps, Seconds: s, GFLOPS: flops / s / 1e9}
-	z, c = nil, nil
-	if fused.N == F && fused.K == n {
-		g.Fused = fused
-	} else {
-		var err error
-		if g.Fused, err = benchFused(F, n, minTime); err != nil {
-			return g, err
+	m, X, Y, err := benchFusedProblem(F, n)
+	if err != nil {
+		return g, err
+	}
+	var aerr error
+	calls := []func(){
+		func() { linalg.Gemm(true, false, F, F, k, 1, z, F, z, F, 1, c, F) },
+		func() { linalg.Syrk(F, k, 1, z, F, 1, c, F) },
+		func() {
+			if _, err := learn.Accumulate(m, X, n, Y, 1); err != nil {
+				aerr = err
+			}
+		},
+	}
+	best := []float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	for r := range rounds + 1 {
+		for i, f := range calls {
+			t := time.Now()
+			f()
+			if s := time.Since(t).Seconds(); r > 0 {
+				best[i] = min(best[i], s)
+			}
 		}
 	}
+	if aerr != nil {
+		return g, aerr
+	}
+	flops := float64(k) * float64(F) * float64(F)
+	g.GEMM = rateResult{N: F, K: k, Reps: rounds, Seconds: best[0], GFLOPS: 2 * flops / best[0] / 1e9}
+	g.Syrk = rateResult{N: F, K: k, Reps: rounds, Seconds: best[1], GFLOPS: flops / best[1] / 1e9}
+	g.Fused = rateResult{N: F, K: n, Reps: rounds, Seconds: best[2], GFLOPS: float64(F) * float64(F) * float64(n) / best[2] / 1e9}
 	g.SyrkOverGEMM = g.Syrk.GFLOPS / g.GEMM.GFLOPS
 	g.FusedOverGEMM = g.Fused.GFLOPS / max(g.GEMM.GFLOPS, square.GFLOPS)
 	return g, nil
