@@ -64,6 +64,10 @@ type Info struct {
 	Preprocess []string `json:"preprocess,omitempty"`
 	Seed       uint64   `json:"seed"`
 	Version    int      `json:"format_version,omitempty"` // the model file version it was read from
+	// Components and ExplainedVariance describe a PCA step: the K inputs the map sees and the share of the variance
+	// of the step's input they keep.
+	Components        int     `json:"components,omitempty"`
+	ExplainedVariance float64 `json:"explained_variance,omitempty"`
 }
 
 // Info describes m.
@@ -79,6 +83,9 @@ func (m *Model) Info() Info {
 	if m.scaler != nil {
 		for _, st := range m.scaler.Steps {
 			in.Preprocess = append(in.Preprocess, string(st))
+		}
+		if m.scaler.HasPCA() {
+			in.Components, in.ExplainedVariance = m.scaler.OutDim(), m.scaler.ExplainedVariance()
 		}
 	}
 	return in
@@ -108,6 +115,9 @@ func (m *Model) String() string {
 	pre := "none"
 	if len(in.Preprocess) > 0 {
 		pre = fmt.Sprint(in.Preprocess)
+		if in.Components > 0 {
+			pre += fmt.Sprintf(" (%d components, %.1f%% of the variance)", in.Components, 100*in.ExplainedVariance)
+		}
 	}
 	return s + ", preprocessing " + pre
 }

@@ -3,6 +3,7 @@ package rff
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -79,8 +80,12 @@ func TestFitPCA(t *testing.T) {
 			if m.fmap != nil && m.fmap.Dim() != K {
 				t.Fatalf("the map has %d inputs, want %d", m.fmap.Dim(), K)
 			}
-			if in := m.Info(); !slices.Equal(in.Inputs, train.Names) || !strings.HasPrefix(in.Preprocess[len(in.Preprocess)-1], "pca") {
-				t.Fatalf("inputs %v, preprocessing %v", in.Inputs, in.Preprocess)
+			if in := m.Info(); !slices.Equal(in.Inputs, train.Names) || !strings.HasPrefix(in.Preprocess[len(in.Preprocess)-1], "pca") ||
+				in.Components != K || in.ExplainedVariance != m.scaler.ExplainedVariance() || !(in.ExplainedVariance > 0 && in.ExplainedVariance <= 1) {
+				t.Fatalf("inputs %v, preprocessing %v, %d components keeping %v of the variance", in.Inputs, in.Preprocess, in.Components, in.ExplainedVariance)
+			}
+			if want := fmt.Sprintf("(%d components, ", K); !strings.Contains(m.String(), want) {
+				t.Errorf("String() = %q does not say %q", m.String(), want)
 			}
 			p, err := m.Predict(test)
 			if err != nil {
