@@ -36,8 +36,9 @@ type Config struct {
 	// evidence) or "cv" (CV-fold cross-validation from fold statistics, the default for classification, which it
 	// scores by held-out accuracy; hinge and logistic losses only by cv, refitting every fold for each λ of a shorter
 	// default grid). TuneRows > 0 tunes on that many rows (the first ones) and fits the chosen σ and λ on all rows.
-	// Decomposable vector-valued models are tuned on their outputs decoupled along the eigenvectors of A; exact,
-	// hermite, curl-free, divergence-free and Helmholtz models are refused (docs/conventions.md §12.5). Every σ scored
+	// Decomposable vector-valued models are tuned on their outputs decoupled along the eigenvectors of A, curl-free,
+	// divergence-free and Helmholtz models by gcv or evidence on their assembled normal equations; exact and hermite
+	// models are refused (docs/conventions.md §12.5). Every σ scored
 	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about eight are
 	// scored, with at most 512 points (TunePoints), and the model is fitted with the chosen pair at its D (solving the
 	// statistics of the chosen σ when they were accumulated at that D on all rows).
@@ -227,8 +228,8 @@ func (c Config) resolve() (*settings, error) {
 			return nil, errors.New("tuning is for models on features, not exact models: tune σ and λ on features (without exact), then fit the exact model with them")
 		case s.Task == "hermite":
 			return nil, errors.New("tuning is not available for hermite models: their normal equations mix value and derivative rows, which the tuning criteria do not score; give σ and λ")
-		case field:
-			return nil, fmt.Errorf("tuning is not available for the %s kernel: its normal equations couple the outputs through B(ω), which the scalar statistics the criteria are computed from do not hold; give σ and λ (the decomposable kernel can be tuned)", s.OVK)
+		case field && s.Select == "cv":
+			return nil, fmt.Errorf("the %s kernel is tuned by gcv or evidence, not cv: its normal equations couple the outputs through B(ω), and held-out errors would need the assembled system of every fold", s.OVK)
 		case s.loss != learn.Squared && s.Select != "cv":
 			return nil, fmt.Errorf("the %s loss is tuned by cross-validation (select cv): GCV and the evidence are criteria of the squared loss", s.loss)
 		case s.CV != 0 && s.Select != "cv":

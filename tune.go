@@ -50,13 +50,19 @@ type tuneTargets struct {
 	// scale[j] multiplies λ for output j (a decomposable kernel's outputs rotated onto the eigenvectors of A: Y is
 	// then the rotated targets); nil means 1 for every output.
 	scale []float64
+	// field: a curl-free, divergence-free or Helmholtz kernel (Config.OVK), scored by vector.SelectLambdaField.
+	field bool
 }
 
 // tuneOVK returns the tuning targets of a decomposable vector-valued model: the targets Y (n×p) rotated onto the
 // eigenvectors of the model's output matrix A, with the λ scales 1/a_k (vector.Decoupling).
 func (s *settings) tuneOVK(Y []float64, n, p int) (*tuneTargets, error) {
 	if k, err := ovk.Parse(s.OVK, 1, nil); err == nil && k.Kind() != ovk.Decomposable {
-		return nil, fmt.Errorf("tuning is not available for the %s kernel; give σ and λ", s.OVK)
+		// Curl-free, divergence-free and Helmholtz kernels are scored on their assembled normal equations.
+		if s.nystrom {
+			return nil, fmt.Errorf("tuning the %s kernel needs random features (its B(ω) depends on the frequencies)", s.OVK)
+		}
+		return &tuneTargets{Y: Y, P: p, field: true}, nil
 	}
 	A, err := outputMatrix(s.A, s.AMatrix, Y, n, p)
 	if err != nil {
@@ -112,8 +118,8 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	res.Points = s.Points
 	if s.TunePoints > 0 {
 		res.Points = min(s.TunePoints, s.Points)
-	} else if s.Points > maxTunePoints {
-		res.Points = maxTunePoints
+	} else if limit := s.maxTunePoints(d, t); s.Points > limit {
+		res.Points = limit
 	}
 	scaleFree := isScaleFree(s.Kernel)
 	grid := s.Sigmas
@@ -149,6 +155,9 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	keptSigma, keptScore := math.NaN(), math.NaN()
 	// path scores the λ of lambdas for σ with a map of the given points.
 	path := func(sigma float64, points int, lambdas []float64) ([]float64, error) {
+		if t.field {
+			return s.fieldPath(Xt, rows, d, Yt, sigma, points, lambdas)
+		}
 		k, err := kernel.New(s.Kernel, sigma)
 		if err != nil {
 			return nil, err
@@ -314,4 +323,47 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	}
 	s.Lambda = res.Lambda
 	return res, nil
+}
+
+// maxTunePoints is the default D of the scoring maps: maxTunePoints, or for a field kernel, whose map has 2·D·p'
+// features (p' the rank of B(ω)), the D that gives as many features as maxTunePoints scalar points.
+func (s *settings) maxTunePoints(d int, t *tuneTargets) int {
+	if !t.field {
+		return maxTunePoints
+	}
+	k, err := ovk.Parse(s.OVK, 1, nil)
+	if err != nil {
+		return maxTunePoints
+	}
+	m, err := ovk.New(k, s.rule, d, 1, s.Seed)
+	if err != nil {
+		return maxTunePoints
+	}
+	return max(1, maxTunePoints/m.Rank())
+}
+
+// fieldPath scores the λ of lambdas for a curl-free, divergence-free or Helmholtz kernel of bandwidth sigma with an
+// ORFF map of the given points on the rows of X (n×d) against Y (n×p), from the assembled normal equations
+// (vector.SelectLambdaField).
+func (s *settings) fieldPath(X []float64, n, d int, Y []float64, sigma float64, points int, lambdas []float64) ([]float64, error) {
+	k, err := ovk.Parse(s.OVK, sigma, nil)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ovk.New(k, s.rule, d, points, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	st, err := vector.Accumulate(m, X, n, Y)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := vector.SelectLambdaField(m, st, lambdas, true)
+	if err != nil {
+		return nil, err
+	}
+	if s.Select == "evidence" {
+		return sel.LogEvidence, nil
+	}
+	return sel.GCV, nil
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
+	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
 )
 
 // bruteGCV is GCV(λ) = N·RSS/(N − tr H)² for ridge with an intercept on the features Z (n×F), from the explicit hat
@@ -399,8 +401,8 @@ func TestTuneRefusals(t *testing.T) {
 		want string
 	}{
 		{"exact", Config{Exact: true, Tune: true}, reg, "not exact models"},
-		{"curl-free", Config{OVK: "curl-free", Targets: field, Tune: true}, curl, "curl-free"},
-		{"div-free", Config{OVK: "div-free", Targets: field, Tune: true}, curl, "div-free"},
+		{"curl-free cv", Config{OVK: "curl-free", Targets: field, Tune: true, Select: "cv", Points: 8}, curl, "not cv"},
+		{"div-free cv", Config{OVK: "div-free", Targets: field, Tune: true, Select: "cv", Points: 8}, curl, "not cv"},
 		{"one fold", Config{Tune: true, Select: "cv", CV: 1}, reg, "2 folds"},
 		{"hinge gcv", Config{Task: "classification", Loss: "hinge", Tune: true, Select: "evidence"}, reg, "cross-validation"},
 	} {
@@ -416,5 +418,72 @@ func TestTuneRefusals(t *testing.T) {
 	}
 	if _, err := FitCSV(Config{Tune: true}, "testdata/generated/reg.csv", StreamOptions{}); err == nil || !strings.Contains(err.Error(), "in memory") {
 		t.Errorf("streamed: %v", err)
+	}
+}
+
+// TestTuneField: curl-free and divergence-free kernels are tuned by GCV or the evidence of their assembled normal
+// equations: the scores are vector.SelectLambdaField's at each σ, the choice their best pair, and the model is
+// fitted with it.
+func TestTuneField(t *testing.T) {
+	curl, err := dataset.Load("testdata/generated/curl.csv", dataset.Options{Target: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := []string{"y1", "y2", "y3", "y4", "y5"}
+	sigmas, lambdas := []float64{0.5, 1, 2}, []float64{1e-6, 1e-4, 1e-2}
+	for _, c := range []struct{ kernel, sel string }{{"curl-free", "gcv"}, {"div-free", "evidence"}} {
+		t.Run(c.kernel, func(t *testing.T) {
+			cfg := Config{OVK: c.kernel, Targets: field, Rule: "g", Points: 6, Tune: true, Select: c.sel, Sigmas: sigmas, Lambdas: lambdas}
+			m, err := Fit(cfg, curl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := m.Report().Tune
+			raw := *curl
+			targets := slices.Clone(field)
+			Y, err := splitColumns(&raw, targets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			X := slices.Clone(raw.X)
+			m.scaler.Apply(X, raw.N, raw.D)
+			bi, bj := -1, -1
+			for i, s := range sigmas {
+				k, err := ovk.Parse(c.kernel, s, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fm, err := ovk.New(k, rule.G{}, raw.D, 6, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st, err := vector.Accumulate(fm, X, raw.N, Y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sel, err := vector.SelectLambdaField(fm, st, lambdas, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := sel.GCV
+				if c.sel == "evidence" {
+					want = sel.LogEvidence
+				}
+				if !slices.Equal(r.Scores[i], want) {
+					t.Errorf("σ = %g: scores %v, SelectLambdaField %v", s, r.Scores[i], want)
+				}
+				for j, v := range want {
+					if bi < 0 || (c.sel == "gcv" && v < r.Scores[bi][bj]) || (c.sel == "evidence" && v > r.Scores[bi][bj]) {
+						bi, bj = i, j
+					}
+				}
+			}
+			if r.Sigma != sigmas[bi] || r.Lambda != lambdas[bj] {
+				t.Errorf("chose σ = %g, λ = %g; the grid's best is σ = %g, λ = %g", r.Sigma, r.Lambda, sigmas[bi], lambdas[bj])
+			}
+			if in := m.Info(); in.Sigma != r.Sigma || in.Lambda != r.Lambda {
+				t.Errorf("fitted with σ = %g, λ = %g", in.Sigma, in.Lambda)
+			}
+		})
 	}
 }

@@ -375,3 +375,34 @@ func ExampleDecouple() {
 	// λ scales: 1.000 0.333
 	// rotated target: 0.000 1.414
 }
+
+// ExampleSelectLambdaField chooses λ of a curl-free field by GCV on its assembled normal equations, from one pass
+// over the data.
+func ExampleSelectLambdaField() {
+	g, err := dataset.GenerateCurlField(200, 1, 0.05)
+	if err != nil {
+		panic(err)
+	}
+	k, err := ovk.NewCurlFree(dataset.CurlFieldSigma)
+	if err != nil {
+		panic(err)
+	}
+	m, err := ovk.New(k, rule.ORF{}, g.D, 100, 2)
+	if err != nil {
+		panic(err)
+	}
+	s, err := vector.Accumulate(m, g.X, g.N, g.Y)
+	if err != nil {
+		panic(err)
+	}
+	grid := learn.LogGrid(1e-9, 1, 10)
+	sel, err := vector.SelectLambdaField(m, s, grid, true)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("GCV optimum inside the grid:", sel.BestGCVIndex > 0 && sel.BestGCVIndex < len(grid)-1)
+	fmt.Println("effective parameters fall as λ grows:", sel.DF[0] > sel.DF[len(grid)-1])
+	// Output:
+	// GCV optimum inside the grid: true
+	// effective parameters fall as λ grows: true
+}

@@ -9,12 +9,17 @@ import (
 )
 
 // TestFitTuneTasks: rff fit --tune for classifiers (held-out accuracy by default; the hinge loss by refits over its
-// short default grid) and for a decomposable vector-valued model, with the table, --json and --report.
+// short default grid), for decomposable vector-valued models and for curl-free and divergence-free fields, with the
+// table, --json and --report.
 func TestFitTuneTasks(t *testing.T) {
 	dir := t.TempDir()
 	data := writeCSV(t, 60, 2)
 	multi := filepath.Join(dir, "multi.csv")
 	if code, _, errOut := runCLI("generate", "multitask", "--n", "80", "--noise", "0.2", "--out", multi); code != 0 {
+		t.Fatalf("generate: %s", errOut)
+	}
+	curl := filepath.Join(dir, "curl.csv")
+	if code, _, errOut := runCLI("generate", "curl-field", "--n", "40", "--out", curl); code != 0 {
 		t.Fatalf("generate: %s", errOut)
 	}
 	type tuneJSON struct {
@@ -41,6 +46,8 @@ func TestFitTuneTasks(t *testing.T) {
 		{"logistic grid", []string{"--data", data, "--task", "classification", "--loss", "logistic", "--lambdas", "1e-4,1e-2"}, "cv", "CV accuracy", 2},
 		{"decomposable", []string{"--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2,y3,y4", "-A", "covariance"}, "gcv", "GCV", 17},
 		{"decomposable cv", []string{"--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2,y3,y4", "--cv", "3"}, "cv", "CV MSE", 17},
+		{"curl-free", []string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", "y1,y2,y3,y4,y5"}, "gcv", "GCV", 17},
+		{"div-free evidence", []string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", "y1,y2,y3,y4,y5", "--select", "evidence"}, "evidence", "log evidence", 17},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".rff")
@@ -61,7 +68,7 @@ func TestFitTuneTasks(t *testing.T) {
 				t.Fatalf("--json: %v\n%s", err, stdout)
 			}
 			tu := j.Fit.Tune
-			if tu.Criterion != c.criterion || tu.Score != c.score || tu.HigherIsBetter != (c.score == "CV accuracy") || len(tu.Lambdas) != c.lambdas || len(tu.Scores) != 2 {
+			if tu.Criterion != c.criterion || tu.Score != c.score || tu.HigherIsBetter != (c.score == "CV accuracy" || c.score == "log evidence") || len(tu.Lambdas) != c.lambdas || len(tu.Scores) != 2 {
 				t.Errorf("--json tune: %+v", tu)
 			}
 		})
@@ -76,7 +83,8 @@ func TestFitTuneTasks(t *testing.T) {
 	}
 }
 
-// TestFitTuneRefusals: models tuning cannot score are refused in one line that names the reason, with exit code 2.
+// TestFitTuneRefusals: combinations tuning cannot score are refused in one line that names the reason, with exit
+// code 2.
 func TestFitTuneRefusals(t *testing.T) {
 	dir := t.TempDir()
 	data := writeCSV(t, 30, 2)
@@ -91,8 +99,8 @@ func TestFitTuneRefusals(t *testing.T) {
 	}{
 		{[]string{"--data", data, "--exact"}, "not exact models"},
 		{[]string{"--data", data, "--task", "classification", "--loss", "hinge", "--select", "gcv"}, "cross-validation"},
-		{[]string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", field}, "curl-free"},
-		{[]string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", field}, "div-free"},
+		{[]string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", field, "--select", "cv"}, "curl-free kernel is tuned by gcv or evidence"},
+		{[]string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", field, "--select", "cv"}, "div-free kernel is tuned by gcv or evidence"},
 		{[]string{"--data", data, "--select", "cv", "--cv", "1"}, "2 folds"},
 		{[]string{"--data", data, "--stream"}, "tune without streaming"},
 	} {
