@@ -133,6 +133,12 @@ func determinismCases() []determinismCase {
 		{"ridge-cv", fit(rf(Config{CV: 3, Lambdas: []float64{1e-6, 1e-4, 1e-2}}), reg)},
 		{"classification", fit(rf(Config{Task: "classification"}), cls)},
 		{"classification-simplex", fit(rf(Config{Task: "classification", Encoding: "simplex"}), cls)},
+		{"tune-classification", fit(rf(Config{Task: "classification", Tune: true, Sigmas: []float64{2, 4}, Lambdas: []float64{1e-6, 1e-3}}), cls)},
+		{"tune-decomposable", fit(func() Config {
+			c := vecCfg("decomposable", false)
+			c.Tune, c.A, c.Sigmas, c.Lambdas = true, "covariance", []float64{0.5, 1}, []float64{1e-6, 1e-3}
+			return c
+		}(), vec)},
 		{"hinge", fit(rf(Config{Task: "classification", Loss: "hinge", Lambda: 1e-3, Rule: "g"}), clsWide)},
 		{"logistic", fit(rf(Config{Task: "classification", Loss: "logistic", Lambda: 1e-3, Rule: "g"}), clsWide)},
 		{"exact-krr", fit(Config{Exact: true, Lambda: 1e-4}, regSmall)},
