@@ -9,6 +9,7 @@ import (
 
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
+	"github.com/rffkit/rff/internal/parallel"
 )
 
 // maxShards bounds the number of partial ZᵀZ matrices an Accumulator keeps; shardBytes bounds their total size.
@@ -239,8 +240,29 @@ func (a *Accumulator) Stats() (*Stats, error) {
 			return nil, fmt.Errorf("learn.Accumulator.Stats: %w", err)
 		}
 	}
-	total.Finish()
+	if !total.sym {
+		mirrorUpperParallel(total.ZtZ, total.F)
+		total.sym = true
+	}
 	return total, nil
+}
+
+// mirrorUpperParallel is mirrorUpper (Stats.Finish) on all cores: the tiles of a row of tiles i0 are copied into
+// the columns [i0, i0+mirrorTile) below the diagonal, which no other row of tiles writes. At F = 8192 the copy moves
+// 256 MiB each way, a tenth of a second or more on one core.
+func mirrorUpperParallel(A []float64, F int) {
+	parallel.For((F+mirrorTile-1)/mirrorTile, 0, func(t int) {
+		i0 := t * mirrorTile
+		i1 := min(i0+mirrorTile, F)
+		for j0 := i0; j0 < F; j0 += mirrorTile {
+			j1 := min(j0+mirrorTile, F)
+			for i := i0; i < i1; i++ {
+				for j := max(j0, i+1); j < j1; j++ {
+					A[j*F+i] = A[i*F+j]
+				}
+			}
+		}
+	})
 }
 
 // Accumulate maps the n rows of X (n×d, row-major, d = m.Dim()) through m and returns the finished statistics of

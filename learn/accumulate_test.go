@@ -144,3 +144,31 @@ func ExampleGramChunk() {
 	// F = 2048: k = 1024 rows
 	// F = 8192: k = 256 rows
 }
+
+// TestMirrorUpperParallel: the parallel mirror writes the bits of Stats.Finish's serial one — every entry below the
+// diagonal a copy of its transpose, the upper triangle untouched — for sizes around the tile and any GOMAXPROCS.
+func TestMirrorUpperParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 3} {
+		runtime.GOMAXPROCS(procs)
+		for _, F := range []int{1, 2, mirrorTile - 1, mirrorTile, mirrorTile + 1, 3*mirrorTile + 5} {
+			A := make([]float64, F*F)
+			for i := range A {
+				A[i] = float64(i) + 0.5
+			}
+			want := slices.Clone(A)
+			mirrorUpper(want, F)
+			mirrorUpperParallel(A, F)
+			if !slices.Equal(A, want) {
+				t.Errorf("GOMAXPROCS=%d, F=%d: the parallel mirror differs from mirrorUpper", procs, F)
+			}
+			for i := range F {
+				for j := range i {
+					if A[i*F+j] != float64(j*F+i)+0.5 {
+						t.Fatalf("F=%d: A[%d][%d] = %v, want A[%d][%d]", F, i, j, A[i*F+j], j, i)
+					}
+				}
+			}
+		}
+	}
+}
