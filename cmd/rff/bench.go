@@ -176,7 +176,7 @@ func benchSizes(quick bool) benchConfig {
 		return benchConfig{blasN: 512, gramRows: 2048, gramFs: []int{1024}, gramN: []int{2048}, gramRounds: 2, mapRows: 1000,
 			mapDims: []int{16, 256}, mapPoints: 256, fitN: 2000, minTime: 20 * time.Millisecond}
 	}
-	return benchConfig{blasN: 2048, gramRows: 32768, gramFs: []int{2048, 8192}, gramN: []int{32768, 12288}, gramRounds: 3,
+	return benchConfig{blasN: 2048, gramRows: 32768, gramFs: []int{2048, 8192}, gramN: []int{32768, 24576}, gramRounds: 3,
 		mapRows: 10000, mapDims: []int{16, 256, 784, 3072}, mapPoints: 1024, fitN: 100000,
 		minTime: 500 * time.Millisecond}
 }
