@@ -80,23 +80,7 @@ func SelectLambda(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 	rss, q := make([]float64, P), make([]float64, P)
 	for i, lambda := range lambdas {
 		df, logdet := sp.at(lambda, rss, q)
-		sel.DF[i] = df
-		sel.NoiseVar[i] = make([]float64, P)
-		sel.EvidenceNoiseVar[i] = make([]float64, P)
-		var total, ev float64
-		for j := range P {
-			total += rss[j]
-			sel.NoiseVar[i][j] = rss[j] / (N - df)
-			v := q[j] / Nt
-			sel.EvidenceNoiseVar[i][j] = v
-			ev += -0.5*logdet - 0.5*Nt*(1+math.Log(2*math.Pi*v))
-		}
-		if intercept {
-			ev -= 0.5 * float64(P) * math.Log(N)
-		}
-		sel.GCV[i] = N * total / (float64(P) * (N - df) * (N - df))
-		sel.LogEvidence[i] = ev
-		sel.best(i)
+		sel.record(i, df, logdet, rss, q, N, Nt, intercept)
 	}
 	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
 	return sel, nil
@@ -232,6 +216,7 @@ func ScoreLambdas(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 	N := float64(s.N)
 	sel := newSelection(s, lambdas, intercept)
 	M := make([]float64, F*F)
+	rss, q := make([]float64, P), make([]float64, P)
 	for i, lambda := range lambdas {
 		t := N * lambda
 		df, logdet := offset, 0.0
@@ -249,10 +234,6 @@ func ScoreLambdas(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 		if err != nil {
 			return nil, fmt.Errorf("learn.ScoreLambdas: λ = %g: %w", lambda, err)
 		}
-		sel.DF[i] = df
-		sel.NoiseVar[i] = make([]float64, P)
-		sel.EvidenceNoiseVar[i] = make([]float64, P)
-		var total, ev float64
 		for j := range P {
 			var tb, tt float64
 			for k := range F {
@@ -260,20 +241,10 @@ func ScoreLambdas(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 				tb += v * B[k*P+j]
 				tt += v * v
 			}
-			q := max(yy[j]-tb, 0)
-			rss := max(q-t*tt, 0)
-			total += rss
-			sel.NoiseVar[i][j] = rss / (N - df)
-			v := q / nt
-			sel.EvidenceNoiseVar[i][j] = v
-			ev += -0.5*logdet - 0.5*nt*(1+math.Log(2*math.Pi*v))
+			q[j] = max(yy[j]-tb, 0)
+			rss[j] = max(q[j]-t*tt, 0)
 		}
-		if intercept {
-			ev -= 0.5 * float64(P) * math.Log(N)
-		}
-		sel.GCV[i] = N * total / (float64(P) * (N - df) * (N - df))
-		sel.LogEvidence[i] = ev
-		sel.best(i)
+		sel.record(i, df, logdet, rss, q, N, nt, intercept)
 	}
 	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
 	return sel, nil
@@ -405,6 +376,30 @@ func newSelection(s *Stats, lambdas []float64, intercept bool) *Selection {
 
 // best updates the best indices with λ i, whose GCV and log evidence are set (the first one wins ties; NaN never
 // wins over a number).
+// record sets the criteria of the i-th λ from its degrees of freedom df, the log-determinant log det(I + A/(Nλ)),
+// and per output the residual sum of squares rss_j and the quadratic form q_j = RSS_j + Nλ‖θ_j‖² (N rows, Ñ = nt of
+// them free of the intercept), and updates the best indices.
+func (sel *Selection) record(i int, df, logdet float64, rss, q []float64, N, nt float64, intercept bool) {
+	P := len(rss)
+	sel.DF[i] = df
+	sel.NoiseVar[i] = make([]float64, P)
+	sel.EvidenceNoiseVar[i] = make([]float64, P)
+	var total, ev float64
+	for j := range P {
+		total += rss[j]
+		sel.NoiseVar[i][j] = rss[j] / (N - df)
+		v := q[j] / nt
+		sel.EvidenceNoiseVar[i][j] = v
+		ev += -0.5*logdet - 0.5*nt*(1+math.Log(2*math.Pi*v))
+	}
+	if intercept {
+		ev -= 0.5 * float64(P) * math.Log(N)
+	}
+	sel.GCV[i] = N * total / (float64(P) * (N - df) * (N - df))
+	sel.LogEvidence[i] = ev
+	sel.best(i)
+}
+
 func (sel *Selection) best(i int) {
 	if sel.GCV[i] < sel.GCV[sel.BestGCVIndex] || math.IsNaN(sel.GCV[sel.BestGCVIndex]) {
 		sel.BestGCVIndex = i
