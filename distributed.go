@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
@@ -205,31 +204,7 @@ func FitFromStats(cfg Config, ds DistributedStats) (*Model, error) {
 	if len(ds.Extra) > 0 {
 		h.Extra = maps.Clone(ds.Extra)
 	}
-	ts := time.Now()
-	f := &model.Model{Version: model.Version}
-	var fit *learn.Fit
-	if s.Uncertainty {
-		post, err := learn.NewPosterior(st, s.Lambda, true)
-		if err != nil {
-			return nil, err
-		}
-		fit = post.Fit
-		f.PosteriorFactor, f.PosteriorZMean, f.NoiseVar = post.Factor, post.ZMean, post.NoiseVar
-		h.PosteriorN, h.PosteriorDF = post.N, post.DF
-	} else if fit, err = (learn.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.solver}).SolveInPlace(st); err != nil {
-		return nil, err
-	}
-	rep.Phases["solve"] = time.Since(ts).Seconds()
-	rep.Solve, rep.Lambda = &fit.Stats, s.Lambda
-	f.Theta, f.Bias = fit.Theta, fit.Bias
-	setMap(&h, f, fmap, s.Form)
-	f.Header = h
-	m, err := fromFile(f)
-	if err != nil {
-		return nil, fmt.Errorf("the fitted model does not check (a bug, please report it): %w", err)
-	}
-	m.report = rep
-	return m, nil
+	return s.solveStats(st, h, fmap, rep)
 }
 
 // checkStreamed refuses what a fit from accumulated statistics cannot do, as FitCSV does.

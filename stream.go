@@ -237,31 +237,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	rep.N = st.N
 	h.Names = first.Names
 	h.Targets = []string{orDefault(first.TargetName, "y")}
-	ts := time.Now()
-	f := &model.Model{Version: model.Version}
-	var fit *learn.Fit
-	if s.Uncertainty {
-		post, err := learn.NewPosterior(st, s.Lambda, true)
-		if err != nil {
-			return nil, err
-		}
-		fit = post.Fit
-		f.PosteriorFactor, f.PosteriorZMean, f.NoiseVar = post.Factor, post.ZMean, post.NoiseVar
-		h.PosteriorN, h.PosteriorDF = post.N, post.DF
-	} else if fit, err = (learn.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.solver}).SolveInPlace(st); err != nil {
-		return nil, err
-	}
-	rep.Phases["solve"] = time.Since(ts).Seconds()
-	rep.Solve, rep.Lambda = &fit.Stats, s.Lambda
-	f.Theta, f.Bias = fit.Theta, fit.Bias
-	storeMap(&h, f, fmap, s.Form)
-	f.Header = h
-	m, err := fromFile(f)
-	if err != nil {
-		return nil, fmt.Errorf("the fitted model does not check (a bug, please report it): %w", err)
-	}
-	m.report = rep
-	return m, nil
+	return s.solveStats(st, h, fmap, rep)
 }
 
 // chunker reads a CSV stream in chunks, stopping after limit rows when that is set.
@@ -301,4 +277,38 @@ func chunkTargets(s *dataset.CSVStream, b *dataset.Data, coder *dataset.Classes,
 		return learn.SimplexEncode(cls, K), nil
 	}
 	return learn.OneHot(cls, K, false), nil
+}
+
+// solveStats solves the ridge problem of the accumulated statistics st (λ and the solver of s; the posterior when
+// s.Uncertainty), completes the header h with the map fmap and returns the model with the report rep: the last step
+// of a streamed and of a distributed fit. st is overwritten.
+func (s *settings) solveStats(st *learn.Stats, h model.Header, fmap learn.Mapper, rep *Report) (*Model, error) {
+	ts := time.Now()
+	f := &model.Model{Version: model.Version}
+	var fit *learn.Fit
+	if s.Uncertainty {
+		post, err := learn.NewPosterior(st, s.Lambda, true)
+		if err != nil {
+			return nil, err
+		}
+		fit = post.Fit
+		f.PosteriorFactor, f.PosteriorZMean, f.NoiseVar = post.Factor, post.ZMean, post.NoiseVar
+		h.PosteriorN, h.PosteriorDF = post.N, post.DF
+	} else {
+		var err error
+		if fit, err = (learn.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.solver}).SolveInPlace(st); err != nil {
+			return nil, err
+		}
+	}
+	rep.Phases["solve"] = time.Since(ts).Seconds()
+	rep.Solve, rep.Lambda = &fit.Stats, s.Lambda
+	f.Theta, f.Bias = fit.Theta, fit.Bias
+	storeMap(&h, f, fmap, s.Form)
+	f.Header = h
+	m, err := fromFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("the fitted model does not check (a bug, please report it): %w", err)
+	}
+	m.report = rep
+	return m, nil
 }
