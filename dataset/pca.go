@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rffkit/rff/internal/linalg"
+	"github.com/rffkit/rff/internal/parallel"
 )
 
 // A principal component analysis (PCA) step, "pca:K" or "pca-whiten:K", projects the output u of the previous
@@ -301,24 +302,29 @@ func (s *Scaler) finishPCA(d int, mean, lam []float64, total float64, fromGram b
 }
 
 // applyPCA projects the n rows of x (n×d, the output of the previous steps) in place: the first n×K values of x
-// receive the components. Row i's output occupies x[i·K:(i+1)·K], which lies within rows ≤ i of the input, so the
-// rows are read before they are overwritten.
+// receive the components. Blocks of rows are projected on all cores into a separate n×K result, copied into x at
+// the end (row i's output overlaps the inputs of earlier rows); every row's arithmetic is the same sequential sum
+// whatever the block or core, so the result does not depend on how the rows are batched or on GOMAXPROCS.
 func applyPCA(p StepParams, x []float64, n, d int) {
 	K := len(p.Scale)
-	row := make([]float64, d)
-	for i := range n {
-		for j := range d {
-			row[j] = x[i*d+j] - p.Shift[j]
-		}
-		for k := range K {
-			v := p.Components[k*d : (k+1)*d]
-			var s float64
-			for j, e := range row {
-				s += v[j] * e
+	out := make([]float64, n*K)
+	parallel.For((n+pcaBlock-1)/pcaBlock, 0, func(b int) {
+		row := make([]float64, d)
+		for i := b * pcaBlock; i < min(n, (b+1)*pcaBlock); i++ {
+			for j := range d {
+				row[j] = x[i*d+j] - p.Shift[j]
 			}
-			x[i*K+k] = s / p.Scale[k]
+			for k := range K {
+				v := p.Components[k*d : (k+1)*d]
+				var s float64
+				for j, e := range row {
+					s += v[j] * e
+				}
+				out[i*K+k] = s / p.Scale[k]
+			}
 		}
-	}
+	})
+	copy(x, out)
 }
 
 // invertPCA maps the n×K components in the first n·K values of x back to the input of the step,
