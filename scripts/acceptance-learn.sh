@@ -17,40 +17,16 @@ rff="$tmp/rff"
 "$rff" version
 : > "$out"
 
-# LETTER: first 16000 rows train, last 4000 test, standardized.
-head -16000 "$data/letter/letter-recognition.data" > "$tmp/letter-train.csv"
-tail -4000 "$data/letter/letter-recognition.data" > "$tmp/letter-test.csv"
-# Powerplant: first 8500 rows train, the rest test (header kept on both).
-python3 - "$data/powerplant/Folds5x2_pp.csv" "$tmp" <<'PY'
-import sys
-lines = open(sys.argv[1], encoding='utf-8-sig').read().splitlines()
-open(sys.argv[2] + '/pp-train.csv', 'w').write('\n'.join(lines[:8501]) + '\n')
-open(sys.argv[2] + '/pp-test.csv', 'w').write('\n'.join([lines[0]] + lines[8501:]) + '\n')
-PY
-usps="--data $data/usps/usps_train_derived.csv.gz --test-data $data/usps/usps_test_derived.csv.gz --target first --preprocess none"
-mnist="--data $data/mnist/train-images-idx3-ubyte.gz --labels $data/mnist/train-labels-idx1-ubyte.gz --test-data $data/mnist/t10k-images-idx3-ubyte.gz --test-labels $data/mnist/t10k-labels-idx1-ubyte.gz --preprocess maxscale"
+source scripts/lib/data.sh
+prepare_data "$data" "$tmp"
 
-run() { # name, then rff fit flags
-  local name=$1
-  shift
-  "$rff" fit "$@" --out "$tmp/m.rff" --json | sed "s/^{/{\"run\":\"$name\",/" | tee -a "$out"
-}
-run letter --data "$tmp/letter-train.csv" --test-data "$tmp/letter-test.csv" --target first --task classification -D 4096 --sigma 2 --lambda 1e-6
-run letter-exact --data "$tmp/letter-train.csv" --test-data "$tmp/letter-test.csv" --target first --task classification --exact --sigma 2 --lambda 1e-6
-run usps $usps --task classification -D 4096 --sigma 8 --lambda 1e-5
-run usps-exact $usps --task classification --exact --sigma 8 --lambda 1e-5
-run powerplant --data "$tmp/pp-train.csv" --test-data "$tmp/pp-test.csv" -D 2048 --sigma 0.5 --lambda 1e-5
-run powerplant-exact --data "$tmp/pp-train.csv" --test-data "$tmp/pp-test.csv" --exact --sigma 0.5 --lambda 1e-5
-run mnist $mnist --task classification -D 4096 --sigma 5 --lambda 1e-6
-run mnist-exact-10k $mnist --train 10000 --task classification --exact --sigma 5 --lambda 1e-6
+fit_run letter $letter -D 4096 --sigma 2 --lambda 1e-6
+fit_run letter-exact $letter --exact --sigma 2 --lambda 1e-6
+fit_run usps $usps -D 4096 --sigma 8 --lambda 1e-5
+fit_run usps-exact $usps --exact --sigma 8 --lambda 1e-5
+fit_run powerplant $powerplant -D 2048 --sigma 0.5 --lambda 1e-5
+fit_run powerplant-exact $powerplant --exact --sigma 0.5 --lambda 1e-5
+fit_run mnist $mnist -D 4096 --sigma 5 --lambda 1e-6
+fit_run mnist-exact-10k $mnist --train 10000 --exact --sigma 5 --lambda 1e-6
 
-python3 - "$out" <<'PY'
-import json, sys
-print("\n| run | N | D | rule | test | fit (s) | fit + test (s) |\n|---|---|---|---|---|---|---|")
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    t, info = r["test"], r["info"]
-    m = "accuracy %.4f" % t["classification"]["accuracy"] if "classification" in t else "RMSE %.3f" % t["regression"]["rmse"]
-    print("| %s | %d | %s | %s | %s | %.1f | %.1f |" % (r["run"], r["fit"]["n"], info.get("points", "exact"), info.get("rule", "–"), m,
-          r["seconds"]["fit"], r["seconds"]["fit"] + r["seconds"]["test"]))
-PY
+fit_table "$out"
