@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -285,4 +287,33 @@ func ExampleMixedCost() {
 	// Output:
 	// 512-bit kernels: F=1024 false F=1536 true F=2048 true F=8192 true
 	// 256-bit kernels: F=1024 true F=1536 true F=2048 true F=8192 true
+}
+
+// TestMixedDeterministic: the mixed-precision fit (one float32 Gram matrix updated chunk after chunk, residuals
+// summed over fixed shards) gives the same bits for every GOMAXPROCS.
+func TestMixedDeterministic(t *testing.T) {
+	const n, D, P = 3000, 600, 2
+	m, X, Y := mixedProblem(t, n, D)
+	Y2 := make([]float64, n*P)
+	for i := range n {
+		Y2[i*P], Y2[i*P+1] = Y[i*3], Y[i*3+1]
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var ref []float64
+	for _, procs := range []int{1, 2, 5} {
+		runtime.GOMAXPROCS(procs)
+		fit, err := Ridge{Lambda: 1e-6, Intercept: true, Precision: Mixed}.FitMap(m, X, n, Y2, P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fit.Stats.Method != "mixed" {
+			t.Fatalf("method %q, note %q", fit.Stats.Method, fit.Stats.Note)
+		}
+		got := append(slices.Clone(fit.Theta), fit.Bias...)
+		if ref == nil {
+			ref = got
+		} else if !slices.Equal(got, ref) {
+			t.Errorf("GOMAXPROCS=%d: θ and bias differ from GOMAXPROCS=1", procs)
+		}
+	}
 }
