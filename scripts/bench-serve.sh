@@ -132,7 +132,15 @@ wrk_run sat "$WORK/row1.json" 0 1 8 "$SECS"
 # half the saturation rate: 16 connections, each waiting DELAY after an answer, long next to the time a request
 # takes, so that the rate offered is close to half the saturation rate however loaded the machine is
 half_delay=$(awk -v r="$sat_rps" 'BEGIN { printf "%d", 16 * 1000 / (r / 2) }')
+# the server's own latency histogram (rff_serve_request_duration_seconds, from the request read to the response
+# written) around the half-rate run: the share of requests it handled within 1 ms and 2.5 ms, next to wrk's view
+# (which adds the network stack and the scheduling of both programs)
+hist() { curl -s "$URL/metrics" | awk -v le="$1" 'index($0, "rff_serve_request_duration_seconds_bucket{") == 1 && index($0, "route=\"infer\"") && index($0, "le=\"" le "\"") { print $2 }'; }
+h1a=$(hist 0.001) h25a=$(hist 0.0025) hall_a=$(hist +Inf)
 wrk_run half "$WORK/row1.json" "$half_delay" 1 16 "$SECS"
+h1b=$(hist 0.001) h25b=$(hist 0.0025) hall_b=$(hist +Inf)
+server_1ms=$(awk -v a="$h1a" -v b="$h1b" -v n0="$hall_a" -v n1="$hall_b" 'BEGIN { printf "%.2f", 100 * (b - a) / (n1 - n0) }')
+server_25ms=$(awk -v a="$h25a" -v b="$h25b" -v n0="$hall_a" -v n1="$hall_b" 'BEGIN { printf "%.2f", 100 * (b - a) / (n1 - n0) }')
 half_pct=$(awk -v a="$half_rps" -v s="$sat_rps" 'BEGIN { printf "%.0f", 100 * a / s }')
 
 rss0=$(rss_kib $PID)
@@ -192,6 +200,7 @@ rff serve benchmark ($(date -u +%Y-%m-%d), $cpu, $(nproc) cores, $(go version | 
 model: regression, d = 784, sr-butterfly D = 4096 (4710 points, 9420 features)
 single row, saturation (8 connections, closed loop): ${sat_rps} req/s, p50 ${sat_p50_ms} ms, p99 ${sat_p99_ms} ms; server CPU ${sat_cpu_ms} ms per request
 single row at about half of it (16 paced connections): ${half_rps} req/s (${half_pct}% of saturation), p50 ${half_p50_ms} ms, p99 ${half_p99_ms} ms; server CPU ${half_cpu_ms} ms per request
+  the server's own histogram at half rate: ${server_1ms}% of the requests handled within 1 ms, ${server_25ms}% within 2.5 ms
   in-process PredictRows, one row: ${inproc_row1_us} µs, CPU ${inproc_row1_cpu} µs
 overload, 256 connections paced to 2 × saturation for ${OVERLOAD} s: ${over_ok} × 200, ${over_s503} × 503 (rejected_total ${rejected}), ${over_s5xx} other 5xx, ${over_other} other, ${over_sock_errors} socket errors; p50 ${over_p50_ms} ms, p99 ${over_p99_ms} ms
   resident memory: ${rss0} KiB before the overload; every 5 s during it: ${rss_samples}KiB; ${rss1} KiB after it
