@@ -1,7 +1,8 @@
 # The papers' data sets as the learning scripts split them (docs/results.md), for scripts that source this file.
 # prepare_data DATA TMP: writes LETTER's split (first 16000 rows train, last 4000 test) and Powerplant's (first 8500
 # rows train, the rest test, header on both) into TMP, and sets the rff fit flags of each data set:
-#   letter, powerplant, usps (pixels in [−1, 1] as stored), mnist (pixels/255) — each with its training and test files.
+#   letter, powerplant, usps (pixels in [−1, 1] as stored), mnist (pixels/255; its flags end with the preprocessing,
+#   so that "$mnist,pca:50" adds a step) — each with its training and test files.
 prepare_data() {
   local data=$1 tmp=$2
   head -16000 "$data/letter/letter-recognition.data" > "$tmp/letter-train.csv"
@@ -15,7 +16,7 @@ PY
   letter="--data $tmp/letter-train.csv --test-data $tmp/letter-test.csv --target first --task classification"
   powerplant="--data $tmp/pp-train.csv --test-data $tmp/pp-test.csv"
   usps="--data $data/usps/usps_train_derived.csv.gz --test-data $data/usps/usps_test_derived.csv.gz --target first --preprocess none --task classification"
-  mnist="--data $data/mnist/train-images-idx3-ubyte.gz --labels $data/mnist/train-labels-idx1-ubyte.gz --test-data $data/mnist/t10k-images-idx3-ubyte.gz --test-labels $data/mnist/t10k-labels-idx1-ubyte.gz --preprocess maxscale --task classification"
+  mnist="--data $data/mnist/train-images-idx3-ubyte.gz --labels $data/mnist/train-labels-idx1-ubyte.gz --test-data $data/mnist/t10k-images-idx3-ubyte.gz --test-labels $data/mnist/t10k-labels-idx1-ubyte.gz --task classification --preprocess maxscale"
 }
 
 # fit_table JSONL: a Markdown table of the rff fit --json lines (with a "run" key) of JSONL.

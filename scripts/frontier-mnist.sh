@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# MNIST (60000 training / 10000 test images, pixels/255) by the configurations the README recommends for
+# accuracy per second (docs/performance.md, "MNIST: accuracy per second"): the fit and the scoring of the test set
+# timed by rff fit --json, each configuration ROUNDS times (default 2), interleaved.
+# Usage: scripts/frontier-mnist.sh [OUT.jsonl] [ROUNDS]. Reads MNIST from $RFF_DATA (default ../shared/data).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-/tmp/rff-frontier-mnist.jsonl}
+rounds=${2:-2}
+data=${RFF_DATA:-../shared/data}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/rff" ./cmd/rff
+rff="$tmp/rff"
+"$rff" version
+grep -m1 'model name' /proc/cpuinfo || true
+uptime
+: > "$out"
+source scripts/lib/data.sh
+prepare_data "$data" "$tmp"
+for round in $(seq "$rounds"); do
+  # seconds: 50 principal components, D = 1024 SR points (2050 cos/sin features)
+  fit_run fast $mnist,pca:50 -D 1024 --sigma 4 --lambda 1e-6
+  # a minute: the same projection, D = 5120 points (10302 features; float32 Gram refined in float64 by --precision auto)
+  fit_run accurate $mnist,pca:50 -D 5120 --sigma 4 --lambda 1e-6
+  # the raw pixels for comparison: D = 4096 points (9420 features)
+  fit_run pixels $mnist -D 4096 --sigma 5 --lambda 1e-6
+done
+uptime
+fit_table "$out"
