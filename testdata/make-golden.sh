@@ -27,7 +27,6 @@ fit ridge-sorf      --data $D/reg.csv -D 16 --lambda 1e-4 --rule sorf --form cos
 fit ridge-arccos    --data $D/reg.csv -D 16 --lambda 1e-4 --rule orf --kernel arccos1
 fit ridge-stream    --data $D/reg.csv -D 16 --lambda 1e-4 --stream
 fit ridge-pca       --data $D/reg.csv -D 16 --lambda 1e-4 --preprocess standardize,pca-whiten:2
-fit ridge-pca       --data $D/reg.csv -D 16 --lambda 1e-4 --preprocess standardize,pca-whiten:2
 fit exact           --data $D/reg.csv --exact --lambda 1e-3 --kernel matern52 --sigma 3
 fit cls-onehot      --data $D/cls.csv --task classification -D 16 --lambda 1e-3
 fit cls-simplex     --data $D/cls.csv --task classification -D 16 --lambda 1e-3 --encoding simplex --rule qmc
