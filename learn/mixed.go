@@ -229,23 +229,29 @@ func gramApply(dst []float64, m *feature.Map, proj []float64, n int, theta []flo
 // tiles are 4×12) rather than row by row.
 const applyGemmMinP = 8
 
-// mixedChunkRows is the number of rows fitMixed maps and adds to the float32 Gram at a time: 4·chunkRows(F), at most
-// 2048, since a float32 rank-k update needs a larger k to reach its rate — OpenBLAS ssyrk at F = 8192 on a 2-core
-// AMD Zen 3: 148 GFLOP/s with k = 256, 172 with k = 1024.
-func mixedChunkRows(F int) int { return min(4*chunkRows(F), 8*BlockRows) }
+// mixedChunkRows is the number of rows fitMixed maps, rounds to float32 and sums in one float32 rank-k update for F
+// features and n rows: 4·chunkRows(F), at most 2048, since a float32 rank-k update needs a larger k to reach its rate
+// — OpenBLAS ssyrk at F = 8192 on a 2-core AMD Zen 3: 148 GFLOP/s with k = 256, 172 with k = 1024 — but no more than
+// ⌈n/8⌉ rounded up to a multiple of BlockRows: each chunk's float32 sum carries a relative error of up to about
+// k·2⁻²⁴, which the refinement must overcome, and a small problem is cheap to sum in more pieces.
+func mixedChunkRows(F, n int) int {
+	k := (n + 8*BlockRows - 1) / (8 * BlockRows) * BlockRows
+	return min(4*chunkRows(F), 8*BlockRows, max(k, BlockRows))
+}
 
 // fitMixed is FitMap in mixed precision (dsposv's scheme with the residual taken from the features):
 //
 //  1. map the rows in chunks as Accumulate does for F ≥ 1024, keeping their projections (N×D,
-//     feature.Map.ProjectBlock), and add the features Z of each chunk, rounded to float32, into one float32 Gram
-//     matrix (linalg.Syrk32, chunk after chunk in row order) and its ZᵀY, Σz, Σy in float64;
-//  2. M = the float32 Gram in float64, centred like the exact system, plus NλI; M = UᵀU by Cholesky in float64;
+//     feature.Map.ProjectBlock), sum the features Z of each chunk, rounded to float32, in a float32 Gram matrix
+//     (linalg.Syrk32) and add that to M in float64, chunk after chunk in row order, with ZᵀY, Σz, Σy in float64;
+//  2. M, centred like the exact system, plus NλI; M = UᵀU by Cholesky in float64;
 //  3. θ = M⁻¹B, then repeat r = B − Aθ with A θ = Zᵀ(Zθ) − Σz(Σzᵀθ)/N + Nλθ computed in float64 from the features
 //     recomputed from the projections (gramApply), and
 //     θ += M⁻¹r, until every column j has ‖r_j‖∞ ≤ ‖θ_j‖∞·‖A‖∞·ε·√F (ε = 2⁻⁵³) — dsposv's test, which is the
 //     backward error of a double-precision solve.
 //
-// The error of step 1 is ‖A − M‖ ≲ 2u‖A‖ (u = 2⁻²⁴, rounding Z) plus the float32 accumulation, so each step shrinks
+// The error of step 1 is ‖A − M‖ ≲ 2u‖A‖ (u = 2⁻²⁴, rounding Z) plus the float32 sum within a chunk (≲ k·u‖A‖ for
+// chunks of k rows, mixedChunkRows; the chunks are summed in float64), so each step shrinks
 // the error by about ‖M⁻¹(A − M)‖ ≈ 2u·cond(A): on MNIST with F = 8192 and λ = 10⁻⁶ (cond ≈ 10⁵) by 3·10⁻³ per
 // step, three steps in all. When cond(A) ≳ 1/(2u) the iteration cannot converge; when the residual shrinks too
 // slowly to pass the test within mixedMaxSteps steps, or M is not positive definite, the fit falls back to the
@@ -268,11 +274,14 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int) 
 		return nil, err
 	}
 	proj := make([]float64, n*pts)
-	chunk := mixedChunkRows(F)
-	// One float32 Gram matrix, updated chunk after chunk in row order by one multithreaded ssyrk; each chunk is mapped
-	// on all cores first, and each block of it rounded to float32 and reduced to its linear statistics where it was
-	// mapped (blocks.MapChunks, as Accumulate does for F ≥ 1024).
+	chunk := mixedChunkRows(F, n)
+	// One float32 Gram matrix per chunk, computed by one multithreaded ssyrk and added to the upper triangle of M in
+	// float64, chunk after chunk in row order; each chunk is mapped on all cores first, and each block of it rounded to
+	// float32 and reduced to its linear statistics where it was mapped (blocks.MapChunks, as Accumulate does for
+	// F ≥ 1024). The upper triangle of M is all that is read from here on (validate, symNorm1, the Cholesky
+	// factorisation).
 	gram := make([]float32, F*F)
+	M := make([]float64, F*F)
 	z32 := make([]float32, min(chunk, n)*F)
 	st := &Stats{F: F, P: p, ZtY: make([]float64, F*p), SumZ: make([]float64, F), SumY: make([]float64, p),
 		SumYY: make([]float64, p)} // ZᵀY, Σz, Σy, Σy², N; ZᵀZ below
@@ -285,24 +294,21 @@ func (r Ridge) fitMixed(m *feature.Map, X []float64, n int, Y []float64, p int) 
 		}
 		linBlock(z, r0, rows)
 	}, func(_ []float64, r0, rows int) {
-		linalg.Syrk32(F, rows, 1, z32[:rows*F], F, 1, gram, F)
+		linalg.Syrk32(F, rows, 1, z32[:rows*F], F, 0, gram, F)
+		parallel.For((F+mirrorTile-1)/mirrorTile, 0, func(b int) {
+			for i := b * mirrorTile; i < min((b+1)*mirrorTile, F); i++ {
+				row := M[i*F+i : (i+1)*F]
+				for j, v := range gram[i*F+i : (i+1)*F] {
+					row[j] += float64(v)
+				}
+			}
+		})
 		lin.addTo(st, Y, r0, rows)
 		if r.Progress != nil {
 			r.Progress(rows)
 		}
 	})
 	start := time.Now()
-	// The float32 Gram in float64, into the upper triangle of M, which is all that is read from here on (validate,
-	// symNorm1, the Cholesky factorisation).
-	M := make([]float64, F*F)
-	parallel.For((F+mirrorTile-1)/mirrorTile, 0, func(b int) {
-		for i := b * mirrorTile; i < min((b+1)*mirrorTile, F); i++ {
-			row := M[i*F+i : (i+1)*F]
-			for j, v := range gram[i*F+i : (i+1)*F] {
-				row[j] = float64(v)
-			}
-		}
-	})
 	gram, z32 = nil, nil
 	st.ZtZ = M
 	if err := r.validate(st); err != nil {
