@@ -245,8 +245,8 @@ func ExampleHermite() {
 }
 
 // ExampleRidge_FitMap fits in mixed precision: ZᵀZ in float32 (twice as fast on AVX2 with OpenBLAS), the solution
-// refined against the float64 features to the accuracy of a double-precision solve. Auto chooses this only where it
-// pays (F ≥ MixedMinFeatures); Mixed forces it.
+// refined against the float64 features to the accuracy of a double-precision solve. Auto chooses this only where its
+// cost model predicts a saving (never below MixedMinFeatures features); Mixed forces it.
 func ExampleRidge_FitMap() {
 	X, Y := data(500)
 	m, err := feature.New(kernel.Gaussian{S: 0.5}, rule.G{}, 1, 100, 1)

@@ -145,12 +145,8 @@ var (
 	mixedCost   = func() MixedCost { return DefaultMixedCost(linalg.GramVectorBits()) }
 )
 
-// mixed reports whether FitMap uses the mixed-precision path for n rows of F features from D points (one output:
-// the outputs of a fit are few next to F, and the model's residual cost grows with them only through the products).
-func (r Ridge) mixed(n, F, D int) bool { return r.mixedP(n, F, D, 1) }
-
-// mixedP is mixed for P outputs.
-func (r Ridge) mixedP(n, F, D, P int) bool {
+// mixed reports whether FitMap uses the mixed-precision path for n rows of F features from D points and P outputs.
+func (r Ridge) mixed(n, F, D, P int) bool {
 	switch r.Precision {
 	case Mixed:
 		return true

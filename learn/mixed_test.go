@@ -174,7 +174,7 @@ func TestPrecisionAuto(t *testing.T) {
 			memAvailable = func() int64 { return tc.mem }
 			fastFloat32 = func() bool { return tc.fast }
 			mixedCost = func() MixedCost { return tc.cost }
-			if got := tc.r.mixedP(tc.n, tc.F, tc.F/2, tc.P); got != tc.want {
+			if got := tc.r.mixed(tc.n, tc.F, tc.F/2, tc.P); got != tc.want {
 				t.Errorf("mixed = %v, want %v (model: double %.3g s, mixed %.3g s)", got, tc.want,
 					tc.cost.Double(tc.n, tc.F), tc.cost.Mixed(tc.n, tc.F, tc.F/2, tc.P))
 			}

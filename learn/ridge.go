@@ -287,7 +287,7 @@ func (r Ridge) FitMap(m Mapper, X []float64, n int, Y []float64, p int) (*Fit, e
 	if err := r.validParams(); err != nil {
 		return nil, fmt.Errorf("learn.Ridge.FitMap: %w", err)
 	}
-	if fm, ok := m.(*feature.Map); ok && r.mixed(n, m.Features(), m.Points()) {
+	if fm, ok := m.(*feature.Map); ok && r.mixed(n, m.Features(), m.Points(), p) {
 		return r.fitMixed(fm, X, n, Y, p)
 	}
 	acc := newAccumulator(m, p)
