@@ -110,10 +110,14 @@ func (f *Fit) Predict(dst, Z []float64, rows int) {
 	for i := range rows {
 		copy(out[i*f.P:(i+1)*f.P], f.Bias)
 	}
-	// Z Θ as Z (Θᵀ)ᵀ: gonum's Gemm then takes dot products of length F.
+	// Z Θ as Z (Θᵀ)ᵀ: gonum's Gemm then takes dot products of length F. With one output Θ (F×1) is laid out as Θᵀ.
+	thetaT := f.Theta[:f.F*f.P]
+	if f.P > 1 {
+		thetaT = transpose(thetaT, f.F, f.P)
+	}
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
 		blas64.General{Rows: rows, Cols: f.F, Stride: f.F, Data: Z[:rows*f.F]},
-		blas64.General{Rows: f.P, Cols: f.F, Stride: f.F, Data: transpose(f.Theta, f.F, f.P)},
+		blas64.General{Rows: f.P, Cols: f.F, Stride: f.F, Data: thetaT},
 		1, blas64.General{Rows: rows, Cols: f.P, Stride: f.P, Data: out})
 }
 

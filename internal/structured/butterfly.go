@@ -94,6 +94,10 @@ func (q *Butterfly) Apply(x []float64, B int, scratch []float64) {
 	}
 	x = x[:d*B]
 	scratch = scratch[:d*B]
+	if B < narrowB {
+		q.applyNarrow(x, B, scratch, false)
+		return
+	}
 	L := log2(q.N)
 	npass := (L + 1) / 2
 	cur, oth := x, scratch
@@ -138,6 +142,10 @@ func (q *Butterfly) ApplyT(x []float64, B int, scratch []float64) {
 	}
 	x = x[:d*B]
 	scratch = scratch[:d*B]
+	if B < narrowB {
+		q.applyNarrow(x, B, scratch, true)
+		return
+	}
 	L := log2(q.N)
 	npass := (L + 1) / 2
 	cur, oth := x, scratch
@@ -168,6 +176,91 @@ func (q *Butterfly) ApplyT(x []float64, B int, scratch []float64) {
 	}
 	if &cur[0] != &x[0] {
 		copy(x, cur)
+	}
+}
+
+// narrowB is the block width below which Apply and ApplyT run applyNarrow: the radix-4 passes hand their kernels
+// runs of h·B values, which for one or a few vectors are mostly runs of 1–3 values (the first levels, the ragged
+// last block, the permuting pass) whose calls cost more than the rotations (a single row of d = 784 through the
+// three butterflies of a rotation: 30 µs against 6 µs).
+const narrowB = 4
+
+// applyNarrow is Apply (transpose false) or ApplyT for a block of B < narrowB vectors: one level at a time, each
+// pair rotated in a plain loop, and the permutation as its own gather or scatter. Every value goes through the same
+// roundings as in the kernels (a product rounded, then the sum), so the bits are those of the wide path.
+func (q *Butterfly) applyNarrow(x []float64, B int, scratch []float64, transpose bool) {
+	L := log2(q.N)
+	cur, oth := x, scratch
+	for range q.Reps {
+		if transpose {
+			for l := range L {
+				q.levelNarrow(cur, B, l, true)
+			}
+			if B == 1 {
+				for p, t := range q.Perm { // row p goes to row Perm[p]
+					oth[t] = cur[p]
+				}
+			} else {
+				for p, t := range q.Perm {
+					copy(oth[t*B:(t+1)*B], cur[p*B:(p+1)*B])
+				}
+			}
+		} else {
+			if B == 1 {
+				for i, t := range q.Perm { // row i is row Perm[i]
+					oth[i] = cur[t]
+				}
+			} else {
+				for i, t := range q.Perm {
+					copy(oth[i*B:(i+1)*B], cur[t*B:(t+1)*B])
+				}
+			}
+		}
+		cur, oth = oth, cur
+		if !transpose {
+			for l := L - 1; l >= 0; l-- {
+				q.levelNarrow(cur, B, l, false)
+			}
+		}
+	}
+	if &cur[0] != &x[0] {
+		copy(x, cur)
+	}
+}
+
+// levelNarrow applies F_l (or F_lᵀ) in place to the d×B block x: the pairs (j, j+h) of a block of rows are two
+// contiguous runs of values, rotated by the kernel of the wide path (rot2) or, when shorter than its vectors,
+// element by element.
+func (q *Butterfly) levelNarrow(x []float64, B, l int, transpose bool) {
+	d, h := q.D, 1<<l
+	sign := 1.0
+	if transpose {
+		sign = -1
+	}
+	if B == 1 && h == 1 { // pairs (j, j+1) with angle j: no runs to cut
+		x = x[:d]
+		cs, sn := q.Cos[:d-1], q.Sin[:d-1]
+		for j := 0; j+1 < d; j += 2 {
+			c, s := cs[j], sign*sn[j]
+			a, e := x[j], x[j+1]
+			x[j] = float64(c*a) - float64(s*e)
+			x[j+1] = float64(s*a) + float64(c*e)
+		}
+		return
+	}
+	for base := 0; base+h < d; base += 2 * h {
+		c, s := q.Cos[base+h-1], sign*q.Sin[base+h-1]
+		hi := min(base+2*h, d)
+		u, v := x[base*B:(hi-h)*B], x[(base+h)*B:hi*B]
+		if len(u) >= 4 {
+			rot2(u, v, c, s)
+			continue
+		}
+		for j, a := range u {
+			e := v[j]
+			u[j] = float64(c*a) - float64(s*e)
+			v[j] = float64(s*a) + float64(c*e)
+		}
 	}
 }
 

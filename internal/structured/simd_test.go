@@ -306,16 +306,17 @@ func BenchmarkFWHTPaths(b *testing.B) {
 	}
 }
 
-// BenchmarkButterflyPaths times Apply and ApplyT (d = 784, 64-wide batch, the default 3 repetitions) per path.
+// BenchmarkButterflyPaths times Apply and ApplyT (d = 784, 64-wide batch, the default 3 repetitions) per path, and
+// for one vector (B = 1, the narrow path).
 func BenchmarkButterflyPaths(b *testing.B) {
-	const B = 64
-	for _, d := range []int{256, 784} {
+	for _, c := range []struct{ d, B int }{{256, 64}, {784, 64}, {784, 1}} {
+		d, B := c.d, c.B
 		rng := newRNG(8)
 		q := NewButterfly(d, rng)
 		x := randBlock(d, B, rng)
 		s := make([]float64, d*B)
 		for _, on := range []bool{false, true} {
-			b.Run(fmt.Sprintf("Apply/d=%d/%s", d, pathName(on)), func(b *testing.B) {
+			b.Run(fmt.Sprintf("Apply/d=%d/B=%d/%s", d, B, pathName(on)), func(b *testing.B) {
 				withAVX2(b, on, func() {
 					for b.Loop() {
 						q.Apply(x, B, s)
@@ -323,7 +324,7 @@ func BenchmarkButterflyPaths(b *testing.B) {
 				})
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rotationElements(q)*B), "ns/rotation")
 			})
-			b.Run(fmt.Sprintf("ApplyT/d=%d/%s", d, pathName(on)), func(b *testing.B) {
+			b.Run(fmt.Sprintf("ApplyT/d=%d/B=%d/%s", d, B, pathName(on)), func(b *testing.B) {
 				withAVX2(b, on, func() {
 					for b.Loop() {
 						q.ApplyT(x, B, s)
