@@ -18,7 +18,10 @@
 # It ends with the targets met or missed: p99 ≤ 2 ms at half the saturation rate; batches over HTTP at ≥ 70% of the
 # rows/s of PredictRows in-process; under overload no 5xx but 503, every request answered, and resident memory
 # growing by less than 10% from 10 s into the overload to its end.
-# wrk and the server share the machine's cores; the numbers are for both on one machine.
+# wrk and the server share the machine's cores; the numbers are for both on one machine. PIN=1 (with at least two
+# cores) runs the server on all cores but the first and wrk on the first (taskset), so that the load generator does
+# not take the server's cores; the in-process reference of step 4 still uses every core, so PIN is for the
+# latencies of steps 2 and 3, not for the batch ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -27,6 +30,11 @@ mkdir -p "$WORK/models"
 PORT=${RFF_SERVE_PORT:-18181}
 SECS=${SECONDS_PER_RUN:-15}
 OVERLOAD=${OVERLOAD_SECONDS:-60}
+PIN=${PIN:-0}
+server_cpus="" wrk_cpus=""
+if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+  server_cpus="taskset -c 1-$(($(nproc) - 1))" wrk_cpus="taskset -c 0"
+fi
 URL="http://127.0.0.1:$PORT"
 
 if ! command -v wrk > /dev/null; then
@@ -91,7 +99,7 @@ EOF
 wrk_run() {
   local name=$1 bodyf=$2 delay=$3 threads=$4 conns=$5 secs=$6 line t0 t1
   t0=$(cpu_ticks "$PID")
-  line=$(BODY_FILE="$bodyf" DELAY_MS="$delay" wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "$WORK/infer.lua" "$URL/v2/models/mnistlike/infer" | grep '^RESULT')
+  line=$(BODY_FILE="$bodyf" DELAY_MS="$delay" $wrk_cpus wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "$WORK/infer.lua" "$URL/v2/models/mnistlike/infer" | grep '^RESULT')
   t1=$(cpu_ticks "$PID")
   echo "$name: $line" >&2
   for kv in ${line#RESULT }; do eval "${name}_${kv%%=*}=${kv#*=}"; done
@@ -118,7 +126,7 @@ handler_rows=$(metric BenchmarkHandler/rows=1000- rows/s)
 handler_cpu=$(metric BenchmarkHandler/rows=1000- cpu-ms/krow)
 
 echo "== serve" >&2
-"$RFF" serve --models "$WORK/models" --addr "127.0.0.1:$PORT" --log-level warn 2> "$WORK/serve.log" &
+$server_cpus "$RFF" serve --models "$WORK/models" --addr "127.0.0.1:$PORT" --log-level warn 2> "$WORK/serve.log" &
 PID=$!
 trap 'kill -TERM $PID 2> /dev/null || true' EXIT
 for _ in $(seq 100); do
@@ -196,7 +204,7 @@ t_5xx=$(verdict "$(awk -v a="$over_s5xx" 'BEGIN { print (a == 0) }')")
 t_ans=$(verdict "$(awk -v a="$over_sock_errors" 'BEGIN { print (a == 0) }')")
 t_rss=$(verdict "$(awk -v g="$growth" 'BEGIN { print (g < 10) }')")
 cat <<EOF
-rff serve benchmark ($(date -u +%Y-%m-%d), $cpu, $(nproc) cores, $(go version | cut -d' ' -f3); wrk on the same machine; load average at the end $load)
+rff serve benchmark ($(date -u +%Y-%m-%d), $cpu, $(nproc) cores, $(go version | cut -d' ' -f3); wrk on the same machine${server_cpus:+ (server: $server_cpus, wrk: $wrk_cpus)}; load average at the end $load)
 model: regression, d = 784, sr-butterfly D = 4096 (4710 points, 9420 features)
 single row, saturation (8 connections, closed loop): ${sat_rps} req/s, p50 ${sat_p50_ms} ms, p99 ${sat_p99_ms} ms; server CPU ${sat_cpu_ms} ms per request
 single row at about half of it (16 paced connections): ${half_rps} req/s (${half_pct}% of saturation), p50 ${half_p50_ms} ms, p99 ${half_p99_ms} ms; server CPU ${half_cpu_ms} ms per request
