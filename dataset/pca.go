@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
 )
@@ -303,8 +305,9 @@ func (s *Scaler) finishPCA(d int, mean, lam []float64, total float64, fromGram b
 
 // applyPCA projects the n rows of x (n×d, the output of the previous steps) in place: the first n×K values of x
 // receive the components. Blocks of rows are projected on all cores into a separate n×K result, copied into x at
-// the end (row i's output overlaps the inputs of earlier rows); every row's arithmetic is the same sequential sum
-// whatever the block or core, so the result does not depend on how the rows are batched or on GOMAXPROCS.
+// the end (row i's output overlaps the inputs of earlier rows); every component is one dot product of length d
+// (gonum's floats.Dot, whose order of summation depends only on d), so the result does not depend on how the rows
+// are batched or on GOMAXPROCS.
 func applyPCA(p StepParams, x []float64, n, d int) {
 	K := len(p.Scale)
 	out := make([]float64, n*K)
@@ -315,12 +318,7 @@ func applyPCA(p StepParams, x []float64, n, d int) {
 				row[j] = x[i*d+j] - p.Shift[j]
 			}
 			for k := range K {
-				v := p.Components[k*d : (k+1)*d]
-				var s float64
-				for j, e := range row {
-					s += v[j] * e
-				}
-				out[i*K+k] = s / p.Scale[k]
+				out[i*K+k] = floats.Dot(p.Components[k*d:(k+1)*d], row) / p.Scale[k]
 			}
 		}
 	})
