@@ -181,8 +181,8 @@ func (q *Butterfly) ApplyT(x []float64, B int, scratch []float64) {
 
 // narrowB is the block width below which Apply and ApplyT run applyNarrow: the radix-4 passes hand their kernels
 // runs of h·B values, which for one or a few vectors are mostly runs of 1–3 values (the first levels, the ragged
-// last block, the permuting pass) whose calls cost more than the rotations (a single row of d = 784 through the
-// three butterflies of a rotation: 30 µs against 6 µs).
+// last block, the permuting pass) whose calls cost more than the rotations (one vector of d = 784 through a
+// butterfly of three factors on a Zen 3: 83 µs that way, 19 µs level by level).
 const narrowB = 4
 
 // applyNarrow is Apply (transpose false) or ApplyT for a block of B < narrowB vectors: one level at a time, each
