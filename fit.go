@@ -187,6 +187,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	if s.Tune {
 		tt := time.Now()
 		t := &tuneTargets{Y: Y, P: P, cls: cls, K: len(h.Labels)}
+		if s.Task == "hermite" {
+			t = &tuneTargets{P: 1, hermite: true, hvals: hvals, hgrads: hgrads}
+		}
 		if s.OVK != "" {
 			if t, err = s.tuneOVK(Yovk, n, P); err != nil {
 				return nil, err

@@ -52,6 +52,10 @@ type tuneTargets struct {
 	scale []float64
 	// field: a curl-free, divergence-free or Helmholtz kernel (Config.OVK), scored by vector.SelectLambdaField.
 	field bool
+	// hermite: gradient-enhanced regression on the observed values hvals (n, or nil) and partial derivatives hgrads
+	// (n×d in the preprocessed coordinates, or nil), scored by learn.Hermite.SelectLambda.
+	hermite       bool
+	hvals, hgrads []float64
 }
 
 // tuneOVK returns the tuning targets of a decomposable vector-valued model: the targets Y (n×p) rotated onto the
@@ -88,7 +92,8 @@ func (s *settings) tuneOVK(Y []float64, n, p int) (*tuneTargets, error) {
 // refined by half steps around the best, or Sigmas. Every bandwidth costs one pass over the rows, after which the
 // whole λ path is scored in closed form (GCV, evidence) or from fold statistics (CV: the held-out squared error,
 // or for classifiers with the squared loss the held-out accuracy from one more map of the held-out rows); the
-// hinge and logistic losses are cross-validated by refits. Ties of accuracy go to the larger λ, then the larger σ.
+// hinge and logistic losses are cross-validated by refits, and hermite models scored by the GCV of their stacked
+// value and derivative rows. Ties of accuracy go to the larger λ, then the larger σ.
 func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, error) {
 	rows := n
 	if s.TuneRows > 0 && s.TuneRows < n {
@@ -102,6 +107,13 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	var clst []int
 	if t.cls != nil {
 		clst = t.cls[:rows]
+	}
+	var hv, hg []float64
+	if t.hvals != nil {
+		hv = t.hvals[:rows]
+	}
+	if t.hgrads != nil {
+		hg = t.hgrads[:rows*d]
 	}
 	accuracy := s.Select == "cv" && t.cls != nil
 	res := &TuneResult{Criterion: s.Select, Rows: rows, Lambdas: s.Lambdas}
@@ -165,6 +177,10 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 		fmap, err := s.newMap(k, Xt, rows, d, points)
 		if err != nil {
 			return nil, err
+		}
+		if fm, ok := fmap.(*feature.Map); ok && t.hermite {
+			gcv, _, err := learn.Hermite{Intercept: hv != nil}.SelectLambda(fm, Xt, rows, hv, hg, lambdas)
+			return gcv, err
 		}
 		if s.Select == "cv" {
 			switch {

@@ -413,8 +413,29 @@ func TestTuneRefusals(t *testing.T) {
 			}
 		})
 	}
-	if _, err := FitHermite(Config{Tune: true, Lambda: 1e-3}, reg, reg.Y, nil); err == nil || !strings.Contains(err.Error(), "hermite") {
-		t.Errorf("hermite: %v", err)
+	for _, sel := range []string{"evidence", "cv"} {
+		if _, err := FitHermite(Config{Tune: true, Select: sel}, reg, reg.Y, nil); err == nil || !strings.Contains(err.Error(), "tuned by gcv") {
+			t.Errorf("hermite, %s: %v", sel, err)
+		}
+	}
+	// By GCV a hermite model is tuned, and the pair chosen is the best of the table reported.
+	hm, err := FitHermite(Config{Tune: true, Points: 16, Sigmas: []float64{0.5, 2}}, reg, reg.Y, nil)
+	if err != nil {
+		t.Fatalf("hermite, gcv: %v", err)
+	}
+	if tr := hm.Report().Tune; tr == nil || tr.Criterion != "gcv" || len(tr.Scores) != 2 {
+		t.Errorf("hermite, gcv: tuning report %+v", tr)
+	} else {
+		best := math.Inf(1)
+		for _, row := range tr.Scores {
+			for _, v := range row {
+				best = min(best, v)
+			}
+		}
+		i, j := slices.Index(tr.Sigmas, tr.Sigma), slices.Index(tr.Lambdas, tr.Lambda)
+		if i < 0 || j < 0 || tr.Scores[i][j] != best {
+			t.Errorf("hermite, gcv: chose σ = %g, λ = %g, not the smallest GCV %g", tr.Sigma, tr.Lambda, best)
+		}
 	}
 	if _, err := FitCSV(Config{Tune: true}, "testdata/generated/reg.csv", StreamOptions{}); err == nil || !strings.Contains(err.Error(), "in memory") {
 		t.Errorf("streamed: %v", err)

@@ -38,105 +38,15 @@ type Hermite struct {
 // has P = 1 output; predict values with Fit.PredictMap and gradients with Fit.PredictGradients.
 func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64) (*Fit, error) {
 	start := time.Now()
-	if m == nil {
-		return nil, errors.New("learn.Hermite.Fit: nil feature map")
-	}
-	d, F := m.Dim(), m.Features()
-	if err := blocks.CheckX("learn.Hermite.Fit", X, n, d); err != nil {
-		return nil, err
-	}
 	if !(h.Lambda > 0) || math.IsInf(h.Lambda, 0) {
 		return nil, fmt.Errorf("learn.Hermite.Fit: λ = %v: need a finite λ > 0", h.Lambda)
 	}
-	w := h.GradWeight
-	if w == 0 {
-		w = 1
-	}
-	if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-		return nil, fmt.Errorf("learn.Hermite.Fit: gradient weight %v: need a finite w ≥ 0", h.GradWeight)
-	}
-	if values != nil && len(values) != n {
-		return nil, fmt.Errorf("learn.Hermite.Fit: %d values for %d rows", len(values), n)
-	}
-	if grads != nil && !size.Is(len(grads), n, d) {
-		return nil, fmt.Errorf("learn.Hermite.Fit: %d gradient entries, want %d rows × %d", len(grads), n, d)
-	}
-	nv, ng := 0, 0
-	for i, v := range values {
-		if math.IsInf(v, 0) {
-			return nil, fmt.Errorf("learn.Hermite.Fit: value of row %d is %v", i+1, v)
-		}
-		if !math.IsNaN(v) {
-			nv++
-		}
-	}
-	for i, v := range grads {
-		if math.IsInf(v, 0) {
-			return nil, fmt.Errorf("learn.Hermite.Fit: ∂_%d f of row %d is %v", i%d+1, i/d+1, v)
-		}
-		if !math.IsNaN(v) {
-			ng++
-		}
-	}
-	if nv+ng == 0 {
-		return nil, errors.New("learn.Hermite.Fit: no observed value or derivative")
-	}
-	if h.Intercept && nv == 0 {
-		return nil, errors.New("learn.Hermite.Fit: an intercept needs at least one observed value")
-	}
-	// Column F of the stacked rows is the bias indicator: 1 on value rows, 0 on derivative rows.
-	G := F + 1
-	if _, err := size.Floats("learn.Hermite.Fit: derivative features of a block of rows", BlockRows, d+1, G); err != nil {
+	st, N, err := h.accumulate("learn.Hermite.Fit", m, X, n, values, grads)
+	if err != nil {
 		return nil, err
 	}
-	st, err := NewStats(G, 1)
-	if err != nil {
-		return nil, fmt.Errorf("learn.Hermite.Fit: %w", err)
-	}
-	rowsBuf := make([]float64, 0, BlockRows*(d+1)*G)
-	yBuf := make([]float64, 0, BlockRows*(d+1))
-	z := make([]float64, BlockRows*F)
-	dz := make([]float64, BlockRows*d*F)
-	sw := math.Sqrt(w)
-	for r0 := 0; r0 < n; r0 += BlockRows {
-		rows := min(BlockRows, n-r0)
-		xb := X[r0*d : (r0+rows)*d]
-		rowsBuf, yBuf = rowsBuf[:0], yBuf[:0]
-		if values != nil {
-			if err := m.TransformRows(z[:rows*F], xb, rows); err != nil {
-				return nil, err
-			}
-			for i := range rows {
-				if v := values[r0+i]; !math.IsNaN(v) {
-					rowsBuf = append(rowsBuf, z[i*F:(i+1)*F]...)
-					rowsBuf = append(rowsBuf, 1)
-					yBuf = append(yBuf, v)
-				}
-			}
-		}
-		if grads != nil {
-			if err := m.Gradient(dz[:rows*d*F], xb, rows); err != nil {
-				return nil, fmt.Errorf("learn.Hermite.Fit: %w", err)
-			}
-			for i := range rows {
-				for j := range d {
-					g := grads[(r0+i)*d+j]
-					if math.IsNaN(g) {
-						continue
-					}
-					blk := dz[(i*d+j)*F : (i*d+j+1)*F]
-					for _, v := range blk {
-						rowsBuf = append(rowsBuf, sw*v)
-					}
-					rowsBuf = append(rowsBuf, 0)
-					yBuf = append(yBuf, sw*g)
-				}
-			}
-		}
-		st.Add(rowsBuf, yBuf, len(yBuf))
-	}
-	st.Finish()
-	N := float64(nv + ng)
+	F := m.Features()
+	G := F + 1
 	K := G
 	if !h.Intercept {
 		K = F
@@ -158,6 +68,160 @@ func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64
 	}
 	fit.Stats = SolveStats{Method: "cholesky", Residual: res, Seconds: time.Since(start).Seconds()}
 	return fit, nil
+}
+
+// SelectLambda scores every λ of lambdas (h.Lambda is ignored) by generalised cross-validation of the stacked
+// least-squares problem Fit solves — N observations, the value rows and the √w-weighted derivative rows — from one
+// pass over the rows and one eigendecomposition: with Z the F feature columns of the stacked rows, e the bias
+// indicator (1 on value rows, 0 on derivative rows; an unpenalised column when h.Intercept) and P = I − eeᵀ/eᵀe the
+// projection that removes it, the hat matrix of λ has trace df(λ) = 1 + Σ_k μ_k/(μ_k + Nλ) over the eigenvalues μ_k of
+// ZᵀPZ, and GCV(λ) = N·RSS(λ)/(N − df(λ))² (Golub, Heath & Wahba 1979); without an intercept P = I and the 1 drops.
+// It returns the scores and the index of the smallest (the first on ties).
+func (h Hermite) SelectLambda(m *feature.Map, X []float64, n int, values, grads []float64, lambdas []float64) ([]float64, int, error) {
+	const where = "learn.Hermite.SelectLambda"
+	st, N, err := h.accumulate(where, m, X, n, values, grads)
+	if err != nil {
+		return nil, 0, err
+	}
+	F := m.Features()
+	G := F + 1
+	// The statistics of PZ and Py: Zᵀ(I − eeᵀ/eᵀe)Z = ZᵀZ − a aᵀ/eᵀe with a = Zᵀe, and likewise for Zᵀy and yᵀy.
+	r := &Stats{F: F, P: 1, N: int(N), ZtZ: make([]float64, F*F), ZtY: make([]float64, F), SumZ: make([]float64, F),
+		SumY: []float64{0}, SumYY: []float64{st.SumYY[0]}}
+	for i := range F {
+		copy(r.ZtZ[i*F:(i+1)*F], st.ZtZ[i*G:i*G+F])
+		r.ZtY[i] = st.ZtY[i]
+	}
+	offset := 0.0
+	if h.Intercept {
+		offset = 1
+		ee, ey := st.ZtZ[F*G+F], st.ZtY[F]
+		for i := range F {
+			ai := st.ZtZ[i*G+F]
+			for j := range F {
+				r.ZtZ[i*F+j] -= ai * st.ZtZ[j*G+F] / ee
+			}
+			r.ZtY[i] -= ai * ey / ee
+		}
+		r.SumYY[0] -= ey * ey / ee
+	}
+	sel, err := SelectLambda(r, lambdas, false)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", where, err)
+	}
+	gcv := make([]float64, len(lambdas))
+	best := 0
+	for i := range lambdas {
+		df := sel.DF[i]
+		rss := sel.NoiseVar[i][0] * (N - df) // NoiseVar = RSS/(N − df) without the bias's degree of freedom
+		df += offset
+		gcv[i] = N * rss / ((N - df) * (N - df))
+		if gcv[i] < gcv[best] || math.IsNaN(gcv[best]) {
+			best = i
+		}
+	}
+	return gcv, best, nil
+}
+
+// accumulate checks the arguments of Fit and returns the normal equations of the stacked rows (F + 1 columns, the
+// last the bias indicator) and N, the number of observations.
+func (h Hermite) accumulate(where string, m *feature.Map, X []float64, n int, values, grads []float64) (*Stats, float64, error) {
+	if m == nil {
+		return nil, 0, errors.New(where + ": nil feature map")
+	}
+	d, F := m.Dim(), m.Features()
+	if err := blocks.CheckX(where, X, n, d); err != nil {
+		return nil, 0, err
+	}
+	w := h.GradWeight
+	if w == 0 {
+		w = 1
+	}
+	if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+		return nil, 0, fmt.Errorf(where+": gradient weight %v: need a finite w ≥ 0", h.GradWeight)
+	}
+	if values != nil && len(values) != n {
+		return nil, 0, fmt.Errorf(where+": %d values for %d rows", len(values), n)
+	}
+	if grads != nil && !size.Is(len(grads), n, d) {
+		return nil, 0, fmt.Errorf(where+": %d gradient entries, want %d rows × %d", len(grads), n, d)
+	}
+	nv, ng := 0, 0
+	for i, v := range values {
+		if math.IsInf(v, 0) {
+			return nil, 0, fmt.Errorf(where+": value of row %d is %v", i+1, v)
+		}
+		if !math.IsNaN(v) {
+			nv++
+		}
+	}
+	for i, v := range grads {
+		if math.IsInf(v, 0) {
+			return nil, 0, fmt.Errorf(where+": ∂_%d f of row %d is %v", i%d+1, i/d+1, v)
+		}
+		if !math.IsNaN(v) {
+			ng++
+		}
+	}
+	if nv+ng == 0 {
+		return nil, 0, errors.New(where + ": no observed value or derivative")
+	}
+	if h.Intercept && nv == 0 {
+		return nil, 0, errors.New(where + ": an intercept needs at least one observed value")
+	}
+	// Column F of the stacked rows is the bias indicator: 1 on value rows, 0 on derivative rows.
+	G := F + 1
+	if _, err := size.Floats(where+": derivative features of a block of rows", BlockRows, d+1, G); err != nil {
+		return nil, 0, err
+	}
+	st, err := NewStats(G, 1)
+	if err != nil {
+		return nil, 0, fmt.Errorf(where+": %w", err)
+	}
+	rowsBuf := make([]float64, 0, BlockRows*(d+1)*G)
+	yBuf := make([]float64, 0, BlockRows*(d+1))
+	z := make([]float64, BlockRows*F)
+	dz := make([]float64, BlockRows*d*F)
+	sw := math.Sqrt(w)
+	for r0 := 0; r0 < n; r0 += BlockRows {
+		rows := min(BlockRows, n-r0)
+		xb := X[r0*d : (r0+rows)*d]
+		rowsBuf, yBuf = rowsBuf[:0], yBuf[:0]
+		if values != nil {
+			if err := m.TransformRows(z[:rows*F], xb, rows); err != nil {
+				return nil, 0, err
+			}
+			for i := range rows {
+				if v := values[r0+i]; !math.IsNaN(v) {
+					rowsBuf = append(rowsBuf, z[i*F:(i+1)*F]...)
+					rowsBuf = append(rowsBuf, 1)
+					yBuf = append(yBuf, v)
+				}
+			}
+		}
+		if grads != nil {
+			if err := m.Gradient(dz[:rows*d*F], xb, rows); err != nil {
+				return nil, 0, fmt.Errorf(where+": %w", err)
+			}
+			for i := range rows {
+				for j := range d {
+					g := grads[(r0+i)*d+j]
+					if math.IsNaN(g) {
+						continue
+					}
+					blk := dz[(i*d+j)*F : (i*d+j+1)*F]
+					for _, v := range blk {
+						rowsBuf = append(rowsBuf, sw*v)
+					}
+					rowsBuf = append(rowsBuf, 0)
+					yBuf = append(yBuf, sw*g)
+				}
+			}
+		}
+		st.Add(rowsBuf, yBuf, len(yBuf))
+	}
+	st.Finish()
+	return st, float64(nv + ng), nil
 }
 
 // PredictGradients writes the gradients of the fitted model at the n rows of X (n×d, d = m.Dim()) into dst

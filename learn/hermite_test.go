@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // smooth5 is the 5-D test function f(x) = sin(x₁ + x₂/2) + cos(x₃)·x₄/2 + 0.3·x₅² + 1 and its gradient.
@@ -182,6 +184,106 @@ func TestHermiteErrors(t *testing.T) {
 	for _, c := range cases {
 		if _, err := c.h.Fit(m, X, 2, c.vals, c.grad); err == nil {
 			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+// TestHermiteSelectLambdaBruteForce: SelectLambda's GCV equals its definition evaluated on the explicit stacked
+// matrix — rows [z(x_i), 1] for observed values and [√w·∂_j z(x_i), 0] for observed derivatives, the hat matrix
+// H = X(XᵀX + NλD)⁻¹Xᵀ with D = I except 0 for the unpenalised bias column, GCV = N‖(I − H)y‖²/(N − tr H)² — to
+// the rounding of the two solves, a small multiple of cond(XᵀX + NλD)·ε.
+func TestHermiteSelectLambdaBruteForce(t *testing.T) {
+	const n, d = 12, 5
+	X, Y, Gr := hermiteData(n, 4)
+	Y[3], Gr[7], Gr[20] = math.NaN(), math.NaN(), math.NaN() // unobserved entries are skipped
+	m := gaussMap(t, d, 8, 1.5, 5)
+	F := m.Features()
+	lambdas := []float64{1e-3, 1e-2, 1e-1}
+	for _, tc := range []struct {
+		intercept bool
+		w         float64
+	}{{true, 0}, {false, 0}, {true, 2}} {
+		h := Hermite{Intercept: tc.intercept, GradWeight: tc.w}
+		got, best, err := h.SelectLambda(m, X, n, Y, Gr, lambdas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := tc.w
+		if w == 0 {
+			w = 1
+		}
+		z := make([]float64, n*F)
+		dz := make([]float64, n*d*F)
+		if err := m.TransformRows(z, X, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Gradient(dz, X, n); err != nil {
+			t.Fatal(err)
+		}
+		var rows, y []float64
+		for i := range n {
+			if !math.IsNaN(Y[i]) {
+				rows = append(append(rows, z[i*F:(i+1)*F]...), 1)
+				y = append(y, Y[i])
+			}
+		}
+		for i := range n {
+			for j := range d {
+				if g := Gr[i*d+j]; !math.IsNaN(g) {
+					for _, v := range dz[(i*d+j)*F : (i*d+j+1)*F] {
+						rows = append(rows, math.Sqrt(w)*v)
+					}
+					rows = append(rows, 0)
+					y = append(y, math.Sqrt(w)*g)
+				}
+			}
+		}
+		N := len(y)
+		cols := F + 1
+		if !tc.intercept { // drop the bias column
+			var r []float64
+			for i := range N {
+				r = append(r, rows[i*(F+1):i*(F+1)+F]...)
+			}
+			rows, cols = r, F
+		}
+		Xs := mat.NewDense(N, cols, rows)
+		ys := mat.NewVecDense(N, y)
+		bestWant := 0
+		want := make([]float64, len(lambdas))
+		for li, lambda := range lambdas {
+			var A mat.Dense
+			A.Mul(Xs.T(), Xs)
+			for k := range F {
+				A.Set(k, k, A.At(k, k)+float64(N)*lambda)
+			}
+			var Ainv mat.Dense
+			if err := Ainv.Inverse(&A); err != nil {
+				t.Fatal(err)
+			}
+			var H, T mat.Dense
+			T.Mul(Xs, &Ainv)
+			H.Mul(&T, Xs.T())
+			var fit mat.VecDense
+			fit.MulVec(&H, ys)
+			var rss float64
+			for i := range N {
+				r := y[i] - fit.AtVec(i)
+				rss += r * r
+			}
+			df := mat.Trace(&H)
+			want[li] = float64(N) * rss / ((float64(N) - df) * (float64(N) - df))
+			if want[li] < want[bestWant] {
+				bestWant = li
+			}
+			tol := 16 * mat.Cond(&A, 2) * 0x1p-52
+			if d := math.Abs(got[li]-want[li]) / want[li]; !(d <= tol) {
+				t.Errorf("intercept %v, w %g, λ = %g: GCV %.15g, definition %.15g (relative %.3g > %.3g)",
+					tc.intercept, tc.w, lambda, got[li], want[li], d, tol)
+			}
+		}
+		if best != bestWant {
+			t.Errorf("intercept %v, w %g: best index %d, definition %d (GCV %v)", tc.intercept, tc.w, best, bestWant, want)
 		}
 	}
 }

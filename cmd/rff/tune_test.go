@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +12,7 @@ import (
 
 // TestFitTuneTasks: rff fit --tune for classifiers (held-out accuracy by default; the hinge loss by refits over its
 // short default grid), for decomposable vector-valued models and for curl-free and divergence-free fields, with the
-// table, --json and --report.
+// table, --json and --report, and for hermite models (GCV of the stacked value and derivative rows).
 func TestFitTuneTasks(t *testing.T) {
 	dir := t.TempDir()
 	data := writeCSV(t, 60, 2)
@@ -21,6 +23,23 @@ func TestFitTuneTasks(t *testing.T) {
 	curl := filepath.Join(dir, "curl.csv")
 	if code, _, errOut := runCLI("generate", "curl-field", "--n", "40", "--out", curl); code != 0 {
 		t.Fatalf("generate: %s", errOut)
+	}
+	// Gradient-enhanced data: f(a, b) = sin a + b²/2 at 40 points, its values and partial derivatives.
+	var xs, vs, gs strings.Builder
+	xs.WriteString("a,b\n")
+	vs.WriteString("f\n")
+	gs.WriteString("g1,g2\n")
+	for i := range 40 {
+		a, b := math.Sin(float64(3*i)), math.Cos(float64(5*i))*1.5
+		fmt.Fprintf(&xs, "%g,%g\n", a, b)
+		fmt.Fprintf(&vs, "%g\n", math.Sin(a)+b*b/2)
+		fmt.Fprintf(&gs, "%g,%g\n", math.Cos(a), b)
+	}
+	hx, hv, hg := filepath.Join(dir, "hx.csv"), filepath.Join(dir, "hv.csv"), filepath.Join(dir, "hg.csv")
+	for path, text := range map[string]string{hx: xs.String(), hv: vs.String(), hg: gs.String()} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	type tuneJSON struct {
 		Fit struct {
@@ -47,6 +66,7 @@ func TestFitTuneTasks(t *testing.T) {
 		{"decomposable", []string{"--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2,y3,y4", "-A", "covariance"}, "gcv", "GCV", 17},
 		{"decomposable cv", []string{"--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2,y3,y4", "--cv", "3"}, "cv", "CV MSE", 17},
 		{"curl-free", []string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", "y1,y2,y3,y4,y5"}, "gcv", "GCV", 17},
+		{"hermite", []string{"--data", hx, "--task", "hermite", "--values", hv, "--gradients", hg}, "gcv", "GCV", 17},
 		{"div-free evidence", []string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", "y1,y2,y3,y4,y5", "--select", "evidence"}, "evidence", "log evidence", 17},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,6 +113,10 @@ func TestFitTuneRefusals(t *testing.T) {
 		t.Fatalf("generate: %s", errOut)
 	}
 	field := "y1,y2,y3,y4,y5"
+	values := filepath.Join(dir, "values.csv")
+	if err := os.WriteFile(values, []byte("f\n"+strings.Repeat("1\n", 30)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -103,6 +127,7 @@ func TestFitTuneRefusals(t *testing.T) {
 		{[]string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", field, "--select", "cv"}, "div-free kernel is tuned by gcv or evidence"},
 		{[]string{"--data", data, "--select", "cv", "--cv", "1"}, "2 folds"},
 		{[]string{"--data", data, "--stream"}, "tune without streaming"},
+		{[]string{"--data", data, "--task", "hermite", "--values", values, "--select", "evidence"}, "hermite models are tuned by gcv"},
 	} {
 		args := append([]string{"fit", "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--tune"}, c.args...)
 		code, _, errOut := runCLI(args...)
