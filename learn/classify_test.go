@@ -62,16 +62,16 @@ func svmPrimalDual(Z []float64, n, F int, y, w, alpha []float64, C float64, squa
 	return primal, dual
 }
 
-// TestSVMDualityGap checks that dual coordinate descent reaches the SVM optimum: the primal and dual objectives
-// agree (strong duality holds for these convex quadratic problems), and w = Σ α_i y_i z̃_i.
-func TestSVMDualityGap(t *testing.T) {
-	const n, d, D = 300, 3, 40
-	X, labels := blobs(n, d, 2, 0.6, 1) // overlapping classes: some α_i at the bound C
+// svmProblem is a binary SVM problem on overlapping classes (some α_i at the bound C): the features Z (n×F), the
+// labels y = ±1 and sq_i = ‖z_i‖² + 1.
+func svmProblem(t *testing.T) (Z []float64, n, F int, y, sq []float64) {
+	t.Helper()
+	const d, D = 3, 40
+	n = 300
+	X, labels := blobs(n, d, 2, 0.6, 1)
 	m := gaussMap(t, d, D, 1, 2)
-	Z := features(t, m, X, n)
-	F := m.Features()
-	y := make([]float64, n)
-	sq := make([]float64, n)
+	Z, F = features(t, m, X, n), m.Features()
+	y, sq = make([]float64, n), make([]float64, n)
 	for i := range n {
 		y[i] = float64(2*labels[i] - 1)
 		for j := range F {
@@ -79,6 +79,13 @@ func TestSVMDualityGap(t *testing.T) {
 		}
 		sq[i]++
 	}
+	return Z, n, F, y, sq
+}
+
+// TestSVMDualityGap checks that dual coordinate descent reaches the SVM optimum: the primal and dual objectives
+// agree (strong duality holds for these convex quadratic problems), and w = Σ α_i y_i z̃_i.
+func TestSVMDualityGap(t *testing.T) {
+	Z, n, F, y, sq := svmProblem(t)
 	for _, loss := range []Loss{Hinge, SquaredHinge} {
 		for _, lambda := range []float64{1e-2, 1e-4} {
 			c := Classifier{Loss: loss, Lambda: lambda, Tol: 1e-10, MaxIter: 100000, Seed: 3}
@@ -111,20 +118,7 @@ func TestSVMDualityGap(t *testing.T) {
 // P(w) − P(w*), and the primal ½‖w̃‖² + C·loss is 1-strongly convex, so ‖w̃ − w̃*‖ ≤ √(2G): the two solutions lie
 // within √(2G_warm) + √(2G_cold) of each other. Both gaps must also be small, or the bound would say nothing.
 func TestWarmStartReachesColdOptimum(t *testing.T) {
-	const n, d, D = 300, 3, 40
-	X, labels := blobs(n, d, 2, 0.6, 1)
-	m := gaussMap(t, d, D, 1, 2)
-	Z := features(t, m, X, n)
-	F := m.Features()
-	y := make([]float64, n)
-	sq := make([]float64, n)
-	for i := range n {
-		y[i] = float64(2*labels[i] - 1)
-		for j := range F {
-			sq[i] += Z[i*F+j] * Z[i*F+j]
-		}
-		sq[i]++
-	}
+	Z, n, F, y, sq := svmProblem(t)
 	for _, loss := range []Loss{Hinge, SquaredHinge} {
 		t.Run(loss.String(), func(t *testing.T) {
 			const l1, l2 = 1e-2, 1e-4

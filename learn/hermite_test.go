@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/feature"
 )
 
 // smooth5 is the 5-D test function f(x) = sin(x₁ + x₂/2) + cos(x₃)·x₄/2 + 0.3·x₅² + 1 and its gradient.
@@ -17,6 +19,20 @@ func smooth5(x, g []float64) float64 {
 		g[4] = 0.6 * x[4]
 	}
 	return s + math.Cos(x[2])*x[3]/2 + 0.3*x[4]*x[4] + 1
+}
+
+// featuresAndGradients returns the features (n×F) and their derivatives (n×d×F) of the n rows of X.
+func featuresAndGradients(t *testing.T, m *feature.Map, X []float64, n int) (z, dz []float64) {
+	t.Helper()
+	F, d := m.Features(), m.Dim()
+	z, dz = make([]float64, n*F), make([]float64, n*d*F)
+	if err := m.TransformRows(z, X, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Gradient(dz, X, n); err != nil {
+		t.Fatal(err)
+	}
+	return z, dz
 }
 
 func hermiteData(n int, seed uint64) (X, Y, G []float64) {
@@ -86,14 +102,7 @@ func TestHermiteOptimum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	z := make([]float64, n*F)
-	dz := make([]float64, n*d*F)
-	if err := m.TransformRows(z, X, n); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Gradient(dz, X, n); err != nil {
-		t.Fatal(err)
-	}
+	z, dz := featuresAndGradients(t, m, X, n)
 	gTheta := make([]float64, F)
 	var gBias, scale float64
 	N := 0.0
@@ -212,14 +221,7 @@ func TestHermiteSelectLambdaBruteForce(t *testing.T) {
 		if w == 0 {
 			w = 1
 		}
-		z := make([]float64, n*F)
-		dz := make([]float64, n*d*F)
-		if err := m.TransformRows(z, X, n); err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Gradient(dz, X, n); err != nil {
-			t.Fatal(err)
-		}
+		z, dz := featuresAndGradients(t, m, X, n)
 		var rows, y []float64
 		for i := range n {
 			if !math.IsNaN(Y[i]) {
@@ -252,17 +254,9 @@ func TestHermiteSelectLambdaBruteForce(t *testing.T) {
 		bestWant := 0
 		want := make([]float64, len(lambdas))
 		for li, lambda := range lambdas {
-			var A mat.Dense
-			A.Mul(Xs.T(), Xs)
-			for k := range F {
-				A.Set(k, k, A.At(k, k)+float64(N)*lambda)
-			}
-			var Ainv mat.Dense
-			if err := Ainv.Inverse(&A); err != nil {
-				t.Fatal(err)
-			}
+			A, Ainv := penalisedGramInverse(t, Xs, F, float64(N)*lambda)
 			var H, T mat.Dense
-			T.Mul(Xs, &Ainv)
+			T.Mul(Xs, Ainv)
 			H.Mul(&T, Xs.T())
 			var fit mat.VecDense
 			fit.MulVec(&H, ys)
@@ -276,7 +270,7 @@ func TestHermiteSelectLambdaBruteForce(t *testing.T) {
 			if want[li] < want[bestWant] {
 				bestWant = li
 			}
-			tol := 16 * mat.Cond(&A, 2) * 0x1p-52
+			tol := 16 * mat.Cond(A, 2) * 0x1p-52
 			if d := math.Abs(got[li]-want[li]) / want[li]; !(d <= tol) {
 				t.Errorf("intercept %v, w %g, λ = %g: GCV %.15g, definition %.15g (relative %.3g > %.3g)",
 					tc.intercept, tc.w, lambda, got[li], want[li], d, tol)

@@ -48,24 +48,16 @@ func newBrute(t testing.TB, Z []float64, n, F int, Y []float64, P int, lambda fl
 			X.Set(i, F, 1)
 		}
 	}
-	var gram mat.Dense
-	gram.Mul(X.T(), X)
-	for k := range F {
-		gram.Set(k, k, gram.At(k, k)+float64(n)*lambda)
-	}
-	var inv mat.Dense
-	if err := inv.Inverse(&gram); err != nil {
-		t.Fatal(err)
-	}
+	_, inv := penalisedGramInverse(t, X, F, float64(n)*lambda)
 	Ym := mat.NewDense(n, P, append([]float64(nil), Y...))
 	var xty, coef, H, fitted mat.Dense
 	xty.Mul(X.T(), Ym)
-	coef.Mul(&inv, &xty)
+	coef.Mul(inv, &xty)
 	var xg mat.Dense
-	xg.Mul(X, &inv)
+	xg.Mul(X, inv)
 	H.Mul(&xg, X.T())
 	fitted.Mul(&H, Ym)
-	b := &brute{Ginv: &inv, aug: X, n: n, F: F, P: P, G: G, bias: make([]float64, P), rss: make([]float64, P), q: make([]float64, P)}
+	b := &brute{Ginv: inv, aug: X, n: n, F: F, P: P, G: G, bias: make([]float64, P), rss: make([]float64, P), q: make([]float64, P)}
 	b.theta = mat.DenseCopyOf(coef.Slice(0, F, 0, P))
 	if intercept {
 		for j := range P {
@@ -354,4 +346,19 @@ func TestSelectLambdaErrors(t *testing.T) {
 		{"one row with intercept", call(one, []float64{1}, true), "at least 2 row(s), have 1"},
 		{"no rows", call(statsOf(t, nil, 0, 2, nil, 1), []float64{1}, false), "at least 1 row(s), have 0"},
 	})
+}
+
+// penalisedGramInverse returns A = XᵀX + t·D, D the identity on the first F columns of X and 0 on the others (an
+// unpenalised intercept), and its inverse.
+func penalisedGramInverse(t testing.TB, X *mat.Dense, F int, tpen float64) (A, inv *mat.Dense) {
+	t.Helper()
+	A, inv = new(mat.Dense), new(mat.Dense)
+	A.Mul(X.T(), X)
+	for k := range F {
+		A.Set(k, k, A.At(k, k)+tpen)
+	}
+	if err := inv.Inverse(A); err != nil {
+		t.Fatal(err)
+	}
+	return A, inv
 }
