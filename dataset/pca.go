@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/floats"
-
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
 )
@@ -304,21 +302,29 @@ func (s *Scaler) finishPCA(d int, mean, lam []float64, total float64, fromGram b
 }
 
 // applyPCA projects the n rows of x (n×d, the output of the previous steps) in place: the first n×K values of x
-// receive the components. Blocks of rows are projected on all cores into a separate n×K result, copied into x at
-// the end (row i's output overlaps the inputs of earlier rows); every component is one dot product of length d
-// (gonum's floats.Dot, whose order of summation depends only on d), so the result does not depend on how the rows
-// are batched or on GOMAXPROCS.
+// receive the components. Blocks of rows, centred, are multiplied by the components on all cores
+// (linalg.GemmSerial) into a separate n×K result, copied into x at the end (row i's output overlaps the inputs of
+// earlier rows). A block shorter than linalg.GemmSerialMinDim rows is padded with zero rows, so that every row goes
+// through the same operations whether it is projected alone or in a block: the result does not depend on how the
+// rows are batched or on GOMAXPROCS.
 func applyPCA(p StepParams, x []float64, n, d int) {
 	K := len(p.Scale)
 	out := make([]float64, n*K)
 	parallel.For((n+pcaBlock-1)/pcaBlock, 0, func(b int) {
-		row := make([]float64, d)
-		for i := b * pcaBlock; i < min(n, (b+1)*pcaBlock); i++ {
+		r0 := b * pcaBlock
+		rows := min(n, r0+pcaBlock) - r0
+		m := max(rows, linalg.GemmSerialMinDim)
+		cen := make([]float64, m*d)
+		for i := range rows {
 			for j := range d {
-				row[j] = x[i*d+j] - p.Shift[j]
+				cen[i*d+j] = x[(r0+i)*d+j] - p.Shift[j]
 			}
+		}
+		res := make([]float64, m*K)
+		linalg.GemmSerial(false, true, m, K, d, 1, cen, d, p.Components, d, 0, res, K)
+		for i := range rows {
 			for k := range K {
-				out[i*K+k] = floats.Dot(p.Components[k*d:(k+1)*d], row) / p.Scale[k]
+				out[(r0+i)*K+k] = res[i*K+k] / p.Scale[k]
 			}
 		}
 	})

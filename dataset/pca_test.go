@@ -412,6 +412,40 @@ func TestPCADeterministic(t *testing.T) {
 	}
 }
 
+// TestPCAApplyRowAlone: projecting rows gives the same bits for a row alone as within the blocks of a batch (a full
+// block, the short last one) and on any number of cores — what a server predicting single rows needs to match a
+// batch prediction bit for bit — for components both above and below the packed kernel's minimum size.
+func TestPCAApplyRowAlone(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	const n, d = pcaBlock + 44, 40
+	x := correlated(17, n, d)
+	for _, spec := range []Step{"pca:10", "pca:3"} {
+		s, err := FitScaler(x, n, d, []Step{StepStandardize, spec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		K := s.OutDim()
+		var batch []float64
+		for _, procs := range []int{1, 2, 4} {
+			runtime.GOMAXPROCS(procs)
+			b := append([]float64(nil), x...)
+			s.Apply(b, n, d)
+			if batch == nil {
+				batch = b[:n*K]
+			} else if !slices.Equal(b[:n*K], batch) {
+				t.Errorf("%s: GOMAXPROCS=%d projects differently from GOMAXPROCS=1", spec, procs)
+			}
+		}
+		for _, i := range []int{0, 7, pcaBlock - 1, pcaBlock, n - 1} {
+			r := append([]float64(nil), x[i*d:(i+1)*d]...)
+			s.Apply(r, 1, d)
+			if !slices.Equal(r[:K], batch[i*K:(i+1)*K]) {
+				t.Errorf("%s: row %d alone %v, in the batch %v", spec, i, r[:K], batch[i*K:(i+1)*K])
+			}
+		}
+	}
+}
+
 // TestPCAAccumulated checks the PCA fitted from co-moments accumulated in blocks (and merged) against FitScaler on
 // the whole data. Both covariances are within 2(n + d)·u·tr(C) of the exact one entrywise (as in TestPCAFit), so
 // ‖ΔC‖₂ ≤ d·4(n + d)·u·tr(C) =: e; the eigenvalues then differ by at most e (Weyl) and the eigenvectors, with the same

@@ -103,11 +103,18 @@ func EigenSym(n int, a []float64) (values, vectors []float64, err error) {
 	return values, vectors, nil
 }
 
+// GemmSerialMinDim is the smallest m, n and k for which GemmSerial takes its packed kernel.
+const GemmSerialMinDim = packedGemmMinDim
+
 // GemmSerial is Gemm on the calling goroutine in pure Go, whatever the
 // backend: the packed AVX2+FMA kernel when the CPU has it and every dimension
 // is at least 8, gonum's Dgemm otherwise. It is for many small products that
 // the caller already runs in parallel — on OpenBLAS, whose calls are
 // serialized, each would wait for the lock and start its threads anew.
+//
+// Once m, n and k are all at least GemmSerialMinDim and the CPU has the kernel, every element of C sees the same
+// operations whatever m and its row's position (edge tiles run the same kernel on a padded copy), so a caller that
+// pads its rows to GemmSerialMinDim gets the same bits for a row alone as within a block.
 func GemmSerial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	ta, tb := trans(tA), trans(tB)
 	if useKernel && alpha != 0 && m >= packedGemmMinDim && n >= packedGemmMinDim && k >= packedGemmMinDim &&
