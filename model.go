@@ -441,18 +441,26 @@ func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
 var ErrNoGradient = errors.New("this model provides no such derivative")
 
 // Gradients returns the n×d gradients ∂f/∂x_j of a single-output regression or hermite model on random features
-// of a shift-invariant kernel at the n raw rows of X (columns in the model's order), in the raw coordinates.
+// of a shift-invariant kernel, or of a regression model on Nyström features of a differentiable kernel, at the n raw
+// rows of X (columns in the model's order), in the raw coordinates.
 func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 	h := m.file.Header
-	if h.Task == "classification" || h.Outputs != 1 || m.fmap == nil {
-		return nil, fmt.Errorf("%w: gradients need a single-output regression or hermite model on random features (not exact or vector-valued)", ErrNoGradient)
+	if h.Task == "classification" || h.Outputs != 1 || (m.fmap == nil && m.nmap == nil) {
+		return nil, fmt.Errorf("%w: gradients need a single-output regression or hermite model on random or Nyström features (not exact or vector-valued)", ErrNoGradient)
+	}
+	var gm learn.GradientMapper = m.fmap
+	if m.nmap != nil {
+		if dk, ok := m.nmap.Kernel().(kernel.Differentiable); !ok || dk.MaxOrder() < 1 {
+			return nil, fmt.Errorf("%w: the %s kernel has no first derivatives everywhere", ErrNoGradient, m.nmap.Kernel().Name())
+		}
+		gm = m.nmap
 	}
 	if len(X) != n*h.Dim {
 		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
 	}
 	Z := m.preprocess(X, n)
 	g := make([]float64, n*h.MapDim())
-	if err := m.fit.PredictGradients(g, m.fmap, Z, n); err != nil {
+	if err := m.fit.PredictGradients(g, gm, Z, n); err != nil {
 		return nil, err
 	}
 	if m.scaler != nil && m.scaler.HasPCA() {

@@ -97,7 +97,7 @@ func newAccumulator(m Mapper, p int) *Accumulator {
 }
 
 // isNil reports whether m is nil or a nil pointer (a nil *feature.Map passed as a Mapper).
-func isNil(m Mapper) bool {
+func isNil(m any) bool {
 	if m == nil {
 		return true
 	}

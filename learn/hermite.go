@@ -224,14 +224,23 @@ func (h Hermite) accumulate(where string, m *feature.Map, X []float64, n int, va
 	return st, float64(nv + ng), nil
 }
 
+// GradientMapper is a feature map with derivatives: Gradient(dst, x, rows) writes ∂z_f/∂x_j of the rows x (rows×d)
+// into dst (rows×d×F: dst[(i·d + j)·F + f]). A *feature.Map of a shift-invariant kernel is one, and so is a Nyström
+// map of a differentiable kernel (package nystrom).
+type GradientMapper interface {
+	Dim() int
+	Features() int
+	Gradient(dst, x []float64, rows int) error
+}
+
 // PredictGradients writes the gradients of the fitted model at the n rows of X (n×d, d = m.Dim()) into dst
 // (n×d×P, row-major: dst[(i·d + j)·P + k] = ∂_j f_k(x_i)), using the derivative features of m, which must be the map
 // the model was fitted with (a shift-invariant kernel: arc-cosine maps have no derivatives).
-func (f *Fit) PredictGradients(dst []float64, m *feature.Map, X []float64, n int) error {
+func (f *Fit) PredictGradients(dst []float64, m GradientMapper, X []float64, n int) error {
 	if err := f.check("learn.Fit.PredictGradients"); err != nil {
 		return err
 	}
-	if m == nil {
+	if isNil(m) {
 		return errors.New("learn.Fit.PredictGradients: nil feature map")
 	}
 	if m.Features() != f.F {

@@ -266,6 +266,52 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 	return nil
 }
 
+// Gradient writes the derivatives of the features at the rows x (rows×d) into dst (rows×d×Features(): dst[(i·d +
+// j)·F + c] = ∂ψ_c/∂x_j at row i): ∂ψ/∂x_j = Λ^{-1/2}Uᵀ ∂k_M(x)/∂x_j, from the kernel's closed-form derivatives
+// ∂k(x, c_m)/∂x_j (kernel.Deriv). It returns an error for a kernel without first derivatives everywhere (the
+// Laplacian kernel and the arc-cosine kernels), shapes that do not match, and NaN or infinite inputs. With it a
+// Nyström map is a learn.GradientMapper, so learn.Fit.PredictGradients differentiates models fitted on it.
+func (m *Map) Gradient(dst, x []float64, rows int) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	if err := blocks.CheckX("nystrom: Gradient", x, rows, m.d); err != nil {
+		return err
+	}
+	if !size.Is(len(dst), rows, m.d, m.f) {
+		return fmt.Errorf("nystrom: Gradient: len dst = %d, want %d×%d×%d", len(dst), rows, m.d, m.f)
+	}
+	if dk, ok := m.kern.(kernel.Differentiable); !ok || dk.MaxOrder() < 1 {
+		return fmt.Errorf("nystrom: Gradient: the %s kernel has no first derivatives everywhere", m.kern.Name())
+	}
+	d, M, F := m.d, m.m, m.f
+	errs := make([]error, rows)
+	parallel.For(rows, 0, func(i int) {
+		xi := x[i*d : (i+1)*d]
+		g := make([]float64, d*M) // g[j·M + l] = ∂k(x, c_l)/∂x_j
+		p := make([]int, d)
+		for j := range d {
+			p[j] = 1
+			for l := range M {
+				v, err := kernel.Deriv(m.kern, xi, m.landmarks[l*d:(l+1)*d], p, nil)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				g[j*M+l] = v
+			}
+			p[j] = 0
+		}
+		linalg.GemmSerial(false, false, d, F, M, 1, g, M, m.norm, F, 0, dst[i*d*F:(i+1)*d*F], F)
+	})
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("nystrom: Gradient: row %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
 // blockRows is the rows per block of TransformRows and Predict: about 8 MiB of kernel values, at least 16 rows.
 func (m *Map) blockRows() int { return max(16, min(blocks.Rows*4, (1<<20)/max(1, m.m))) }
 

@@ -312,3 +312,54 @@ func TestFromParamsRefuses(t *testing.T) {
 		t.Error("a nil map has non-zero parameters")
 	}
 }
+
+// TestGradientFiniteDifferences: the derivatives of Nyström features of the Gaussian kernel match central
+// differences. ψ_c(x) = Σ_l N_lc·k(x, c_l) with N = U_rΛ_r^{-1/2}; along a coordinate the Gaussian kernel's third
+// derivative is at most c₃/σ³, c₃ = max_t |t³ − 3t|·e^{−t²/2} < 1.39, so the central difference with step h is off
+// by at most h²/6·S_c·c₃/σ³ (S_c = Σ_l |N_lc|), and the rounding of ψ — kernel.Gram's 4e-13 and the M-term sums —
+// adds (M·u + 4e-13)·S_c/h to the difference and M·u·S_c/σ to the analytic derivative. The Laplacian kernel, not
+// differentiable where x meets a landmark, is refused.
+func TestGradientFiniteDifferences(t *testing.T) {
+	const n, d, M, sigma, h = 7, 3, 20, 0.7, 1e-4
+	X, _ := uniformData(M+n, d, 1, 4)
+	m, err := FromLandmarks(kernel.Gaussian{S: sigma}, X[:M*d], M, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	F := m.Features()
+	pts := X[M*d:]
+	got := make([]float64, n*d*F)
+	if err := m.Gradient(got, pts, n); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		for j := range d {
+			xp := slices.Clone(pts[i*d : (i+1)*d])
+			xm := slices.Clone(xp)
+			xp[j] += h
+			xm[j] -= h
+			zp, zm := features(t, m, xp, 1), features(t, m, xm, 1)
+			for c := range F {
+				var S float64
+				for l := range M {
+					S += math.Abs(m.norm[l*F+c])
+				}
+				tol := S * (h*h/6*1.39/(sigma*sigma*sigma) + (M*u+4e-13)/h + M*u/sigma)
+				fd := (zp[c] - zm[c]) / (2 * h)
+				if g := got[(i*d+j)*F+c]; !(math.Abs(g-fd) <= tol) {
+					t.Errorf("row %d, ∂/∂x_%d of feature %d: %.12g, central difference %.12g (tolerance %.3g)", i, j, c, g, fd, tol)
+				}
+			}
+		}
+	}
+	lap, err := FromLandmarks(kernel.Laplacian{S: sigma}, X[:M*d], M, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lap.Gradient(make([]float64, d*lap.Features()), pts[:d], 1); err == nil {
+		t.Error("the Laplacian kernel's Nyström features were differentiated")
+	}
+	if err := m.Gradient(make([]float64, 1), pts, n); err == nil {
+		t.Error("a short dst was accepted")
+	}
+}
