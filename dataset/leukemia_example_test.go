@@ -11,7 +11,7 @@ import (
 )
 
 // LoadLeukemia reads the Golub ALL/AML data from a directory in the Broad layout. Here a miniature with two genes
-// and four patients; the full data set (leukemia/ in the data directory) gives 72 rows × 7129 genes.
+// and four patients (invented values); the full data set (leukemia/ in the data directory) gives 72 rows × 7129 genes.
 func ExampleLoadLeukemia() {
 	dir, err := os.MkdirTemp("", "leukemia")
 	if err != nil {
@@ -21,11 +21,11 @@ func ExampleLoadLeukemia() {
 	files := map[string]string{
 		// Sample columns are named by patient number, in any order; the "call" columns are dropped.
 		dataset.LeukemiaTrainFile: "Gene Description,Gene Accession Number,2,call,1,call\n" +
-			"AFFX-BioB-5_at (endogenous control),AFFX-BioB-5_at,-139,A,-214,A\n" +
-			"AFFX-BioB-M_at (endogenous control),AFFX-BioB-M_at,-73,A,-153,A\n",
+			"TEST-G1_at (control gene),TEST-G1_at,-130,A,-210,A\n" +
+			"TEST-G2_at (control gene),TEST-G2_at,-70,A,-150,A\n",
 		dataset.LeukemiaIndependentFile: "Gene Description,Gene Accession Number,3,call,4,call\n" +
-			"AFFX-BioB-5_at (endogenous control),AFFX-BioB-5_at,-76,A,-135,A\n" +
-			"AFFX-BioB-M_at (endogenous control),AFFX-BioB-M_at,-49,A,-114,A\n",
+			"TEST-G1_at (control gene),TEST-G1_at,-80,A,-120,A\n" +
+			"TEST-G2_at (control gene),TEST-G2_at,-40,A,-110,A\n",
 		dataset.LeukemiaLabelsFile: "patient,cancer\n1,ALL\n2,ALL\n3,AML\n4,ALL\n",
 	}
 	for name, text := range files {
@@ -43,11 +43,11 @@ func ExampleLoadLeukemia() {
 		fmt.Printf("patient %d: %v %s\n", i+1, d.Row(i), d.Labels[int(d.Y[i])])
 	}
 	// Output:
-	// 4 patients × 2 genes [AFFX-BioB-5_at AFFX-BioB-M_at]
-	// patient 1: [-214 -153] ALL
-	// patient 2: [-139 -73] ALL
-	// patient 3: [-76 -49] AML
-	// patient 4: [-135 -114] ALL
+	// 4 patients × 2 genes [TEST-G1_at TEST-G2_at]
+	// patient 1: [-210 -150] ALL
+	// patient 2: [-130 -70] ALL
+	// patient 3: [-80 -40] AML
+	// patient 4: [-120 -110] ALL
 }
 
 // The original split of the full data set: Golub's 38 training samples (27 ALL, 11 AML) and 34 independent ones.

@@ -1,11 +1,13 @@
 package dataset
 
 import (
+	"encoding/csv"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,14 +30,14 @@ func writeLeukemia(t *testing.T, train, indep, actual string, gzipTrain bool) st
 	return dir
 }
 
-// A miniature of the real files: sample columns out of order, call columns, a stray quote in a description, CRLF
+// A miniature in the layout of the real files (invented genes and values): sample columns out of order, call columns, a stray quote in a description, CRLF
 // data lines after an LF header, and a trailing blank line in actual.csv.
 const (
 	leuTrain = "Gene Description,Gene Accession Number,1,call,3,call,2,call\n" +
-		"AFFX-BioB-5_at (endogenous control),AFFX-BioB-5_at,-214,A,30,P,-139,A\r\n" +
+		"TEST-G1_at (control gene),TEST-G1_at,-210,A,30,P,-130,A\r\n" +
 		"RECEPTOR I \"A FORM\" PRECURSOR,M1_at,1.5,M,33,A,2e1,P\r\n"
 	leuIndep = "Gene Description,Gene Accession Number,5,call,4,call\n" +
-		"AFFX-BioB-5_at (endogenous control),AFFX-BioB-5_at,50,A,40,A\n" +
+		"TEST-G1_at (control gene),TEST-G1_at,50,A,40,A\n" +
 		"RECEPTOR I \"A FORM\" PRECURSOR,M1_at,55,A,44,P\n"
 	leuActual = "\ufeffpatient,cancer\n1,ALL\n2,AML\n3,ALL\n4,AML\n5,ALL\n\n"
 )
@@ -48,12 +50,12 @@ func TestLoadLeukemiaLayout(t *testing.T) {
 		}
 		checkData(t, d)
 		// Rows in patient order 1..5, whatever the column order of the files.
-		want := []float64{-214, 1.5, -139, 20, 30, 33, 40, 44, 50, 55}
+		want := []float64{-210, 1.5, -130, 20, 30, 33, 40, 44, 50, 55}
 		if d.N != 5 || d.D != 2 || !slices.Equal(d.X, want) {
 			t.Fatalf("gzip %v: %d×%d %v, want 5×2 %v", z, d.N, d.D, d.X, want)
 		}
 		if !slices.Equal(d.Y, []float64{0, 1, 0, 1, 0}) || !slices.Equal(d.Labels, []string{"ALL", "AML"}) ||
-			d.TargetName != "cancer" || !slices.Equal(d.Names, []string{"AFFX-BioB-5_at", "M1_at"}) {
+			d.TargetName != "cancer" || !slices.Equal(d.Names, []string{"TEST-G1_at", "M1_at"}) {
 			t.Fatalf("Y %v, Labels %q, TargetName %q, Names %q", d.Y, d.Labels, d.TargetName, d.Names)
 		}
 	}
@@ -64,7 +66,7 @@ func TestLoadLeukemiaLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []float64{-139, 20, 30, 33, -214, 1.5, 40, 44, 50, 55}; !slices.Equal(d.X, want) || !slices.Equal(d.Y, []float64{1, 0, 1, 1, 0}) {
+	if want := []float64{-130, 20, 30, 33, -210, 1.5, 40, 44, 50, 55}; !slices.Equal(d.X, want) || !slices.Equal(d.Y, []float64{1, 0, 1, 1, 0}) {
 		t.Fatalf("rows %v, Y %v; want %v, [1 0 1 1 0]", d.X, d.Y, want)
 	}
 	train, test, err := LoadLeukemiaSplit(dir)
@@ -104,7 +106,8 @@ func TestLoadLeukemiaErrors(t *testing.T) {
 }
 
 // TestRealLeukemia checks the facts stated in leukemia/README.txt: 72 × 7129, train 27 ALL / 11 AML, test 20 ALL /
-// 14 AML, and the first ten values of patient 1.
+// 14 AML; and patient 1's first ten values and the first gene's name against an independent read of the training
+// file with encoding/csv (its column "1", its first ten data lines).
 func TestRealLeukemia(t *testing.T) {
 	dir := filepath.Dir(dataFile(t, "leukemia", LeukemiaLabelsFile))
 	d, err := LoadLeukemia(dir)
@@ -128,10 +131,29 @@ func TestRealLeukemia(t *testing.T) {
 	if c := classCounts(t, test.Y, 2); !slices.Equal(c, []int{20, 14}) {
 		t.Errorf("test ALL/AML = %v, want [20 14]", c)
 	}
-	if got, want := d.Row(0)[:10], []float64{-214, -153, -58, 88, -295, -558, 199, -176, 252, 206}; !slices.Equal(got, want) {
+	f, err := os.Open(filepath.Join(dir, LeukemiaTrainFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(records[0], "1")
+	if col < 0 || len(records) < 11 {
+		t.Fatalf("the training file has no column for patient 1 or fewer than ten genes")
+	}
+	want := make([]float64, 10)
+	for g := range want {
+		if want[g], err = strconv.ParseFloat(strings.TrimSpace(records[1+g][col]), 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := d.Row(0)[:10]; !slices.Equal(got, want) {
 		t.Errorf("patient 1, first genes %v, want %v", got, want)
 	}
-	if d.Names[0] != "AFFX-BioB-5_at" {
-		t.Errorf("first gene %q", d.Names[0])
+	if d.Names[0] != records[1][1] {
+		t.Errorf("first gene %q, want %q", d.Names[0], records[1][1])
 	}
 }
