@@ -489,9 +489,8 @@ func TestNystromDecomposable(t *testing.T) {
 }
 
 // TestNystromGradients: a regression model on Nyström features gives gradients in the raw coordinates that match
-// central differences of its predictions (the tolerance of TestPCAGradients: Richardson's estimate of the truncation,
-// 4/3·|D(h) − D(h/2)| doubled, plus the rounding of the predictions over 2h), with standardized inputs and with a
-// PCA step, the same bits after Save and Load; a Laplacian kernel and a classifier have no gradient.
+// central differences of its predictions (checkGradientsFD), with standardized inputs and with a PCA step, and the
+// same bits after Save and Load; a Laplacian kernel has no gradient.
 func TestNystromGradients(t *testing.T) {
 	reg := loadGenerated(t, "reg.csv")
 	const n, d = 4, 3
@@ -505,45 +504,8 @@ func TestNystromGradients(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", pre, err)
 		}
-		pred := func(x []float64) float64 {
-			p, err := m.PredictRows(x, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p.Values[0]
-		}
-		fd := func(x []float64, j int, h float64) float64 {
-			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
-			xp[j] += h
-			xm[j] -= h
-			return (pred(xp) - pred(xm)) / (2 * h)
-		}
-		F, M := m.nmap.Features(), m.nmap.Centres()
-		for i := range n {
-			x := X[i*d : (i+1)*d]
-			z := make([]float64, F)
-			m.nmap.TransformBlock(z, m.preprocess(x, 1), 1, nil)
-			S := math.Abs(m.fit.Bias[0])
-			for f, v := range z {
-				S += math.Abs(m.fit.Theta[f] * v)
-			}
-			for j := range d {
-				const h = 1e-3
-				f1, f2 := fd(x, j, h), fd(x, j, h/2)
-				tol := 2*(4.0/3)*math.Abs(f1-f2) + float64(4*(F+M+d))*0x1p-53*S/h
-				if got := g[i*d+j]; !(math.Abs(got-f1) <= tol) {
-					t.Errorf("%s: row %d, ∂f/∂x_%d: %v, central difference %v (tolerance %.3g)", pre, i+1, j+1, got, f1, tol)
-				}
-			}
-		}
-		var buf bytes.Buffer
-		if err := m.Write(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Read(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		checkGradientsFD(t, m, X, n, g, m.nmap.Features()+m.nmap.Centres()+d)
+		back := saveLoad(t, m)
 		if g2, err := back.Gradients(X, n); err != nil || !slices.Equal(g2, g) {
 			t.Errorf("%s: gradients after Save and Load differ (%v)", pre, err)
 		}

@@ -1,7 +1,6 @@
 package rff
 
 import (
-	"bytes"
 	"math"
 	"testing"
 
@@ -57,14 +56,7 @@ func TestUncertainty(t *testing.T) {
 			t.Fatalf("std %d: %v, the posterior gives %v", i, std[i], want[i])
 		}
 	}
-	var buf bytes.Buffer
-	if err := m.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := saveLoad(t, m)
 	std2, err := back.PredictStd(X, data.N, false)
 	if err != nil {
 		t.Fatal(err)
