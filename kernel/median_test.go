@@ -245,3 +245,68 @@ func TestMedianSigmaErrors(t *testing.T) {
 		{"maxRows huge", func() error { _, err := MedianSigma("gaussian", ok, 4, 1, MaxMedianRows+1, 1); return err }, "maxRows"},
 	})
 }
+
+// TestSelectKth compares selectKth with a sort on arrays with distinct values, many ties, sorted and reversed
+// orders, for every k, and with depths 0 and 1 its fallback to sorting after too many partitions.
+func TestSelectKth(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	gen := map[string]func(n int) []float64{
+		"distinct": func(n int) []float64 {
+			a := make([]float64, n)
+			for i := range a {
+				a[i] = r.NormFloat64()
+			}
+			return a
+		},
+		"ties": func(n int) []float64 {
+			a := make([]float64, n)
+			for i := range a {
+				a[i] = float64(r.IntN(3))
+			}
+			return a
+		},
+		"sorted": func(n int) []float64 {
+			a := make([]float64, n)
+			for i := range a {
+				a[i] = float64(i)
+			}
+			return a
+		},
+		"reversed": func(n int) []float64 {
+			a := make([]float64, n)
+			for i := range a {
+				a[i] = float64(n - i)
+			}
+			return a
+		},
+	}
+	for name, g := range gen {
+		t.Run(name, func(t *testing.T) {
+			for _, n := range []int{1, 2, 3, 7, 64, 501} {
+				a := g(n)
+				want := slices.Sorted(slices.Values(a))
+				for k, depth := range slices.Repeat([]int{-1, 0, 1}, n) {
+					k /= 3
+					b := slices.Clone(a)
+					if depth < 0 {
+						selectKth(b, k)
+					} else {
+						selectKthDepth(b, k, depth)
+					}
+					if b[k] != want[k] {
+						t.Fatalf("n=%d k=%d: a[k] = %v, want %v", n, k, b[k], want[k])
+					}
+					if m := slices.Max(b[:k+1]); m > b[k] {
+						t.Fatalf("n=%d k=%d: %v before the k-th value %v", n, k, m, b[k])
+					}
+					if m := slices.Min(b[k:]); m < b[k] {
+						t.Fatalf("n=%d k=%d: %v after the k-th value %v", n, k, m, b[k])
+					}
+					if !slices.Equal(slices.Sorted(slices.Values(b)), want) {
+						t.Fatalf("n=%d k=%d: not a permutation", n, k)
+					}
+				}
+			}
+		})
+	}
+}
