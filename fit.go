@@ -107,11 +107,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	if err != nil {
 		return nil, err
 	}
-	X := append([]float64(nil), raw.X...)
-	sc.Apply(X, raw.N, raw.D)
+	X := sc.Transform(raw.X, raw.N, raw.D)
 	// d is the dimension the map sees: the number of principal components after a PCA step, raw.D otherwise.
 	n, d := raw.N, sc.OutDim()
-	X = X[:n*d]
 	colNames := raw.Names
 	if d != raw.D {
 		colNames = nil // the columns are principal components

@@ -373,11 +373,10 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 // preprocess returns a preprocessed copy of the raw rows X: n×MapDim() values (fewer columns than X after a PCA
 // step).
 func (m *Model) preprocess(X []float64, n int) []float64 {
-	Z := append([]float64(nil), X...)
 	if m.scaler != nil {
-		m.scaler.Apply(Z, n, m.file.Dim)
+		return m.scaler.Transform(X, n, m.file.Dim)
 	}
-	return Z[:n*m.file.MapDim()]
+	return append([]float64(nil), X[:n*m.file.MapDim()]...)
 }
 
 // inputScale returns c_j = ∂x'_j/∂x_j of the preprocessing (every step is affine per column), all ones without.

@@ -308,6 +308,12 @@ func (s *Scaler) finishPCA(d int, mean, lam []float64, total float64, fromGram b
 // through the same operations whether it is projected alone or in a block: the result does not depend on how the
 // rows are batched or on GOMAXPROCS.
 func applyPCA(p StepParams, x []float64, n, d int) {
+	copy(x, projectPCA(p, x, n, d, nil))
+}
+
+// projectPCA returns the n×K components of the rows of x (n×d, not modified) as applyPCA computes them; prep, if
+// not nil, is first applied in place to every block of rows copied from x (the steps before the PCA step).
+func projectPCA(p StepParams, x []float64, n, d int, prep func(x []float64, n, d int)) []float64 {
 	K := len(p.Scale)
 	out := make([]float64, n*K)
 	parallel.For((n+pcaBlock-1)/pcaBlock, 0, func(b int) {
@@ -315,9 +321,14 @@ func applyPCA(p StepParams, x []float64, n, d int) {
 		rows := min(n, r0+pcaBlock) - r0
 		m := max(rows, linalg.GemmSerialMinDim)
 		cen := make([]float64, m*d)
+		copy(cen, x[r0*d:(r0+rows)*d])
+		if prep != nil {
+			prep(cen, rows, d)
+		}
 		for i := range rows {
-			for j := range d {
-				cen[i*d+j] = x[(r0+i)*d+j] - p.Shift[j]
+			row := cen[i*d : (i+1)*d]
+			for j := range row {
+				row[j] -= p.Shift[j]
 			}
 		}
 		res := make([]float64, m*K)
@@ -328,7 +339,7 @@ func applyPCA(p StepParams, x []float64, n, d int) {
 			}
 		}
 	})
-	copy(x, out)
+	return out
 }
 
 // invertPCA maps the n×K components in the first n·K values of x back to the input of the step,

@@ -625,3 +625,38 @@ func TestPCAWide(t *testing.T) {
 		}
 	})
 }
+
+// TestTransform checks that Transform returns what Apply leaves in a copy of the rows, bit for bit, and does not
+// modify its input, for chains with and without a PCA step.
+func TestTransform(t *testing.T) {
+	const n, d = 300, 6
+	x := correlated(9, n, d)
+	for _, chain := range []string{"none", "standardize", "maxscale,pca:3", "standardize,pca-whiten:0.9", "pca:6"} {
+		t.Run(chain, func(t *testing.T) {
+			steps, err := ParseSteps(chain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := FitScaler(x, n, d, steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := slices.Clone(x)
+			got := s.Transform(in, n, d)
+			if !slices.Equal(in, x) {
+				t.Fatal("Transform modified its input")
+			}
+			want := slices.Clone(x)
+			s.Apply(want, n, d)
+			want = want[:n*s.OutDim()]
+			if len(got) != len(want) {
+				t.Fatalf("len = %d, want %d", len(got), len(want))
+			}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("value %d: Transform %v, Apply %v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}

@@ -355,6 +355,21 @@ func (s *Scaler) Apply(x []float64, n, d int) {
 	}
 }
 
+// Transform returns the preprocessed rows of x (n×d, not modified) as a new n×OutDim() slice: the values Apply
+// would leave in the first n·OutDim() entries of a copy of x, bit for bit. With a PCA step each block of rows is
+// scaled and projected as it is copied, so the n×d input is never copied whole. It panics like Apply.
+func (s *Scaler) Transform(x []float64, n, d int) []float64 {
+	s.checkDims(x, n, d)
+	last := len(s.Params) - 1
+	if last < 0 || !s.Params[last].Step.PCA() {
+		out := append([]float64(nil), x[:n*d]...)
+		s.Apply(out, n, d)
+		return out
+	}
+	prev := &Scaler{Steps: s.Steps[:last], D: d, Params: s.Params[:last]}
+	return projectPCA(s.Params[last], x, n, d, prev.Apply)
+}
+
 // Invert undoes Apply in place (up to rounding): the steps are inverted in
 // reverse order, x ← x·Scale[j] + Shift[j]. It is useful for a scaler fitted
 // on regression targets (d = 1). With a PCA step, x holds n×OutDim()
