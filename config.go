@@ -38,7 +38,7 @@ type Config struct {
 	// default grid). TuneRows > 0 tunes on that many rows (the first ones) and fits the chosen σ and λ on all rows.
 	// Decomposable vector-valued models are tuned on their outputs decoupled along the eigenvectors of A, curl-free,
 	// divergence-free and Helmholtz models by gcv or evidence on their assembled normal equations, hermite models by
-	// gcv of their stacked value and derivative rows; exact models are refused (docs/conventions.md §12.5). Every σ scored
+	// gcv or evidence on their stacked value and derivative rows; exact models are refused (docs/conventions.md §12.5). Every σ scored
 	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about eight are
 	// scored, with at most 512 points (TunePoints), and the model is fitted with the chosen pair at its D (solving the
 	// statistics of the chosen σ when they were accumulated at that D on all rows).
@@ -226,8 +226,8 @@ func (c Config) resolve() (*settings, error) {
 		switch {
 		case s.Exact:
 			return nil, errors.New("tuning is for models on features, not exact models: tune σ and λ on features (without exact), then fit the exact model with them")
-		case s.Task == "hermite" && s.Select != "gcv":
-			return nil, fmt.Errorf("hermite models are tuned by gcv (generalised cross-validation of the stacked value and derivative rows), not %s", s.Select)
+		case s.Task == "hermite" && s.Select == "cv":
+			return nil, errors.New("hermite models are tuned by gcv or evidence (closed forms on the stacked value and derivative rows), not cv")
 		case field && s.Select == "cv":
 			return nil, fmt.Errorf("the %s kernel is tuned by gcv or evidence, not cv: its normal equations couple the outputs through B(ω), and held-out errors would need the assembled system of every fold", s.OVK)
 		case s.loss != learn.Squared && s.Select != "cv":

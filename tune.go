@@ -92,8 +92,8 @@ func (s *settings) tuneOVK(Y []float64, n, p int) (*tuneTargets, error) {
 // refined by half steps around the best, or Sigmas. Every bandwidth costs one pass over the rows, after which the
 // whole λ path is scored in closed form (GCV, evidence) or from fold statistics (CV: the held-out squared error,
 // or for classifiers with the squared loss the held-out accuracy from one more map of the held-out rows); the
-// hinge and logistic losses are cross-validated by refits, and hermite models scored by the GCV of their stacked
-// value and derivative rows. Ties of accuracy go to the larger λ, then the larger σ.
+// hinge and logistic losses are cross-validated by refits, and hermite models scored by the GCV or the evidence of
+// their stacked value and derivative rows. Ties of accuracy go to the larger λ, then the larger σ.
 func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, error) {
 	rows := n
 	if s.TuneRows > 0 && s.TuneRows < n {
@@ -179,8 +179,14 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 			return nil, err
 		}
 		if fm, ok := fmap.(*feature.Map); ok && t.hermite {
-			gcv, _, err := learn.Hermite{Intercept: hv != nil}.SelectLambda(fm, Xt, rows, hv, hg, lambdas)
-			return gcv, err
+			sel, err := learn.Hermite{Intercept: hv != nil}.SelectLambda(fm, Xt, rows, hv, hg, lambdas)
+			if err != nil {
+				return nil, err
+			}
+			if s.Select == "evidence" {
+				return sel.LogEvidence, nil
+			}
+			return sel.GCV, nil
 		}
 		if s.Select == "cv" {
 			switch {

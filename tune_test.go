@@ -413,28 +413,37 @@ func TestTuneRefusals(t *testing.T) {
 			}
 		})
 	}
-	for _, sel := range []string{"evidence", "cv"} {
-		if _, err := FitHermite(Config{Tune: true, Select: sel}, reg, reg.Y, nil); err == nil || !strings.Contains(err.Error(), "tuned by gcv") {
-			t.Errorf("hermite, %s: %v", sel, err)
+	if _, err := FitHermite(Config{Tune: true, Select: "cv"}, reg, reg.Y, nil); err == nil || !strings.Contains(err.Error(), "gcv or evidence") {
+		t.Errorf("hermite, cv: %v", err)
+	}
+	// By GCV (smallest) and by the evidence (largest) a hermite model is tuned, and the pair chosen is the best of
+	// the table reported.
+	for _, sel := range []string{"gcv", "evidence"} {
+		hm, err := FitHermite(Config{Tune: true, Select: sel, Points: 16, Sigmas: []float64{0.5, 2}}, reg, reg.Y, nil)
+		if err != nil {
+			t.Fatalf("hermite, %s: %v", sel, err)
 		}
-	}
-	// By GCV a hermite model is tuned, and the pair chosen is the best of the table reported.
-	hm, err := FitHermite(Config{Tune: true, Points: 16, Sigmas: []float64{0.5, 2}}, reg, reg.Y, nil)
-	if err != nil {
-		t.Fatalf("hermite, gcv: %v", err)
-	}
-	if tr := hm.Report().Tune; tr == nil || tr.Criterion != "gcv" || len(tr.Scores) != 2 {
-		t.Errorf("hermite, gcv: tuning report %+v", tr)
-	} else {
+		tr := hm.Report().Tune
+		if tr == nil || tr.Criterion != sel || len(tr.Scores) != 2 || tr.HigherIsBetter != (sel == "evidence") {
+			t.Errorf("hermite, %s: tuning report %+v", sel, tr)
+			continue
+		}
 		best := math.Inf(1)
+		if tr.HigherIsBetter {
+			best = math.Inf(-1)
+		}
 		for _, row := range tr.Scores {
 			for _, v := range row {
-				best = min(best, v)
+				if tr.HigherIsBetter {
+					best = max(best, v)
+				} else {
+					best = min(best, v)
+				}
 			}
 		}
 		i, j := slices.Index(tr.Sigmas, tr.Sigma), slices.Index(tr.Lambdas, tr.Lambda)
 		if i < 0 || j < 0 || tr.Scores[i][j] != best {
-			t.Errorf("hermite, gcv: chose σ = %g, λ = %g, not the smallest GCV %g", tr.Sigma, tr.Lambda, best)
+			t.Errorf("hermite, %s: chose σ = %g, λ = %g, not the best score %g", sel, tr.Sigma, tr.Lambda, best)
 		}
 	}
 	if _, err := FitCSV(Config{Tune: true}, "testdata/generated/reg.csv", StreamOptions{}); err == nil || !strings.Contains(err.Error(), "in memory") {

@@ -70,18 +70,25 @@ func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64
 	return fit, nil
 }
 
-// SelectLambda scores every λ of lambdas (h.Lambda is ignored) by generalised cross-validation of the stacked
-// least-squares problem Fit solves — N observations, the value rows and the √w-weighted derivative rows — from one
-// pass over the rows and one eigendecomposition: with Z the F feature columns of the stacked rows, e the bias
-// indicator (1 on value rows, 0 on derivative rows; an unpenalised column when h.Intercept) and P = I − eeᵀ/eᵀe the
-// projection that removes it, the hat matrix of λ has trace df(λ) = 1 + Σ_k μ_k/(μ_k + Nλ) over the eigenvalues μ_k of
-// ZᵀPZ, and GCV(λ) = N·RSS(λ)/(N − df(λ))² (Golub, Heath & Wahba 1979); without an intercept P = I and the 1 drops.
-// It returns the scores and the index of the smallest (the first on ties).
-func (h Hermite) SelectLambda(m *feature.Map, X []float64, n int, values, grads []float64, lambdas []float64) ([]float64, int, error) {
+// SelectLambda scores every λ of lambdas (h.Lambda is ignored) by generalised cross-validation and by the Bayesian
+// evidence of the stacked least-squares problem Fit solves — N observations, the value rows and the √w-weighted
+// derivative rows — from one pass over the rows and one eigendecomposition. With Z the F feature columns of the
+// stacked rows, e the bias indicator (1 on value rows, 0 on derivative rows; an unpenalised column when h.Intercept)
+// and P = I − eeᵀ/eᵀe the projection that removes it, the eigenvalues μ_k of ZᵀPZ give the hat matrix's trace
+// df(λ) = 1 + Σ_k μ_k/(μ_k + Nλ) and GCV(λ) = N·RSS(λ)/(N − df(λ))² (Golub, Heath & Wahba 1979), and the log
+// marginal likelihood of the stacked targets under θ ~ N(0, σ²/(Nλ)·I), noise N(0, σ²) on every row and a flat prior
+// on the bias,
+//
+//	log p(y | λ) = −½ Σ_k log(1 + μ_k/(Nλ)) − (Ñ/2)(1 + log(2π Q/Ñ)) − ½ log eᵀe,
+//
+// with σ² at its maximum Q/Ñ, Q = RSS + Nλ‖θ‖² and Ñ = N − 1 (docs/conventions.md §12.3; eᵀe is the number of value
+// rows, N for ordinary ridge regression). Without an intercept P = I, the 1 in df and the last term drop and Ñ = N.
+// The result is a Selection of one output (P = 1) on the N stacked rows; BestGCV and BestEvidence are the choices.
+func (h Hermite) SelectLambda(m *feature.Map, X []float64, n int, values, grads []float64, lambdas []float64) (*Selection, error) {
 	const where = "learn.Hermite.SelectLambda"
 	st, N, err := h.accumulate(where, m, X, n, values, grads)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	F := m.Features()
 	G := F + 1
@@ -92,10 +99,9 @@ func (h Hermite) SelectLambda(m *feature.Map, X []float64, n int, values, grads 
 		copy(r.ZtZ[i*F:(i+1)*F], st.ZtZ[i*G:i*G+F])
 		r.ZtY[i] = st.ZtY[i]
 	}
-	offset := 0.0
+	ee := st.ZtZ[F*G+F]
 	if h.Intercept {
-		offset = 1
-		ee, ey := st.ZtZ[F*G+F], st.ZtY[F]
+		ey := st.ZtY[F]
 		for i := range F {
 			ai := st.ZtZ[i*G+F]
 			for j := range F {
@@ -105,22 +111,32 @@ func (h Hermite) SelectLambda(m *feature.Map, X []float64, n int, values, grads 
 		}
 		r.SumYY[0] -= ey * ey / ee
 	}
-	sel, err := SelectLambda(r, lambdas, false)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", where, err)
+	if err := checkGrid(where, r, lambdas, nil); err != nil {
+		return nil, err
 	}
-	gcv := make([]float64, len(lambdas))
-	best := 0
-	for i := range lambdas {
-		df := sel.DF[i]
-		rss := sel.NoiseVar[i][0] * (N - df) // NoiseVar = RSS/(N − df) without the bias's degree of freedom
-		df += offset
-		gcv[i] = N * rss / ((N - df) * (N - df))
-		if gcv[i] < gcv[best] || math.IsNaN(gcv[best]) {
-			best = i
+	sp, err := newSpectrum(r, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	sel := newSelection(r, lambdas, h.Intercept)
+	nt := N
+	if h.Intercept {
+		nt--
+		sp.offset = 1
+	}
+	if nt < 1 {
+		return nil, fmt.Errorf("%s: %v observations: need at least 2 with an intercept", where, N)
+	}
+	rss, q := make([]float64, 1), make([]float64, 1)
+	for i, lambda := range lambdas {
+		df, logdet := sp.at(lambda, rss, q)
+		sel.record(i, df, logdet, rss, q, N, nt, false)
+		if h.Intercept {
+			sel.LogEvidence[i] -= 0.5 * math.Log(ee) // the same for every λ: the best index stands
 		}
 	}
-	return gcv, best, nil
+	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
+	return sel, nil
 }
 
 // accumulate checks the arguments of Fit and returns the normal equations of the stacked rows (F + 1 columns, the

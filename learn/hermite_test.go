@@ -197,7 +197,8 @@ func TestHermiteErrors(t *testing.T) {
 	}
 }
 
-// TestHermiteSelectLambdaBruteForce: SelectLambda's GCV equals its definition evaluated on the explicit stacked
+// TestHermiteSelectLambdaBruteForce: SelectLambda's GCV and evidence equal their definitions (the evidence: see
+// below); the GCV its definition evaluated on the explicit stacked
 // matrix — rows [z(x_i), 1] for observed values and [√w·∂_j z(x_i), 0] for observed derivatives, the hat matrix
 // H = X(XᵀX + NλD)⁻¹Xᵀ with D = I except 0 for the unpenalised bias column, GCV = N‖(I − H)y‖²/(N − tr H)² — to
 // the rounding of the two solves, a small multiple of cond(XᵀX + NλD)·ε.
@@ -213,10 +214,11 @@ func TestHermiteSelectLambdaBruteForce(t *testing.T) {
 		w         float64
 	}{{true, 0}, {false, 0}, {true, 2}} {
 		h := Hermite{Intercept: tc.intercept, GradWeight: tc.w}
-		got, best, err := h.SelectLambda(m, X, n, Y, Gr, lambdas)
+		sel, err := h.SelectLambda(m, X, n, Y, Gr, lambdas)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got, best := sel.GCV, sel.BestGCVIndex
 		w := tc.w
 		if w == 0 {
 			w = 1
@@ -278,6 +280,37 @@ func TestHermiteSelectLambdaBruteForce(t *testing.T) {
 		}
 		if best != bestWant {
 			t.Errorf("intercept %v, w %g: best index %d, definition %d (GCV %v)", tc.intercept, tc.w, best, bestWant, want)
+		}
+		// The evidence: the Gaussian log density of the stacked targets with covariance σ²(I + ZZᵀ/(Nλ)), the bias
+		// integrated out under a flat prior on the value rows only (e the value-row indicator), at the selection's
+		// σ², which must maximise it (±0.1% lowers it).
+		var Zs, e []float64
+		for i := range N {
+			Zs = append(Zs, rows[i*cols:i*cols+F]...)
+			if tc.intercept {
+				e = append(e, rows[i*cols+F])
+			}
+		}
+		bestEv := 0
+		evs := make([]float64, len(lambdas))
+		for li, lambda := range lambdas {
+			s2 := sel.EvidenceNoiseVar[li][0]
+			evs[li] = bruteLogEvidenceBias(t, Zs, N, F, y, lambda, s2, e)
+			if d := relErr(sel.LogEvidence[li], evs[li]); !(d <= 1e-9) {
+				t.Errorf("intercept %v, w %g, λ = %g: log evidence %.15g, definition %.15g (relative %.3g)",
+					tc.intercept, tc.w, lambda, sel.LogEvidence[li], evs[li], d)
+			}
+			for _, f := range []float64{0.999, 1.001} {
+				if v := bruteLogEvidenceBias(t, Zs, N, F, y, lambda, f*s2, e); !(v < evs[li]) {
+					t.Errorf("intercept %v, w %g, λ = %g: σ² × %g gives a larger evidence %v ≥ %v", tc.intercept, tc.w, lambda, f, v, evs[li])
+				}
+			}
+			if evs[li] > evs[bestEv] {
+				bestEv = li
+			}
+		}
+		if sel.BestEvidenceIndex != bestEv {
+			t.Errorf("intercept %v, w %g: best evidence index %d, definition %d (%v)", tc.intercept, tc.w, sel.BestEvidenceIndex, bestEv, evs)
 		}
 	}
 }

@@ -92,6 +92,20 @@ func newBrute(t testing.TB, Z []float64, n, F int, Y []float64, P int, lambda fl
 //	log ∫ N(y; b1, C) db = −((n−1)/2) log 2π − ½ log|C| − ½ log(1ᵀC⁻¹1) − ½ [yᵀC⁻¹y − (1ᵀC⁻¹y)²/(1ᵀC⁻¹1)].
 func bruteLogEvidence(t testing.TB, Z []float64, n, F int, y []float64, lambda, sigma2 float64, intercept bool) float64 {
 	t.Helper()
+	var e []float64
+	if intercept {
+		e = make([]float64, n)
+		for i := range e {
+			e[i] = 1
+		}
+	}
+	return bruteLogEvidenceBias(t, Z, n, F, y, lambda, sigma2, e)
+}
+
+// bruteLogEvidenceBias is bruteLogEvidence with the bias entering row i with the coefficient e_i (y = Zθ + b·e + ε),
+// e nil for no bias: the flat-prior integral replaces 1 by e.
+func bruteLogEvidenceBias(t testing.TB, Z []float64, n, F int, y []float64, lambda, sigma2 float64, e []float64) float64 {
+	t.Helper()
 	Zm := mat.NewDense(n, F, append([]float64(nil), Z...))
 	var zz mat.Dense
 	zz.Mul(Zm, Zm.T())
@@ -116,14 +130,10 @@ func bruteLogEvidence(t testing.TB, Z []float64, n, F int, y []float64, lambda, 
 		t.Fatal(err)
 	}
 	yCy := mat.Dot(yv, &ciy)
-	if !intercept {
+	if e == nil {
 		return -0.5*float64(n)*math.Log(2*math.Pi) - 0.5*logdet - 0.5*yCy
 	}
-	ones := make([]float64, n)
-	for i := range ones {
-		ones[i] = 1
-	}
-	one := mat.NewVecDense(n, ones)
+	one := mat.NewVecDense(n, append([]float64(nil), e...))
 	var ci1 mat.VecDense
 	if err := ch.SolveVecTo(&ci1, one); err != nil {
 		t.Fatal(err)

@@ -67,6 +67,7 @@ func TestFitTuneTasks(t *testing.T) {
 		{"decomposable cv", []string{"--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2,y3,y4", "--cv", "3"}, "cv", "CV MSE", 17},
 		{"curl-free", []string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", "y1,y2,y3,y4,y5"}, "gcv", "GCV", 17},
 		{"hermite", []string{"--data", hx, "--task", "hermite", "--values", hv, "--gradients", hg}, "gcv", "GCV", 17},
+		{"hermite evidence", []string{"--data", hx, "--task", "hermite", "--values", hv, "--gradients", hg, "--select", "evidence"}, "evidence", "log evidence", 17},
 		{"div-free evidence", []string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", "y1,y2,y3,y4,y5", "--select", "evidence"}, "evidence", "log evidence", 17},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,7 +128,7 @@ func TestFitTuneRefusals(t *testing.T) {
 		{[]string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", field, "--select", "cv"}, "div-free kernel is tuned by gcv or evidence"},
 		{[]string{"--data", data, "--select", "cv", "--cv", "1"}, "2 folds"},
 		{[]string{"--data", data, "--stream"}, "tune without streaming"},
-		{[]string{"--data", data, "--task", "hermite", "--values", values, "--select", "evidence"}, "hermite models are tuned by gcv"},
+		{[]string{"--data", data, "--task", "hermite", "--values", values, "--select", "cv"}, "hermite models are tuned by gcv or evidence"},
 	} {
 		args := append([]string{"fit", "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--tune"}, c.args...)
 		code, _, errOut := runCLI(args...)
