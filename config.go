@@ -38,7 +38,8 @@ type Config struct {
 	// default grid). TuneRows > 0 tunes on that many rows (the first ones) and fits the chosen σ and λ on all rows.
 	// Decomposable vector-valued models are tuned on their outputs decoupled along the eigenvectors of A, curl-free,
 	// divergence-free and Helmholtz models by gcv or evidence on their assembled normal equations, hermite models by
-	// gcv or evidence on their stacked value and derivative rows; exact models are refused (docs/conventions.md §12.5). Every σ scored
+	// gcv or evidence on their stacked value and derivative rows, exact models by gcv (their default, also for
+	// classification) or evidence from an eigendecomposition of the N×N kernel matrix per σ (docs/conventions.md §12.5). Every σ scored
 	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about eight are
 	// scored, with at most 512 points (TunePoints), and the model is fitted with the chosen pair at its D (solving the
 	// statistics of the chosen σ when they were accumulated at that D on all rows).
@@ -208,7 +209,7 @@ func (c Config) resolve() (*settings, error) {
 	if s.Tune {
 		// Classifiers are tuned on held-out accuracy by default (docs/conventions.md §12.5), and so is a given CV.
 		def := "gcv"
-		if s.Task == "classification" || s.CV != 0 {
+		if (s.Task == "classification" && !s.Exact) || s.CV != 0 {
 			def = "cv"
 		}
 		switch orDefault(s.Select, def) {
@@ -224,8 +225,10 @@ func (c Config) resolve() (*settings, error) {
 			}
 		}
 		switch {
-		case s.Exact:
-			return nil, errors.New("tuning is for models on features, not exact models: tune σ and λ on features (without exact), then fit the exact model with them")
+		case s.Exact && s.OVK != "":
+			return nil, errors.New("tuning exact vector-valued models is not available: tune σ and λ on features (without exact), then fit the exact model with them")
+		case s.Exact && s.Select == "cv":
+			return nil, errors.New("exact models are tuned by gcv or evidence (closed forms from one eigendecomposition of the N×N kernel matrix per σ), not cv")
 		case s.Task == "hermite" && s.Select == "cv":
 			return nil, errors.New("hermite models are tuned by gcv or evidence (closed forms on the stacked value and derivative rows), not cv")
 		case field && s.Select == "cv":

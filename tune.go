@@ -27,8 +27,8 @@ type TuneResult struct {
 	Lambdas        []float64   `json:"lambdas"`
 	Scores         [][]float64 `json:"scores"`
 	HigherIsBetter bool        `json:"higher_is_better"`
-	// Points is D of the maps σ and λ were scored with (Config.TunePoints); the model is then fitted with the chosen
-	// pair at its own D.
+	// Points is D of the maps σ and λ were scored with (Config.TunePoints; 0 for exact models, scored on the kernel
+	// matrix); the model is then fitted with the chosen pair at its own D.
 	Points int     `json:"points"`
 	Sigma  float64 `json:"sigma"`
 	Lambda float64 `json:"lambda"`
@@ -92,8 +92,8 @@ func (s *settings) tuneOVK(Y []float64, n, p int) (*tuneTargets, error) {
 // refined by half steps around the best, or Sigmas. Every bandwidth costs one pass over the rows, after which the
 // whole λ path is scored in closed form (GCV, evidence) or from fold statistics (CV: the held-out squared error,
 // or for classifiers with the squared loss the held-out accuracy from one more map of the held-out rows); the
-// hinge and logistic losses are cross-validated by refits, and hermite models scored by the GCV or the evidence of
-// their stacked value and derivative rows. Ties of accuracy go to the larger λ, then the larger σ.
+// hinge and logistic losses are cross-validated by refits, hermite models scored by the GCV or the evidence of
+// their stacked value and derivative rows, and exact models by those of the N×N kernel matrix (learn.KRR.SelectLambda). Ties of accuracy go to the larger λ, then the larger σ.
 func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, error) {
 	rows := n
 	if s.TuneRows > 0 && s.TuneRows < n {
@@ -128,7 +128,9 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 		res.Score = "GCV"
 	}
 	res.Points = s.Points
-	if s.TunePoints > 0 {
+	if s.Exact {
+		res.Points = 0 // no map: the kernel matrix itself
+	} else if s.TunePoints > 0 {
 		res.Points = min(s.TunePoints, s.Points)
 	} else if limit := s.maxTunePoints(d, t); s.Points > limit {
 		res.Points = limit
@@ -163,7 +165,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	defer bar.Done()
 	// When σ and λ are scored with a random-feature map at the fit's D on all rows, the statistics of the best σ so far
 	// are those the fit would accumulate: they are kept (s.tuned, of σ = keptSigma) and solved instead of another pass.
-	reuse := res.Points == s.Points && rows == n && t.scale == nil && s.OVK == "" && !s.nystrom
+	reuse := res.Points == s.Points && rows == n && t.scale == nil && s.OVK == "" && !s.nystrom && !s.Exact
 	keptSigma, keptScore := math.NaN(), math.NaN()
 	// path scores the λ of lambdas for σ with a map of the given points.
 	path := func(sigma float64, points int, lambdas []float64) ([]float64, error) {
@@ -173,6 +175,16 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 		k, err := kernel.New(s.Kernel, sigma)
 		if err != nil {
 			return nil, err
+		}
+		if s.Exact {
+			sel, err := learn.KRR{Kernel: k, Intercept: true, MaxBytes: s.budget()}.SelectLambda(Xt, rows, d, Yt, t.P, lambdas)
+			if err != nil {
+				return nil, err
+			}
+			if s.Select == "evidence" {
+				return sel.LogEvidence, nil
+			}
+			return sel.GCV, nil
 		}
 		fmap, err := s.newMap(k, Xt, rows, d, points)
 		if err != nil {

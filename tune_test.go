@@ -107,6 +107,82 @@ func TestTuneMatchesBruteForce(t *testing.T) {
 	}
 }
 
+// TestTuneExact: an exact model is tuned on the GCV (or the evidence) of its kernel matrix — the table reported is
+// learn.KRR.SelectLambda's for every σ, the pair chosen the best of it, and the model the exact fit with that pair.
+// Classification defaults to gcv; cv and exact vector-valued models are refused.
+func TestTuneExact(t *testing.T) {
+	const n, d = 50, 2
+	data := &dataset.Data{N: n, D: d, Names: []string{"a", "b"}, TargetName: "y"}
+	for i := range n {
+		a, b := math.Sin(float64(3*i+1)), math.Cos(float64(7*i+2))
+		data.X = append(data.X, a, b)
+		data.Y = append(data.Y, math.Sin(2*a)+0.3*b+0.05*math.Sin(float64(11*i)))
+	}
+	sigmas, lambdas := []float64{0.3, 1, 3}, []float64{1e-6, 1e-4, 1e-2, 1}
+	for _, sel := range []string{"gcv", "evidence"} {
+		t.Run(sel, func(t *testing.T) {
+			cfg := Config{Exact: true, Tune: true, Select: sel, Sigmas: sigmas, Lambdas: lambdas, Preprocess: "none"}
+			m, err := Fit(cfg, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := m.Report().Tune
+			if r == nil || r.Criterion != sel || r.Points != 0 || len(r.Scores) != len(sigmas) {
+				t.Fatalf("tuning report %+v", r)
+			}
+			bi, bj := 0, 0
+			for i, s := range sigmas {
+				want, err := learn.KRR{Kernel: kernel.Gaussian{S: s}, Intercept: true}.SelectLambda(data.X, n, d, data.Y, 1, lambdas)
+				if err != nil {
+					t.Fatal(err)
+				}
+				scores := want.GCV
+				if sel == "evidence" {
+					scores = want.LogEvidence
+				}
+				if !slices.Equal(r.Scores[i], scores) {
+					t.Errorf("σ = %g: scores %v, learn.KRR.SelectLambda %v", s, r.Scores[i], scores)
+				}
+				for j, v := range scores {
+					if (sel == "gcv" && v < r.Scores[bi][bj]) || (sel == "evidence" && v > r.Scores[bi][bj]) {
+						bi, bj = i, j
+					}
+				}
+			}
+			if r.Sigma != sigmas[bi] || r.Lambda != lambdas[bj] {
+				t.Errorf("chose σ = %g, λ = %g; the best score is at σ = %g, λ = %g", r.Sigma, r.Lambda, sigmas[bi], lambdas[bj])
+			}
+			ref, err := Fit(Config{Exact: true, Sigma: r.Sigma, Lambda: r.Lambda, Preprocess: "none"}, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := m.PredictRows(data.X, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := ref.PredictRows(data.X, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Values, want.Values) {
+				t.Error("the tuned exact model differs from the exact fit with the chosen σ and λ")
+			}
+		})
+	}
+	cls := *data
+	cls.Y, cls.Labels = make([]float64, n), []string{"a", "b"}
+	for i := range n {
+		cls.Y[i] = float64(i % 2)
+	}
+	m, err := Fit(Config{Exact: true, Tune: true, Task: "classification", Sigmas: []float64{1}, Preprocess: "none"}, &cls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Report().Tune; r == nil || r.Criterion != "gcv" {
+		t.Errorf("exact classification: tuning report %+v, want gcv", r)
+	}
+}
+
 // TestMedianDefault: without σ the fit uses the median heuristic, the same for a fit in memory and a streamed fit.
 func TestMedianDefault(t *testing.T) {
 	data, err := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
@@ -400,7 +476,8 @@ func TestTuneRefusals(t *testing.T) {
 		data *dataset.Data
 		want string
 	}{
-		{"exact", Config{Exact: true, Tune: true}, reg, "not exact models"},
+		{"exact cv", Config{Exact: true, Tune: true, Select: "cv"}, reg, "not cv"},
+		{"exact ovk", Config{Exact: true, Tune: true, OVK: "curl-free", Targets: field}, curl, "exact vector-valued"},
 		{"curl-free cv", Config{OVK: "curl-free", Targets: field, Tune: true, Select: "cv", Points: 8}, curl, "not cv"},
 		{"div-free cv", Config{OVK: "div-free", Targets: field, Tune: true, Select: "cv", Points: 8}, curl, "not cv"},
 		{"one fold", Config{Tune: true, Select: "cv", CV: 1}, reg, "2 folds"},

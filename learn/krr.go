@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"
 	"github.com/rffkit/rff/kernel"
@@ -89,38 +90,7 @@ func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
 	rhs := append([]float64(nil), Y...)
 	var rowMean, ybar []float64
 	if k.Intercept {
-		// K̃ = HKH: K̃_ij = K_ij − m_i − m_j + m̄ (K is symmetric, so column means equal row means).
-		rowMean = make([]float64, n)
-		var all float64
-		for i := range n {
-			var s float64
-			for _, v := range K[i*n : (i+1)*n] {
-				s += v
-			}
-			rowMean[i] = s / N
-			all += s
-		}
-		all /= N * N
-		for i := range n {
-			row := K[i*n : (i+1)*n]
-			for j := range row {
-				row[j] += all - rowMean[i] - rowMean[j]
-			}
-		}
-		ybar = make([]float64, p)
-		for i := range n {
-			for j := range p {
-				ybar[j] += Y[i*p+j]
-			}
-		}
-		for j := range ybar {
-			ybar[j] /= N
-		}
-		for i := range n {
-			for j := range p {
-				rhs[i*p+j] -= ybar[j]
-			}
-		}
+		rowMean, ybar = centreGram(K, n), centreTargets(rhs, n, p)
 	}
 	diag := make([]float64, n)
 	var anorm float64 // 1-norm of the system matrix, for the condition estimate
@@ -180,6 +150,121 @@ func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
 	}
 	fit.Stats = SolveStats{Method: "cholesky", Residual: residual, Seconds: time.Since(start).Seconds()}
 	return fit, nil
+}
+
+// centreGram replaces the symmetric n×n matrix K by HKH, H = I − 11ᵀ/N: K̃_ij = K_ij − m_i − m_j + m̄ (column means
+// equal row means), and returns the row means m.
+func centreGram(K []float64, n int) []float64 {
+	N := float64(n)
+	rowMean := make([]float64, n)
+	var all float64
+	for i := range n {
+		var s float64
+		for _, v := range K[i*n : (i+1)*n] {
+			s += v
+		}
+		rowMean[i] = s / N
+		all += s
+	}
+	all /= N * N
+	for i := range n {
+		row := K[i*n : (i+1)*n]
+		for j := range row {
+			row[j] += all - rowMean[i] - rowMean[j]
+		}
+	}
+	return rowMean
+}
+
+// centreTargets subtracts from Y (n×p) its column means, which it returns.
+func centreTargets(Y []float64, n, p int) []float64 {
+	ybar := make([]float64, p)
+	for i := range n {
+		for j := range p {
+			ybar[j] += Y[i*p+j]
+		}
+	}
+	for j := range ybar {
+		ybar[j] /= float64(n)
+	}
+	for i := range n {
+		for j := range p {
+			Y[i*p+j] -= ybar[j]
+		}
+	}
+	return ybar
+}
+
+// SelectLambda evaluates the closed-form criteria of SelectLambda — degrees of freedom, GCV, noise variances and
+// the Bayesian evidence, now of a Gaussian process with covariance σ²k/(Nλ) — for exact kernel ridge regression
+// KRR{Kernel: k.Kernel, Lambda: λ, Intercept: k.Intercept} on the n rows of X (n×d) and Y (n×p), for every λ of
+// lambdas (k.Lambda is ignored). It computes the N×N Gram matrix once, centres it (HKH) with an intercept, and
+// eigendecomposes it, K̃ = V diag(μ) Vᵀ; the formulas of SelectLambda then hold with the eigenvalues μ_k of K̃ (the
+// non-zero ones are those of the centred ZᵀZ of any feature map with ZZᵀ = K) and c_kj = (v_kᵀy_j)² in place of
+// g_kj²/μ_k, so each λ costs O(N·p). Cost: O(N²d) for the Gram matrix and O(N³) for the eigendecomposition (LAPACK's
+// dsyevd); memory four N×N arrays (the matrix, its eigenvectors and dsyevd's workspace), 32N² bytes, refused above
+// MaxBytes. Every λ must be finite and > 0.
+func (k KRR) SelectLambda(X []float64, n, d int, Y []float64, p int, lambdas []float64) (*Selection, error) {
+	const where = "learn.KRR.SelectLambda"
+	if k.Kernel == nil {
+		return nil, errors.New(where + ": nil kernel")
+	}
+	if err := blocks.CheckData(where, X, n, d, Y, p); err != nil {
+		return nil, err
+	}
+	if len(lambdas) == 0 {
+		return nil, errors.New(where + ": empty λ grid")
+	}
+	for _, l := range lambdas {
+		if !(l > 0) || math.IsInf(l, 0) {
+			return nil, fmt.Errorf("%s: λ = %v: every λ must be finite and > 0", where, l)
+		}
+	}
+	limit := k.MaxBytes
+	if limit <= 0 {
+		limit = DefaultKRRMaxBytes
+	}
+	if need := 32 * float64(n) * float64(n); need > float64(limit) {
+		return nil, fmt.Errorf("%s: the eigendecomposition of the %d×%d Gram matrix needs %s, above the limit of %s "+
+			"(raise KRR.MaxBytes, or tune on fewer rows)", where, n, n, solve.Bytes(need), solve.Bytes(float64(limit)))
+	}
+	Yc := append([]float64(nil), Y[:n*p]...)
+	if k.Intercept {
+		centreTargets(Yc, n, p)
+	}
+	yy := make([]float64, p)
+	for i := range n {
+		for j := range p {
+			yy[j] += Yc[i*p+j] * Yc[i*p+j]
+		}
+	}
+	sp, err := emptySpectrum(n, p, n, yy, k.Intercept)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	K := make([]float64, n*n)
+	if err := kernel.Gram(K, k.Kernel, X, n, X, n, d); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	if k.Intercept {
+		centreGram(K, n)
+	}
+	mu, V, err := linalg.EigenSym(n, K)
+	if err != nil {
+		return nil, fmt.Errorf("%s: kernel %s: %w", where, k.Kernel.Name(), err)
+	}
+	K = nil
+	G := make([]float64, n*p) // Vᵀ Y (centred)
+	linalg.Gemm(true, false, n, p, n, 1, V, n, Yc, p, 0, G, p)
+	sp.fill(mu, G, true)
+	sel := newSelection(&Stats{N: n, P: p}, lambdas, k.Intercept)
+	rss, q := make([]float64, p), make([]float64, p)
+	for i, lambda := range lambdas {
+		df, logdet := sp.at(lambda, rss, q)
+		sel.record(i, df, logdet, rss, q, float64(n), sp.nt, k.Intercept)
+	}
+	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
+	return sel, nil
 }
 
 // Predict writes f(x) = Σ_i α_i k(x_i, x) + b for the rows of X (rows×Dim, row-major) into dst (rows×P),

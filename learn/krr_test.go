@@ -200,3 +200,127 @@ func TestKRRErrors(t *testing.T) {
 		t.Errorf("λ = 0 does not interpolate: %.3g", e)
 	}
 }
+
+// TestKRRSelectLambdaBruteForce: the criteria of KRR.SelectLambda equal their definitions for exact kernel ridge
+// regression, computed independently — the residuals from the predictions of KRR.Fit at each λ, df = [1 +]
+// tr(K̃(K̃ + NλI)⁻¹) from a dense inverse (K̃ = HKH with an intercept), GCV = N·ΣRSS/(P(N − df)²), and the log
+// evidence the Gaussian log density of y with covariance σ²(I + K/(Nλ)) (the bias integrated out under a flat prior)
+// at the selection's σ², which must maximise it — to a tolerance of 64·cond(K̃ + NλI)·ε (times ‖y‖/‖y − ŷ‖ for
+// the GCV, whose brute-force residuals cancel).
+func TestKRRSelectLambdaBruteForce(t *testing.T) {
+	const n, d, p = 40, 3, 2
+	X, Y := regression(n, d, p, 0.3, 5)
+	kern := kernel.Gaussian{S: 0.7}
+	grid := LogGrid(1e-6, 1, 7)
+	for _, intercept := range []bool{true, false} {
+		t.Run(fmt.Sprintf("intercept=%v", intercept), func(t *testing.T) {
+			sel, err := KRR{Kernel: kern, Intercept: intercept}.SelectLambda(X, n, d, Y, p, grid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			K := make([]float64, n*n)
+			if err := kernel.Gram(K, kern, X, n, X, n, d); err != nil {
+				t.Fatal(err)
+			}
+			Kt := append([]float64(nil), K...)
+			var e []float64
+			if intercept {
+				centreGram(Kt, n)
+				e = make([]float64, n)
+				for i := range e {
+					e[i] = 1
+				}
+			}
+			N := float64(n)
+			bestG, bestE := 0, 0
+			gcvs, evs := make([]float64, len(grid)), make([]float64, len(grid))
+			for li, lambda := range grid {
+				fit, err := KRR{Kernel: kern, Lambda: lambda, Intercept: intercept}.Fit(X, n, d, Y, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pred := make([]float64, n*p)
+				fit.Predict(pred, X, n)
+				var rss float64
+				for i, v := range pred {
+					rss += (Y[i] - v) * (Y[i] - v)
+				}
+				A := mat.NewDense(n, n, append([]float64(nil), Kt...))
+				for i := range n {
+					A.Set(i, i, A.At(i, i)+N*lambda)
+				}
+				var inv, H mat.Dense
+				if err := inv.Inverse(A); err != nil {
+					t.Fatal(err)
+				}
+				H.Mul(mat.NewDense(n, n, Kt), &inv)
+				df := mat.Trace(&H)
+				if intercept {
+					df++
+				}
+				tol := 64 * mat.Cond(A, 2) * 0x1p-52
+				check := func(what string, got, want float64) {
+					t.Helper()
+					if r := relErr(got, want); !(r <= tol) {
+						t.Errorf("λ = %g: %s = %.15g, definition %.15g (relative %.2g > %.2g)", lambda, what, got, want, r, tol)
+					}
+				}
+				check("df", sel.DF[li], df)
+				gcvs[li] = N * rss / (float64(p) * (N - df) * (N - df))
+				// The residuals y − Kα lose ‖y‖/‖y − Kα‖ of their relative accuracy to cancellation.
+				var yy float64
+				for _, v := range Y {
+					yy += v * v
+				}
+				if r := relErr(sel.GCV[li], gcvs[li]); !(r <= tol*(1+math.Sqrt(yy/rss))) {
+					t.Errorf("λ = %g: GCV = %.15g, definition %.15g (relative %.2g > %.2g)", lambda, sel.GCV[li], gcvs[li], r, tol*(1+math.Sqrt(yy/rss)))
+				}
+				for j := range p {
+					y := column(Y, n, p, j)
+					s2 := sel.EvidenceNoiseVar[li][j]
+					ev := bruteLogEvidenceGram(t, mat.NewDense(n, n, K), n, y, lambda, s2, e)
+					for _, f := range []float64{0.999, 1.001} {
+						if v := bruteLogEvidenceGram(t, mat.NewDense(n, n, K), n, y, lambda, f*s2, e); !(v < ev) {
+							t.Errorf("λ = %g, output %d: σ² × %g gives a larger evidence %v ≥ %v", lambda, j, f, v, ev)
+						}
+					}
+					evs[li] += ev
+				}
+				check("log evidence", sel.LogEvidence[li], evs[li])
+				if gcvs[li] < gcvs[bestG] {
+					bestG = li
+				}
+				if evs[li] > evs[bestE] {
+					bestE = li
+				}
+			}
+			if sel.BestGCVIndex != bestG || sel.BestEvidenceIndex != bestE {
+				t.Errorf("best indices GCV %d, evidence %d; definitions %d, %d", sel.BestGCVIndex, sel.BestEvidenceIndex, bestG, bestE)
+			}
+		})
+	}
+}
+
+// TestKRRSelectLambdaErrors: a nil kernel, bad data, an empty or non-positive grid, a constant target and a Gram
+// matrix beyond MaxBytes are refused with errors.
+func TestKRRSelectLambdaErrors(t *testing.T) {
+	X, Y := regression(10, 2, 1, 0.1, 3)
+	k := KRR{Kernel: kernel.Gaussian{S: 1}, Intercept: true}
+	for _, c := range []struct {
+		name string
+		k    KRR
+		Y    []float64
+		grid []float64
+	}{
+		{"nil kernel", KRR{}, Y, []float64{1}},
+		{"short Y", k, Y[:5], []float64{1}},
+		{"empty grid", k, Y, nil},
+		{"zero λ", k, Y, []float64{0}},
+		{"constant", k, make([]float64, 10), []float64{1}},
+		{"memory", KRR{Kernel: kernel.Gaussian{S: 1}, MaxBytes: 100}, Y, []float64{1}},
+	} {
+		if _, err := c.k.SelectLambda(X, 10, 2, c.Y, 1, c.grid); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}

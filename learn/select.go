@@ -99,29 +99,48 @@ type spectrum struct {
 // newSpectrum eigendecomposes the normal equations of s (centred when intercept).
 func newSpectrum(s *Stats, intercept bool) (*spectrum, error) {
 	F, P := s.F, s.P
-	sp := &spectrum{F: F, P: P, n: float64(s.N), nt: float64(s.N)}
-	if intercept {
-		sp.nt--
-		sp.offset = 1
-	}
-	if sp.nt < 1 {
-		return nil, fmt.Errorf("need at least %d row(s), have %d", 1+int(sp.offset), s.N)
-	}
-	yy := centredSumSquares(s, intercept)
-	for j, v := range yy {
-		if !(v > 0) {
-			return nil, fmt.Errorf("output %d is constant (its centred sum of squares is %v): the evidence is unbounded", j+1, v)
-		}
-	}
 	A, B := s.NormalEquations(intercept)
+	sp, err := emptySpectrum(F, P, s.N, centredSumSquares(s, intercept), intercept)
+	if err != nil {
+		return nil, err
+	}
 	mu, U, err := linalg.EigenSym(F, A)
 	if err != nil {
 		return nil, err
 	}
 	G := make([]float64, F*P) // Uᵀ B
 	linalg.Gemm(true, false, F, P, F, 1, U, F, B, P, 0, G, P)
+	sp.fill(mu, G, false)
+	return sp, nil
+}
+
+// emptySpectrum checks the row count and the targets' centred sums of squares yy (one per output) and returns a
+// spectrum to fill.
+func emptySpectrum(F, P, N int, yy []float64, intercept bool) (*spectrum, error) {
+	sp := &spectrum{F: F, P: P, n: float64(N), nt: float64(N), rss0: yy}
+	if intercept {
+		sp.nt--
+		sp.offset = 1
+	}
+	if sp.nt < 1 {
+		return nil, fmt.Errorf("need at least %d row(s), have %d", 1+int(sp.offset), N)
+	}
+	for j, v := range yy {
+		if !(v > 0) {
+			return nil, fmt.Errorf("output %d is constant (its centred sum of squares is %v): the evidence is unbounded", j+1, v)
+		}
+	}
+	return sp, nil
+}
+
+// fill sets the eigenvalues mu (ascending; those below the null threshold F·ε·μ_max become 0) and the squared
+// norms c_kj of the targets in each eigendirection from G (F×P): G = Uᵀ(ZᵀY), c = g²/μ, in the primal; in the dual
+// (mu the eigenvalues of the N×N kernel matrix ZZᵀ, G = VᵀY with V its eigenvectors) c = g², the same numbers
+// (Z = V S Uᵀ gives UᵀZᵀy = S Vᵀy). The least-squares residual rss0 loses the c of every non-null direction.
+func (sp *spectrum) fill(mu, G []float64, dual bool) {
+	F, P := len(mu), sp.P
 	tau := float64(F) * 0x1p-52 * max(mu[F-1], 0)
-	sp.mu, sp.c, sp.rss0 = mu, make([]float64, F*P), yy
+	sp.mu, sp.c = mu, make([]float64, F*P)
 	for k, m := range mu {
 		if !(m > tau) {
 			mu[k] = 0
@@ -129,7 +148,10 @@ func newSpectrum(s *Stats, intercept bool) (*spectrum, error) {
 		}
 		for j := range P {
 			g := G[k*P+j]
-			c := g * g / m
+			c := g * g
+			if !dual {
+				c /= m
+			}
 			sp.c[k*P+j] = c
 			sp.rss0[j] -= c
 		}
@@ -137,7 +159,6 @@ func newSpectrum(s *Stats, intercept bool) (*spectrum, error) {
 	for j, v := range sp.rss0 {
 		sp.rss0[j] = max(v, 0)
 	}
-	return sp, nil
 }
 
 // at returns df(λ) and Σ_k log(1 + μ_k/(Nλ)), and writes RSS_j(λ) into rss and Q_j(λ) = RSS_j + Nλ‖θ_j‖² into q.

@@ -109,6 +109,12 @@ func bruteLogEvidenceBias(t testing.TB, Z []float64, n, F int, y []float64, lamb
 	Zm := mat.NewDense(n, F, append([]float64(nil), Z...))
 	var zz mat.Dense
 	zz.Mul(Zm, Zm.T())
+	return bruteLogEvidenceGram(t, &zz, n, y, lambda, sigma2, e)
+}
+
+// bruteLogEvidenceGram is bruteLogEvidenceBias with the n×n matrix zz = ZZᵀ (a kernel matrix) given instead of Z.
+func bruteLogEvidenceGram(t testing.TB, zz mat.Matrix, n int, y []float64, lambda, sigma2 float64, e []float64) float64 {
+	t.Helper()
 	C := mat.NewSymDense(n, nil)
 	for a := range n {
 		for b := a; b < n; b++ {

@@ -65,7 +65,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	var kf kernelFlags
 	kf.register(fs.FlagSet, "the median distance between up to 2000 preprocessed training rows (the median heuristic)")
 	fs.BoolVar(&cfg.Tune, "tune", false, "choose σ and λ from the data: σ on a log grid around the median heuristic (or --sigmas), the λ path (--lambdas) scored by --select; one pass over the data per σ")
-	fs.StringVar(&cfg.Select, "select", "", "--tune criterion: gcv (generalized cross-validation; the default for regression), evidence (Bayesian evidence) or cv (--cv folds, 5 by default; held-out accuracy for classification, its default; the only criterion of the hinge and logistic losses, which it refits per fold)")
+	fs.StringVar(&cfg.Select, "select", "", "--tune criterion: gcv (generalized cross-validation; the default for regression and exact models), evidence (Bayesian evidence) or cv (--cv folds, 5 by default; held-out accuracy for classification, its default; the only criterion of the hinge and logistic losses, which it refits per fold)")
 	fs.IntVar(&cfg.TunePoints, "tune-points", 0, "--tune: D of the maps that score σ and λ (default: -D, at most 512); the model is then fitted with the chosen pair at the full -D")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", 0, "--tune on the first N rows only, then fit the chosen σ and λ on all rows (0 = all rows)")
 	sigmas := fs.String("sigmas", "", "--tune: comma list of bandwidths to score instead of the grid around the median heuristic")

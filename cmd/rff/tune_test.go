@@ -67,6 +67,8 @@ func TestFitTuneTasks(t *testing.T) {
 		{"decomposable cv", []string{"--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2,y3,y4", "--cv", "3"}, "cv", "CV MSE", 17},
 		{"curl-free", []string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", "y1,y2,y3,y4,y5"}, "gcv", "GCV", 17},
 		{"hermite", []string{"--data", hx, "--task", "hermite", "--values", hv, "--gradients", hg}, "gcv", "GCV", 17},
+		{"exact", []string{"--data", data, "--exact"}, "gcv", "GCV", 17},
+		{"exact classification evidence", []string{"--data", data, "--exact", "--task", "classification", "--select", "evidence"}, "evidence", "log evidence", 17},
 		{"hermite evidence", []string{"--data", hx, "--task", "hermite", "--values", hv, "--gradients", hg, "--select", "evidence"}, "evidence", "log evidence", 17},
 		{"div-free evidence", []string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", "y1,y2,y3,y4,y5", "--select", "evidence"}, "evidence", "log evidence", 17},
 	} {
@@ -122,7 +124,7 @@ func TestFitTuneRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--data", data, "--exact"}, "not exact models"},
+		{[]string{"--data", data, "--exact", "--select", "cv"}, "exact models are tuned by gcv or evidence"},
 		{[]string{"--data", data, "--task", "classification", "--loss", "hinge", "--select", "gcv"}, "cross-validation"},
 		{[]string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", field, "--select", "cv"}, "curl-free kernel is tuned by gcv or evidence"},
 		{[]string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", field, "--select", "cv"}, "div-free kernel is tuned by gcv or evidence"},
