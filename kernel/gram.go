@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/fastmath"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
@@ -69,6 +70,8 @@ func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y []float64, m,
 	nx, ny := sqNorms(X, n, d), sqNorms(Y, m, d)
 	linalg.Gemm(false, true, n, m, d, 1, X, d, Y, d, 0, dst, m)
 	c := float64(2*d+2) * 0x1p-53 / gramRelTol
+	gauss, isGauss := k.(Gaussian)
+	den := 2 * gauss.S * gauss.S // as Gaussian.ofSqDist divides
 	parallel.For(n, 0, func(i int) {
 		xi := X[i*d : (i+1)*d]
 		row := dst[i*m : (i+1)*m]
@@ -78,7 +81,14 @@ func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y []float64, m,
 			if r2 <= c*s {
 				r2 = sqDist(xi, Y[j*d:(j+1)*d])
 			}
-			row[j] = k.ofSqDist(r2)
+			if isGauss {
+				row[j] = -r2 / den
+			} else {
+				row[j] = k.ofSqDist(r2)
+			}
+		}
+		if isGauss {
+			fastmath.Exp(row, row) // = math.Exp element by element, four at a time
 		}
 	})
 }

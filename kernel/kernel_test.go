@@ -442,3 +442,28 @@ func BenchmarkGram(b *testing.B) {
 
 // pairwiseOnly hides a kernel's fast paths.
 type pairwiseOnly struct{ Kernel }
+
+// TestGramGaussianExp: the Gaussian kernel's Gram matrix, whose exponentials are taken four at a time
+// (fastmath.Exp), equals bit for bit the same product path with math.Exp per element (a wrapper type that keeps
+// ofSqDist but not the Gaussian type), including distances large enough to leave Exp's fast range.
+func TestGramGaussianExp(t *testing.T) {
+	type wrapped struct{ Gaussian }
+	rng := rand.New(rand.NewPCG(21, 22))
+	const n, m, d = 33, 27, 12
+	X, Y := randVec(rng, n*d, 1), randVec(rng, m*d, 1)
+	for _, s := range []float64{0.05, 0.7, 3} { // σ = 0.05: most values underflow the fast range
+		k := Gaussian{S: s}
+		got, want := make([]float64, n*m), make([]float64, n*m)
+		if err := Gram(got, k, X, n, Y, m, d); err != nil {
+			t.Fatal(err)
+		}
+		if err := Gram(want, wrapped{k}, X, n, Y, m, d); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("σ = %g, entry %d: %v, with math.Exp %v", s, i, got[i], want[i])
+			}
+		}
+	}
+}

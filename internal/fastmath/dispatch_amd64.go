@@ -7,6 +7,19 @@ import "github.com/rffkit/rff/internal/cpu"
 // useAVX2 selects the AVX2 kernels; it is set once at start-up from CPUID (and flipped only by tests).
 var useAVX2 = cpu.AVX2
 
+// useFMA selects the AVX2 + FMA exponential kernel: exactly where math.Exp takes its own FMA branch (AVX and FMA),
+// whose operations the kernel repeats.
+var useFMA = cpu.FMA
+
+// expAVX2 computes dst[i] = exp(x[i]) for i < n (n a multiple of 4) four at a time, and stops before the first group
+// of four with an element outside [ExpLo, ExpHi] (or NaN), which it leaves unwritten. It returns the number of
+// elements done.
+//
+//go:noescape
+func expAVX2(dst, x *float64, n int) (done int)
+
+func expVec(dst, x []float64, n int) int { return expAVX2(&dst[0], &x[0], n) }
+
 // sincosAVX2 processes n elements (n a multiple of 4, n ≥ 0) with the kernel of sincos1; w may be nil. It
 // returns whether an element was out of range; for such an element it stores x[i] into both outputs, so the
 // input survives when an output aliases x.

@@ -1,9 +1,14 @@
 // Package fastmath evaluates sin and cos over slices quickly and accurately, for the cos/sin random-feature maps
-// (package feature), where one row of D points needs D sines and D cosines.
+// (package feature), where one row of D points needs D sines and D cosines, and exp over slices, for Gaussian kernel
+// matrices (package kernel: Nyström features, FALKON, exact kernel ridge regression).
 //
 //	SinCos(sin, cos, x)             sin[i], cos[i] = sin x[i], cos x[i]
 //	SinCosWeighted(sin, cos, x, w)  sin[i], cos[i] = w[i]·sin x[i], w[i]·cos x[i]   (a cos/sin feature row)
 //	CosWeighted(dst, x, w)          dst[i] = w[i]·cos x[i]                          (the cos+phase form)
+//	Exp(dst, x)                     dst[i] = math.Exp(x[i]), bit for bit
+//
+// The sections below are about sin and cos; Exp's documentation describes its own kernel, which repeats the
+// operations of math.Exp (so its results are math.Exp's on every machine, whatever they are there).
 //
 // # Algorithm
 //
