@@ -55,14 +55,39 @@ func Gram(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int
 		gramSqRadial(dst, r, X, n, Y, m, d)
 		return nil
 	}
+	ek, isExp := k.(expKernel)
 	parallel.For(n, 0, func(i int) {
 		xi := X[i*d : (i+1)*d]
 		row := dst[i*m : (i+1)*m]
+		if isExp {
+			for j := range row {
+				row[j] = ek.expArg(xi, Y[j*d:(j+1)*d])
+			}
+			fastmath.Exp(row, row) // Eval's math.Exp, four at a time
+			return
+		}
 		for j := range row {
 			row[j] = k.Eval(xi, Y[j*d:(j+1)*d])
 		}
 	})
 	return nil
+}
+
+// expKernel is implemented by kernels whose Eval is math.Exp(expArg(x, y)) exactly (the Gaussian and Laplacian
+// kernels): the pairwise path of Gram computes the arguments of a row and exponentiates them in one call.
+type expKernel interface {
+	expArg(x, y []float64) float64
+}
+
+func (k Gaussian) expArg(x, y []float64) float64 { return -sqDist(x, y) / (2 * k.S * k.S) }
+
+func (k Laplacian) expArg(x, y []float64) float64 {
+	var s float64
+	y = y[:len(x)]
+	for i, xi := range x {
+		s += math.Abs(xi - y[i])
+	}
+	return -s / k.S
 }
 
 // gramSqRadial is Gram for a sqRadial kernel through dst = X·Yᵀ (see Gram for the error control).

@@ -118,23 +118,16 @@ type Gaussian struct{ S float64 }
 
 func (k Gaussian) Name() string                { return "gaussian" }
 func (k Gaussian) Sigma() float64              { return k.S }
-func (k Gaussian) Eval(x, y []float64) float64 { return k.ofSqDist(sqDist(x, y)) }
+func (k Gaussian) Eval(x, y []float64) float64 { return math.Exp(k.expArg(x, y)) }
 func (k Gaussian) Law() Law                    { return Law{Scale: 1 / k.S} }
 
 // Laplacian is exp(−‖x−y‖₁/σ); its spectral law is iid Cauchy(0, 1/σ) per coordinate.
 type Laplacian struct{ S float64 }
 
-func (k Laplacian) Name() string   { return "laplacian" }
-func (k Laplacian) Sigma() float64 { return k.S }
-func (k Laplacian) Eval(x, y []float64) float64 {
-	var s float64
-	y = y[:len(x)]
-	for i, xi := range x {
-		s += math.Abs(xi - y[i])
-	}
-	return math.Exp(-s / k.S)
-}
-func (k Laplacian) Law() Law { return Law{Scale: 1 / k.S, Coord: CauchyFromNormal} }
+func (k Laplacian) Name() string                { return "laplacian" }
+func (k Laplacian) Sigma() float64              { return k.S }
+func (k Laplacian) Eval(x, y []float64) float64 { return math.Exp(k.expArg(x, y)) }
+func (k Laplacian) Law() Law                    { return Law{Scale: 1 / k.S, Coord: CauchyFromNormal} }
 
 // Cauchy is Π_i 1/(1+δ_i²/σ²); its spectral law is iid Laplace(0, 1/σ) per coordinate.
 type Cauchy struct{ S float64 }

@@ -303,22 +303,27 @@ func TestArcCosMonteCarlo(t *testing.T) {
 	}
 }
 
+// TestGramMatchesEval: below d = 8 Gram's pairwise path gives Eval's bits, for Matérn (Eval per pair) and for the
+// Gaussian and Laplacian kernels (arguments of a row, then fastmath.Exp), including σ small enough that most
+// arguments leave Exp's fast range.
 func TestGramMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const n, m, d = 37, 23, 4
 	X, Y := randVec(rng, n*d, 1), randVec(rng, m*d, 1)
-	k := Matern{1.5, 0.8}
-	G, err := GramDense(k, mat.NewDense(n, d, X), mat.NewDense(m, d, Y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < n; i++ {
-		for j := 0; j < m; j++ {
-			if G.At(i, j) != k.Eval(X[i*d:(i+1)*d], Y[j*d:(j+1)*d]) {
-				t.Fatalf("Gram(%d,%d) differs from Eval", i, j)
+	for _, k := range []Kernel{Matern{1.5, 0.8}, Gaussian{S: 0.8}, Gaussian{S: 0.02}, Laplacian{S: 0.5}, Laplacian{S: 0.001}} {
+		G, err := GramDense(k, mat.NewDense(n, d, X), mat.NewDense(m, d, Y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < m; j++ {
+				if e := k.Eval(X[i*d:(i+1)*d], Y[j*d:(j+1)*d]); math.Float64bits(G.At(i, j)) != math.Float64bits(e) {
+					t.Fatalf("%s: Gram(%d,%d) = %v differs from Eval %v", k.Name(), i, j, G.At(i, j), e)
+				}
 			}
 		}
 	}
+	k := Matern{1.5, 0.8}
 	if _, err := GramDense(k, mat.NewDense(2, 3, nil), mat.NewDense(2, 4, nil)); err == nil {
 		t.Error("mismatched dimensions must be an error")
 	}
