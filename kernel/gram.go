@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -18,11 +19,61 @@ import (
 // computes their distances with one matrix product.
 type sqRadial interface {
 	ofSqDist(r2 float64) float64
+	ofSqDistRow(row, scratch []float64)
 }
 
 func (k Gaussian) ofSqDist(r2 float64) float64 { return math.Exp(-r2 / (2 * k.S * k.S)) }
 
 func (k Matern) ofSqDist(r2 float64) float64 { return k.ofDist(math.Sqrt(r2)) }
+
+// ofSqDistRow replaces the squared distances of row by ofSqDist of each, bit for bit, taking the exponentials four at
+// a time (fastmath.Exp); scratch holds at least len(row) values. The Gaussian kernel needs no scratch.
+func (k Gaussian) ofSqDistRow(row, _ []float64) {
+	den := 2 * k.S * k.S // as ofSqDist divides
+	for j, r2 := range row {
+		row[j] = -r2 / den
+	}
+	fastmath.Exp(row, row)
+}
+
+// ofSqDistRow is Gaussian.ofSqDistRow for the Matérn kernels of ofDist: the exponent t (scratch) and e^{−t}, then
+// the polynomial factor, the operations of ofDist in its order.
+func (k Matern) ofSqDistRow(row, scratch []float64) {
+	var c float64 // t = c·r/σ
+	switch k.Nu {
+	case 0.5:
+		c = 1
+	case 1.5:
+		c = math.Sqrt(3)
+	case 2.5:
+		c = math.Sqrt(5)
+	default:
+		for j, r2 := range row {
+			row[j] = k.ofSqDist(r2)
+		}
+		return
+	}
+	t := scratch[:len(row)]
+	for j, r2 := range row {
+		r := math.Sqrt(r2)
+		r /= k.S
+		if k.Nu != 0.5 {
+			r = c * r
+		}
+		t[j], row[j] = r, -r
+	}
+	fastmath.Exp(row, row)
+	switch k.Nu {
+	case 1.5:
+		for j, v := range t {
+			row[j] *= 1 + v
+		}
+	case 2.5:
+		for j, v := range t {
+			row[j] *= 1 + v + v*v/3
+		}
+	}
+}
 
 // gemmMinDim is the input dimension from which Gram computes the distances of sqRadial kernels through a matrix
 // product; below it the pairwise loop is as fast.
@@ -95,9 +146,10 @@ func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y []float64, m,
 	nx, ny := sqNorms(X, n, d), sqNorms(Y, m, d)
 	linalg.Gemm(false, true, n, m, d, 1, X, d, Y, d, 0, dst, m)
 	c := float64(2*d+2) * 0x1p-53 / gramRelTol
-	gauss, isGauss := k.(Gaussian)
-	den := 2 * gauss.S * gauss.S // as Gaussian.ofSqDist divides
-	parallel.For(n, 0, func(i int) {
+	_, isGauss := k.(Gaussian)
+	workers := runtime.GOMAXPROCS(0)
+	scratch := make([][]float64, workers)
+	parallel.ForWorker(n, workers, func(w, i int) {
 		xi := X[i*d : (i+1)*d]
 		row := dst[i*m : (i+1)*m]
 		for j, g := range row {
@@ -106,15 +158,12 @@ func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y []float64, m,
 			if r2 <= c*s {
 				r2 = sqDist(xi, Y[j*d:(j+1)*d])
 			}
-			if isGauss {
-				row[j] = -r2 / den
-			} else {
-				row[j] = k.ofSqDist(r2)
-			}
+			row[j] = r2
 		}
-		if isGauss {
-			fastmath.Exp(row, row) // = math.Exp element by element, four at a time
+		if scratch[w] == nil && !isGauss {
+			scratch[w] = make([]float64, m)
 		}
+		k.ofSqDistRow(row, scratch[w])
 	})
 }
 

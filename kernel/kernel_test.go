@@ -448,26 +448,25 @@ func BenchmarkGram(b *testing.B) {
 // pairwiseOnly hides a kernel's fast paths.
 type pairwiseOnly struct{ Kernel }
 
-// TestGramGaussianExp: the Gaussian kernel's Gram matrix, whose exponentials are taken four at a time
-// (fastmath.Exp), equals bit for bit the same product path with math.Exp per element (a wrapper type that keeps
-// ofSqDist but not the Gaussian type), including distances large enough to leave Exp's fast range.
-func TestGramGaussianExp(t *testing.T) {
-	type wrapped struct{ Gaussian }
+// TestOfSqDistRow: the row form of the squared-distance kernels, which Gram's product path uses (exponentials
+// four at a time by fastmath.Exp), equals ofSqDist element by element bit for bit, for the Gaussian and the three
+// Matérn kernels, on distances from 0 to beyond Exp's fast range and row lengths that leave tails.
+func TestOfSqDistRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	const n, m, d = 33, 27, 12
-	X, Y := randVec(rng, n*d, 1), randVec(rng, m*d, 1)
-	for _, s := range []float64{0.05, 0.7, 3} { // σ = 0.05: most values underflow the fast range
-		k := Gaussian{S: s}
-		got, want := make([]float64, n*m), make([]float64, n*m)
-		if err := Gram(got, k, X, n, Y, m, d); err != nil {
-			t.Fatal(err)
-		}
-		if err := Gram(want, wrapped{k}, X, n, Y, m, d); err != nil {
-			t.Fatal(err)
-		}
-		for i := range got {
-			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-				t.Fatalf("σ = %g, entry %d: %v, with math.Exp %v", s, i, got[i], want[i])
+	for _, k := range []sqRadial{Gaussian{S: 0.05}, Gaussian{S: 0.7}, Gaussian{S: 3}, Matern{0.5, 0.01}, Matern{0.5, 2},
+		Matern{1.5, 0.8}, Matern{2.5, 1}, Matern{2.5, 0.001}} {
+		for _, n := range []int{1, 3, 4, 7, 64, 101} {
+			r2 := make([]float64, n)
+			for i := range r2 {
+				r2[i] = 50 * rng.Float64() * rng.Float64()
+			}
+			r2[0] = 0
+			row := append([]float64(nil), r2...)
+			k.ofSqDistRow(row, make([]float64, n))
+			for i, v := range r2 {
+				if want := k.ofSqDist(v); math.Float64bits(row[i]) != math.Float64bits(want) {
+					t.Fatalf("%s: r² = %v: row %v, ofSqDist %v", k.(Kernel).Name(), v, row[i], want)
+				}
 			}
 		}
 	}
