@@ -127,7 +127,7 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 		if s.nystrom { // M landmarks (an upper bound when M defaults to min(1024, N)), F = M' ≤ M features; the
 			// landmarks count as D×d points below
 			F = D
-			need += s.nystromNeed(D, dd, P) - bytesOf(D, dd)
+			need += s.nystromNeed(D, dd, P, N) - bytesOf(D, dd)
 		}
 		need += bytesOf(D, dd) // dense points (structured rules need less)
 		if _, orf := s.rule.(rule.ORF); orf || s.rule == (rule.SR{Rotation: rule.Haar}) {

@@ -63,6 +63,9 @@ type Config struct {
 	// relative residual of the preconditioned system at which it stops (default 1e-7).
 	FalkonIter int
 	FalkonTol  float64
+	// FalkonStore keeps the N×M kernel matrix between the rows and the centres from FALKON's first pass (8·N·M
+	// bytes, within the memory budget) instead of recomputing it on every iteration; the fit is the same.
+	FalkonStore bool
 	// Rule draws the points (package rule names; default "sr-butterfly").
 	Rule string
 	// Points is the number of points D (default 1024). Cos/sin maps have 2D features; SR rules round D up to whole

@@ -31,8 +31,8 @@ func (s *settings) resolveMap(c Config) error {
 			return errors.New("centres and landmarks belong to Nyström maps (Map \"nystrom\")")
 		case c.Solver == "falkon":
 			return errors.New("the falkon solver fits Nyström maps (Map \"nystrom\"); random features use cholesky or cg")
-		case c.FalkonIter != 0 || c.FalkonTol != 0:
-			return errors.New("FALKON's iterations and tolerance belong to the falkon solver on a Nyström map")
+		case c.FalkonIter != 0 || c.FalkonTol != 0 || c.FalkonStore:
+			return errors.New("FALKON's iterations, tolerance and stored kernel belong to the falkon solver on a Nyström map")
 		}
 		s.Map = "features"
 		return nil
@@ -77,8 +77,8 @@ func (s *settings) resolveMap(c Config) error {
 		s.precision, s.Precision = learn.Double, "double"
 	}
 	if c.Solver != "falkon" {
-		if c.FalkonIter != 0 || c.FalkonTol != 0 {
-			return errors.New("FALKON's iterations and tolerance belong to the falkon solver")
+		if c.FalkonIter != 0 || c.FalkonTol != 0 || c.FalkonStore {
+			return errors.New("FALKON's iterations, tolerance and stored kernel belong to the falkon solver")
 		}
 		return nil
 	}
@@ -192,7 +192,7 @@ func (s *settings) fitFalkon(nm *nystrom.Map, X []float64, n int, Y []float64, P
 	}
 	bar := progress.New(s.Progress, "falkon passes", maxIter+2)
 	last := 0
-	fk := nystrom.Falkon{Lambda: s.Lambda, Intercept: true, Tol: s.FalkonTol, MaxIter: s.FalkonIter, MaxBytes: s.budget(),
+	fk := nystrom.Falkon{Lambda: s.Lambda, Intercept: true, Tol: s.FalkonTol, MaxIter: s.FalkonIter, MaxBytes: s.budget(), StoreKernel: s.FalkonStore,
 		Progress: func(p int) { bar.Add(p - last); last = p }}
 	ff, err := fk.Fit(nm.Kernel(), nm.Landmarks(), M, d, X, n, Y, P)
 	bar.Done()
@@ -327,12 +327,17 @@ func (s *settings) streamMapper(k kernel.Kernel, pool *reservoir, d int) (learn.
 }
 
 // nystromNeed is the memory of a Nyström map's construction on M landmarks of d inputs and, with FALKON, of its fit
-// into P outputs: K_MM, its eigenvectors and the normalization (3M²), the landmarks (M·d), and FALKON's two M×M
-// Cholesky factors, a 32 MiB block of K_NM and a few M×P vectors.
-func (s *settings) nystromNeed(M, d, P float64) int64 {
+// of N rows into P outputs: K_MM, its eigenvectors and the normalization (3M²), the landmarks (M·d), and FALKON's
+// two M×M Cholesky factors, a 32 MiB block of K_NM (all N×M of it with FalkonStore) and a few M×P vectors.
+func (s *settings) nystromNeed(M, d, P, N float64) int64 {
 	need := bytesOf(3, M, M) + bytesOf(M, d)
 	if s.falkon {
-		need += bytesOf(2, M, M) + 32<<20 + bytesOf(8, M, P)
+		need += bytesOf(2, M, M) + bytesOf(8, M, P)
+		if s.FalkonStore {
+			need += bytesOf(N, M)
+		} else {
+			need += 32 << 20
+		}
 	}
 	return need
 }

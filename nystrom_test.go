@@ -53,6 +53,7 @@ func TestNystromRoundTripBits(t *testing.T) {
 		{"ridge cv", Config{Map: "nystrom", Centres: 20, CV: 3, Lambdas: []float64{1e-6, 1e-3, 1}}, reg},
 		{"uncertainty", Config{Map: "nystrom", Centres: 20, Lambda: 1e-3, Uncertainty: true}, reg},
 		{"falkon", Config{Map: "nystrom", Centres: 20, Lambda: 1e-3, Solver: "falkon"}, reg},
+		{"falkon stored kernel", Config{Map: "nystrom", Centres: 20, Lambda: 1e-3, Solver: "falkon", FalkonStore: true}, reg},
 		{"pca", Config{Map: "nystrom", Centres: 20, Lambda: 1e-3, Preprocess: "standardize,pca:2"}, reg},
 		{"onehot", Config{Map: "nystrom", Task: "classification", Centres: 30, Lambda: 1e-3}, cls},
 		{"simplex falkon", Config{Map: "nystrom", Task: "classification", Encoding: "simplex", Centres: 30, Lambda: 1e-3, Solver: "falkon"}, cls},
@@ -316,6 +317,8 @@ func TestNystromRefuses(t *testing.T) {
 		{Config{Map: "nystrom", Precision: "mixed"}, "mixed"},
 		{Config{Map: "nystrom", Solver: "falkon", Lambda: 1, FalkonTol: 2}, "tolerance"},
 		{Config{Map: "nystrom", FalkonIter: 5, Lambda: 1}, "falkon"},
+		{Config{Map: "nystrom", FalkonStore: true, Lambda: 1}, "falkon"},
+		{Config{FalkonStore: true, Lambda: 1}, "falkon"},
 		{Config{Map: "rbf"}, "map"},
 		{Config{Map: "nystrom", Centres: 10, MaxMemory: 1 << 10}, "centres"},
 	} {
@@ -409,6 +412,10 @@ func TestNystromBudget(t *testing.T) {
 	base := 3*square + int64(8*n*d) + int64(8*M*d)
 	if falkon < base+2*square || falkon > base+2*square+(33<<20) {
 		t.Errorf("FALKON estimate %d for 8M² = %d", falkon, square)
+	}
+	// With FalkonStore the whole N×M kernel matrix replaces the block.
+	if stored := need(Config{Lambda: 1, Solver: "falkon", FalkonStore: true}); stored != falkon-(32<<20)+int64(8*n*M) {
+		t.Errorf("FALKON estimate with the stored kernel %d, want %d − 32 MiB + 8·N·M", stored, falkon)
 	}
 }
 

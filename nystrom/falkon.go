@@ -60,6 +60,11 @@ type Falkon struct {
 	Preconditioner Preconditioner
 	// BlockRows is the number of rows of K_NM formed at a time; 0 chooses about 32 MiB of kernel values.
 	BlockRows int
+	// StoreKernel keeps the N×M kernel matrix K_NM from the first pass (8·N·M bytes, counted in MaxBytes instead of
+	// a block), so that each iteration is two matrix products instead of a kernel evaluation: the kernel's N·M·d
+	// operations and exponentials are done once rather than once per pass. The blocks and their products are the
+	// same, so the fit is the same, bit for bit.
+	StoreKernel bool
 	// MaxBytes is the memory budget of the fit's arrays (two M×M factors, a block of K_NM, a few M×P vectors);
 	// 0 means DefaultMaxBytes, < 0 no limit.
 	MaxBytes int64
@@ -87,7 +92,8 @@ type FalkonFit struct {
 	// Jitter is δ in TᵀT = K_MM + δI: the smallest of M·2⁻⁵²·max_j k(c_j, c_j)·10^i, i = 0, 1, …, for which the
 	// Cholesky factorization succeeded (Cholesky preconditioner only). The system solved has K_MM + δI in its penalty.
 	Jitter float64
-	// Passes is the number of passes over the data, each evaluating the N×M kernel once.
+	// Passes is the number of passes over the data, each evaluating the N×M kernel once (only the first with
+	// StoreKernel).
 	Passes int
 	// Seconds is the wall-clock time of the fit.
 	Seconds float64
@@ -141,11 +147,14 @@ func (f Falkon) Fit(k kernel.Kernel, centres []float64, M, d int, X []float64, n
 		rows = max(64, falkonBlockFloats/M)
 	}
 	rows = min(rows, n)
-	if err := f.checkBudget(M, p, rows); err != nil {
+	if err := f.checkBudget(M, p, rows, n); err != nil {
 		return nil, err
 	}
 	C := append([]float64(nil), centres[:M*d]...)
 	pass := &rowPass{k: k, X: X, n: n, d: d, C: C, M: M, rows: rows}
+	if f.StoreKernel {
+		pass.all = make([]float64, n*M)
+	}
 	fit := &FalkonFit{Kernel: k, Centres: C, M: M, D: d, P: p, Lambda: f.Lambda, Intercept: f.Intercept,
 		Preconditioner: f.Preconditioner, Bias: make([]float64, p)}
 	progress := func() {
@@ -160,6 +169,7 @@ func (f Falkon) Fit(k kernel.Kernel, centres []float64, M, d int, X []float64, n
 	if err != nil {
 		return nil, err
 	}
+	pass.filled = pass.all != nil
 	progress()
 	inv := 1 / float64(n)
 	ybar := make([]float64, p)
@@ -285,12 +295,16 @@ func centre(dst, V, mean []float64, M, p int) {
 	}
 }
 
-// checkBudget refuses fits whose arrays exceed the budget.
-func (f Falkon) checkBudget(M, p, rows int) error {
+// checkBudget refuses fits whose arrays exceed the budget (n rows in all, blocks of rows).
+func (f Falkon) checkBudget(M, p, rows, n int) error {
 	if _, err := size.Floats("nystrom: Falkon: K_MM", M, M); err != nil {
 		return err
 	}
-	if _, err := size.Floats("nystrom: Falkon: block of K_NM", rows, M); err != nil {
+	what := fmt.Sprintf("a block of %d kernel rows", rows)
+	if f.StoreKernel {
+		rows, what = n, fmt.Sprintf("the %d×%d kernel matrix K_NM kept by StoreKernel", n, M)
+	}
+	if _, err := size.Floats("nystrom: Falkon: K_NM", rows, M); err != nil {
 		return err
 	}
 	if _, err := size.Floats("nystrom: Falkon: coefficients", M, p); err != nil {
@@ -303,8 +317,8 @@ func (f Falkon) checkBudget(M, p, rows int) error {
 	mm := float64(M) * float64(M)
 	need := 8 * (2*mm + float64(rows)*float64(M+p) + 10*float64(M)*float64(p))
 	if budget > 0 && need > float64(budget) {
-		return fmt.Errorf("nystrom: Falkon: M = %d centres need %s (two M×M factors and a block of %d kernel rows), over the budget of %s (Falkon.MaxBytes)",
-			M, solve.Bytes(need), rows, solve.Bytes(float64(budget)))
+		return fmt.Errorf("nystrom: Falkon: M = %d centres need %s (two M×M factors and %s), over the budget of %s (Falkon.MaxBytes)",
+			M, solve.Bytes(need), what, solve.Bytes(float64(budget)))
 	}
 	return nil
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // rowPass forms the products of K_NM (the kernel between the N rows of X and the M centres C) with vectors a block
-// of rows at a time: memory rows·M, never N·M. The blocks are processed in row order, each with kernel.Gram and
-// matrix products that use every core, so the sums are the same bits for every GOMAXPROCS (on one backend).
+// of rows at a time: memory rows·M, not N·M, unless all is set (Falkon.StoreKernel). The blocks are processed in row
+// order, each with kernel.Gram and matrix products that use every core, so the sums are the same bits for every
+// GOMAXPROCS (on one backend).
 type rowPass struct {
 	k       kernel.Kernel
 	X       []float64 // n×d
@@ -17,14 +18,26 @@ type rowPass struct {
 	C       []float64 // M×d
 	M, rows int
 	kb, t   []float64 // a block of K_NM (rows×M) and of K_NM·V (rows×p)
+	// all, when not nil, holds K_NM (n×M); filled says that the first pass has computed it.
+	all    []float64
+	filled bool
 }
 
-// kernelBlock returns K(x_r0 … x_{r0+nb−1}, C) in the pass's buffer.
+// kernelBlock returns K(x_r0 … x_{r0+nb−1}, C): from all once it is filled, else computed into all or the pass's
+// buffer.
 func (r *rowPass) kernelBlock(r0, nb int) ([]float64, error) {
-	if r.kb == nil {
-		r.kb = make([]float64, r.rows*r.M)
+	var kb []float64
+	switch {
+	case r.all != nil && r.filled:
+		return r.all[r0*r.M : (r0+nb)*r.M], nil
+	case r.all != nil:
+		kb = r.all[r0*r.M : (r0+nb)*r.M]
+	default:
+		if r.kb == nil {
+			r.kb = make([]float64, r.rows*r.M)
+		}
+		kb = r.kb[:nb*r.M]
 	}
-	kb := r.kb[:nb*r.M]
 	if err := kernel.Gram(kb, r.k, r.X[r0*r.d:(r0+nb)*r.d], nb, r.C, r.M, r.d); err != nil {
 		return nil, fmt.Errorf("nystrom: Falkon: %w", err)
 	}
@@ -78,9 +91,19 @@ func (r *rowPass) gram(dst, V []float64, p int) error {
 		if err != nil {
 			return err
 		}
-		t := r.t[:nb*p]
-		linalg.Gemm(false, false, nb, p, r.M, 1, kb, r.M, V, p, 0, t, p)
-		linalg.Gemm(true, false, r.M, p, nb, 1, kb, r.M, t, p, 1, dst, p)
+		// Both products a slice of gramRows rows at a time, which the second reads from cache.
+		for s0 := 0; s0 < nb; s0 += gramRows(r.M) {
+			sb := min(gramRows(r.M), nb-s0)
+			ks, t := kb[s0*r.M:(s0+sb)*r.M], r.t[:sb*p]
+			linalg.Gemm(false, false, sb, p, r.M, 1, ks, r.M, V, p, 0, t, p)
+			linalg.Gemm(true, false, r.M, p, sb, 1, ks, r.M, t, p, 1, dst, p)
+		}
 	}
 	return nil
 }
+
+// gramRows is the number of rows of K_NM that gram multiplies at a time: about gramBytes of kernel values (1 MiB),
+// so that the second product finds them in cache, and at least gramMinRows. Variables for tests.
+func gramRows(M int) int { return max(gramMinRows, gramBytes/(8*M)) }
+
+var gramBytes, gramMinRows = 1 << 20, 32

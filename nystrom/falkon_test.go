@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -193,6 +194,81 @@ func TestFalkonDeterministic(t *testing.T) {
 	}
 }
 
+// TestFalkonStoreKernel: keeping K_NM from the first pass gives the same fit bit for bit — coefficients, bias,
+// iterations, residual — with every preconditioner, blocks that do not divide N and products over slices that do
+// not divide the blocks, evaluates the kernel on one pass only, and counts the N×M matrix in the budget.
+func TestFalkonStoreKernel(t *testing.T) {
+	n, d, p, M := 301, 3, 2, 40
+	X, Y := uniformData(n, d, p, 61)
+	C := falkonCentres(t, X, n, d, M, 5)
+	k := kernel.Gaussian{S: 0.9}
+	whole, err := Falkon{Lambda: 1e-4, Intercept: true, Tol: 1e-10, MaxIter: 200, BlockRows: 64}.Fit(k, C, M, d, X, n, Y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The products over slices of 7 rows (which do not divide the blocks of 64): the same solution to the CG
+	// tolerance, and the same bits with the kernel stored or not.
+	defer func(b, r int) { gramBytes, gramMinRows = b, r }(gramBytes, gramMinRows)
+	gramBytes, gramMinRows = 8*M*7, 1
+	sliced, err := Falkon{Lambda: 1e-4, Intercept: true, Tol: 1e-10, MaxIter: 200, BlockRows: 64}.Fit(k, C, M, d, X, n, Y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, ps := make([]float64, n*p), make([]float64, n*p)
+	if err := whole.Predict(pw, X, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := sliced.Predict(ps, X, n); err != nil {
+		t.Fatal(err)
+	}
+	for i := range pw {
+		if math.Abs(pw[i]-ps[i]) > 1e-6*(1+math.Abs(pw[i])) {
+			t.Fatalf("prediction %d: %v with whole blocks, %v with 7-row slices", i, pw[i], ps[i])
+		}
+	}
+	for _, pc := range []Preconditioner{CholeskyPreconditioner, JacobiPreconditioner, NoPreconditioner} {
+		base := Falkon{Lambda: 1e-4, Intercept: true, Tol: 1e-9, MaxIter: 60, BlockRows: 64, Preconditioner: pc}
+		want, err := base.Fit(k, C, M, d, X, n, Y, p)
+		if err != nil && !errors.Is(err, ErrNotConverged) {
+			t.Fatal(err)
+		}
+		stored := base
+		stored.StoreKernel = true
+		got, err := stored.Fit(k, C, M, d, X, n, Y, p)
+		if err != nil && !errors.Is(err, ErrNotConverged) {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Alpha, want.Alpha) || !slices.Equal(got.Bias, want.Bias) || got.Iterations != want.Iterations ||
+			got.Residual != want.Residual || got.Passes != want.Passes {
+			t.Errorf("%v: stored kernel: %d iterations, residual %v; on the fly %d, %v (coefficients equal: %v)", pc,
+				got.Iterations, got.Residual, want.Iterations, want.Residual, slices.Equal(got.Alpha, want.Alpha))
+		}
+	}
+	// The kernel is evaluated on the first pass only: N·M values (and M·M for K_MM) against one pass per iteration.
+	for _, store := range []bool{false, true} {
+		ck := &countingKernel{k: k}
+		fit, err := Falkon{Lambda: 1e-4, Intercept: true, MaxIter: 5, BlockRows: 64, StoreKernel: store}.Fit(ck, C, M, d, X, n, Y, p)
+		if err != nil && !errors.Is(err, ErrNotConverged) {
+			t.Fatal(err)
+		}
+		want := int64(fit.Passes*n*M + M*M)
+		if store {
+			want = int64(n*M + M*M)
+		}
+		if got := ck.calls.Load(); got != want {
+			t.Errorf("StoreKernel %v: %d kernel evaluations over %d passes, want %d", store, got, fit.Passes, want)
+		}
+	}
+	// 8·N·M = 96 320 bytes of K_NM exceed a budget that the blocks and factors fit in.
+	budget := int64(8 * (2*M*M + 64*(M+p) + 10*M*p + 100))
+	if _, err := (Falkon{Lambda: 1e-4, BlockRows: 64, MaxBytes: budget}).Fit(k, C, M, d, X, n, Y, p); err != nil && !errors.Is(err, ErrNotConverged) {
+		t.Fatalf("on the fly within %d bytes: %v", budget, err)
+	}
+	if _, err := (Falkon{Lambda: 1e-4, BlockRows: 64, MaxBytes: budget, StoreKernel: true}).Fit(k, C, M, d, X, n, Y, p); err == nil {
+		t.Error("StoreKernel beyond the budget: no error")
+	}
+}
+
 // Misuse is refused with errors, not panics.
 func TestFalkonRefuses(t *testing.T) {
 	n, d, p, M := 50, 2, 1, 5
@@ -249,3 +325,12 @@ func TestFalkonRefuses(t *testing.T) {
 		t.Errorf("MaxIter 1: err %v, fit %v", err, fit != nil)
 	}
 }
+
+// countingKernel counts the evaluations of k (from any goroutine).
+type countingKernel struct {
+	k     kernel.Kernel
+	calls atomic.Int64
+}
+
+func (c *countingKernel) Eval(x, y []float64) float64 { c.calls.Add(1); return c.k.Eval(x, y) }
+func (c *countingKernel) Name() string                { return c.k.Name() }

@@ -90,6 +90,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Centres, "centres", 0, "--map nystrom: number of landmarks M (default 1024, at most the training rows)")
 	fs.StringVar(&cfg.Landmarks, "landmarks", "", "--map nystrom: how the landmarks are chosen: uniform (default), kmeans++ or leverage (ridge leverage scores, recursive sampling)")
 	fs.IntVar(&cfg.FalkonIter, "falkon-iter", 0, "--solver falkon: largest number of conjugate-gradient iterations (default 100; a fit stopped there is kept, with a note)")
+	fs.BoolVar(&cfg.FalkonStore, "falkon-store", false, "--solver falkon: keep the N×M kernel matrix from the first pass (8·N·M bytes, within --max-memory) instead of recomputing it every iteration; the same fit, faster")
 	fs.Float64Var(&cfg.FalkonTol, "falkon-tol", 0, "--solver falkon: relative residual of the preconditioned system at which conjugate gradients stop (default 1e-7)")
 	testData := fs.String("test-data", "", "test file: report test metrics after training (--task hermite: inputs and f(x) as the last column)")
 	testLabels := fs.String("test-labels", "", "IDX labels of the test file")
