@@ -61,16 +61,23 @@ func bruteGCV(Z []float64, n, F int, y []float64, lambda float64) float64 {
 	return float64(n) * rss / ((float64(n) - tr) * (float64(n) - tr))
 }
 
-// TestTuneMatchesBruteForce: the (σ, λ) that tuning chooses by GCV is the minimizer of GCV computed from the explicit
-// hat matrix over the same grid, and the model is fitted with it.
-func TestTuneMatchesBruteForce(t *testing.T) {
-	const n, d, D = 60, 2, 8
-	data := &dataset.Data{N: n, D: d, Names: []string{"a", "b"}, TargetName: "y"}
+// smoothData returns n rows of two inputs on a deterministic scatter of [−1, 1]² and the target
+// sin 2a + 0.3b with a small deterministic wiggle.
+func smoothData(n int) *dataset.Data {
+	data := &dataset.Data{N: n, D: 2, Names: []string{"a", "b"}, TargetName: "y"}
 	for i := range n {
 		a, b := math.Sin(float64(3*i+1)), math.Cos(float64(7*i+2))
 		data.X = append(data.X, a, b)
 		data.Y = append(data.Y, math.Sin(2*a)+0.3*b+0.05*math.Sin(float64(11*i)))
 	}
+	return data
+}
+
+// TestTuneMatchesBruteForce: the (σ, λ) that tuning chooses by GCV is the minimizer of GCV computed from the explicit
+// hat matrix over the same grid, and the model is fitted with it.
+func TestTuneMatchesBruteForce(t *testing.T) {
+	const n, d, D = 60, 2, 8
+	data := smoothData(n)
 	sigmas, lambdas := []float64{0.3, 1, 3}, []float64{1e-6, 1e-4, 1e-2, 1}
 	cfg := Config{Rule: "g", Points: D, Tune: true, Sigmas: sigmas, Lambdas: lambdas, Preprocess: "none", Seed: 3}
 	m, err := Fit(cfg, data)
@@ -112,12 +119,7 @@ func TestTuneMatchesBruteForce(t *testing.T) {
 // Classification defaults to gcv; cv and exact vector-valued models are refused.
 func TestTuneExact(t *testing.T) {
 	const n, d = 50, 2
-	data := &dataset.Data{N: n, D: d, Names: []string{"a", "b"}, TargetName: "y"}
-	for i := range n {
-		a, b := math.Sin(float64(3*i+1)), math.Cos(float64(7*i+2))
-		data.X = append(data.X, a, b)
-		data.Y = append(data.Y, math.Sin(2*a)+0.3*b+0.05*math.Sin(float64(11*i)))
-	}
+	data := smoothData(n)
 	sigmas, lambdas := []float64{0.3, 1, 3}, []float64{1e-6, 1e-4, 1e-2, 1}
 	for _, sel := range []string{"gcv", "evidence"} {
 		t.Run(sel, func(t *testing.T) {
