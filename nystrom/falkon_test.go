@@ -173,11 +173,14 @@ func TestFalkonPreconditionerCutsIterations(t *testing.T) {
 	}
 }
 
-// The fit is the same bits for any GOMAXPROCS and block size of the same shape, and twice in a row.
+// The fit is the same bits for any GOMAXPROCS and block size of the same shape, and twice in a row, also with the
+// products over many slices (37 rows: 19 of them).
 func TestFalkonDeterministic(t *testing.T) {
 	n, d, p, M := 700, 10, 3, 50
 	X, Y := uniformData(n, d, p, 50)
 	C := falkonCentres(t, X, n, d, M, 3)
+	defer func(b, r int) { gramBytes, gramMinRows = b, r }(gramBytes, gramMinRows)
+	gramBytes, gramMinRows = 8*M*37, 1
 	f := Falkon{Lambda: 1e-4, Intercept: true, Tol: 1e-9}
 	a, err := f.Fit(kernel.Gaussian{S: 1}, C, M, d, X, n, Y, p)
 	if err != nil {
