@@ -46,8 +46,8 @@ func ExampleLoad() {
 }
 
 func ExampleReadCSV() {
-	// LETTER-style data: no header, the class letter in the first column.
-	text := "T,2,8,3\nI,5,12,3\nD,4,11,6\n"
+	// LETTER-style data (invented values): no header, the class letter in the first column.
+	text := "T,3,9,4\nI,6,11,2\nD,5,10,7\n"
 	d, err := dataset.ReadCSV(strings.NewReader(text), "letter.csv", "first")
 	if err != nil {
 		log.Fatal(err)

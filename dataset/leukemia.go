@@ -116,7 +116,7 @@ func loadLeukemia(dir string) (*Data, int, error) {
 }
 
 // newLeukemiaReader opens a CSV file of the Broad layout: commas, CRLF or LF line ends, and stray double quotes
-// inside unquoted gene descriptions (`... "A FORM" PRECURSOR`). The input is read within the default memory budget
+// inside unquoted gene descriptions (`... "B FORM" VARIANT`). The input is read within the default memory budget
 // (DefaultMaxBytes), which bounds the arrays too: they take at most a few bytes per byte of input.
 func newLeukemiaReader(path string) (*csv.Reader, io.Closer, error) {
 	f, _, err := openLimited(path, newBudget(path, 0))

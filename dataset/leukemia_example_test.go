@@ -26,7 +26,7 @@ func ExampleLoadLeukemia() {
 		dataset.LeukemiaIndependentFile: "Gene Description,Gene Accession Number,3,call,4,call\n" +
 			"TEST-G1_at (control gene),TEST-G1_at,-80,A,-120,A\n" +
 			"TEST-G2_at (control gene),TEST-G2_at,-40,A,-110,A\n",
-		dataset.LeukemiaLabelsFile: "patient,cancer\n1,ALL\n2,ALL\n3,AML\n4,ALL\n",
+		dataset.LeukemiaLabelsFile: "patient,cancer\n1,AML\n2,ALL\n3,AML\n4,ALL\n",
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -44,7 +44,7 @@ func ExampleLoadLeukemia() {
 	}
 	// Output:
 	// 4 patients × 2 genes [TEST-G1_at TEST-G2_at]
-	// patient 1: [-210 -150] ALL
+	// patient 1: [-210 -150] AML
 	// patient 2: [-130 -70] ALL
 	// patient 3: [-80 -40] AML
 	// patient 4: [-120 -110] ALL

@@ -35,10 +35,10 @@ func writeLeukemia(t *testing.T, train, indep, actual string, gzipTrain bool) st
 const (
 	leuTrain = "Gene Description,Gene Accession Number,1,call,3,call,2,call\n" +
 		"TEST-G1_at (control gene),TEST-G1_at,-210,A,30,P,-130,A\r\n" +
-		"RECEPTOR I \"A FORM\" PRECURSOR,M1_at,1.5,M,33,A,2e1,P\r\n"
+		"KINASE \"B FORM\" VARIANT,M1_at,1.5,M,33,A,2e1,P\r\n"
 	leuIndep = "Gene Description,Gene Accession Number,5,call,4,call\n" +
 		"TEST-G1_at (control gene),TEST-G1_at,50,A,40,A\n" +
-		"RECEPTOR I \"A FORM\" PRECURSOR,M1_at,55,A,44,P\n"
+		"KINASE \"B FORM\" VARIANT,M1_at,55,A,44,P\n"
 	leuActual = "\ufeffpatient,cancer\n1,ALL\n2,AML\n3,ALL\n4,AML\n5,ALL\n\n"
 )
 
