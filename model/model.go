@@ -69,10 +69,12 @@ type Header struct {
 	// PointsKind (version 2) is how the points are stored: "dense", "sorf" or "sr-butterfly" (rule.Stored), or
 	// "nystrom" for a Nyström map (see NystromKind).
 	PointsKind string `json:"points_kind,omitempty"`
-	// Landmarks and Threshold (Nyström maps) are how the landmarks were chosen ("uniform", "kmeans++",
-	// "leverage"; informative) and the relative eigenvalue threshold of the rank truncation.
+	// Landmarks, Threshold and Basis (Nyström maps) are how the landmarks were chosen ("uniform", "kmeans++",
+	// "leverage"; informative), the relative threshold of the rank truncation, and the basis of the features
+	// ("cholesky"; empty for the eigen basis, which files written before the choice use).
 	Landmarks string         `json:"landmarks,omitempty"`
 	Threshold float64        `json:"threshold,omitempty"`
+	Basis     string         `json:"basis,omitempty"`
 	Extra     map[string]any `json:"extra,omitempty"` // free-form provenance (data file, timings, …)
 }
 
@@ -464,7 +466,7 @@ func (m *Model) checkKind() error {
 	} else if h.A != nil || h.Rank != 0 || m.B != nil {
 		return errors.New("model: a scalar model with operator-valued parameters (A, rank or B)")
 	}
-	if h.PointsKind == NystromKind || h.Rule == NystromKind || h.Landmarks != "" || h.Threshold != 0 {
+	if h.PointsKind == NystromKind || h.Rule == NystromKind || h.Landmarks != "" || h.Threshold != 0 || h.Basis != "" {
 		return m.checkNystrom()
 	}
 	if h.Exact {

@@ -7,22 +7,32 @@ import (
 	"slices"
 )
 
-// NystromKind is the PointsKind (and Rule) of a Nyström map ψ(x) = Λ^{-1/2}Uᵀk_M(x) on M landmarks (Williams &
-// Seeger 2001; docs/conventions.md, "The Nyström map as stored"). Such a file has Points = M landmarks, Features =
-// M' ≤ M (the eigenvalues of K_MM kept by the relative threshold Threshold), Form empty, no weights, scales, phases
-// or zero node, and three arrays of points:
+// NystromKind is the PointsKind (and Rule) of a Nyström map ψ(x) = Normᵀk_M(x) on M landmarks (Williams & Seeger
+// 2001; docs/conventions.md, "The Nyström map as stored"). Such a file has Points = M landmarks, Features = M' ≤ M,
+// Form empty, no weights, scales, phases or zero node, and three arrays of points. In the Cholesky basis (Basis
+// "cholesky"; Features = M, the landmarks the pivoted factorization PᵀK_MMP = UᵀU kept, in its order):
+//
+//	points/landmarks  M×d  the landmarks, in the preprocessed coordinates, row-major
+//	points/norm       M×M  U⁻¹, upper triangular (zeros below the diagonal), row-major: ψ(x) = normᵀ k_M(x)
+//	points/pivots     M    the squared pivots U_jj², positive
+//
+// In the eigen basis (Basis empty; M' the eigenvalues of K_MM = UΛUᵀ above the relative threshold Threshold):
 //
 //	points/landmarks    M×d   the landmarks, in the preprocessed coordinates, row-major
 //	points/norm         M×M'  the normalization U Λ^{-1/2}, row-major: ψ(x) = normᵀ k_M(x)
 //	points/eigenvalues  M'    the kept eigenvalues of K_MM, positive and decreasing (norm's column order)
 //
 // θ (M'×P) holds the weights on ψ, whether the fit was ridge on the features or FALKON (whose coefficients α on
-// k_M are stored as θ = Λ Normᵀ α, the same function on the kept eigenspace). A vector-valued model with the
+// k_M are stored as θ = Normᵀ K_MM α, the coordinates of the same function). A vector-valued model with the
 // decomposable kernel (OVK "decomposable", A p×p) stores its p outputs the same way: f(x) = θᵀψ(x) + b.
 const NystromKind = "nystrom"
 
-// NystromArrays are the names of the point arrays of a Nyström map.
-var NystromArrays = []string{"eigenvalues", "landmarks", "norm"}
+// NystromArrays are the names of the point arrays of a Nyström map in the eigen basis; NystromCholeskyArrays in the
+// Cholesky basis.
+var (
+	NystromArrays         = []string{"eigenvalues", "landmarks", "norm"}
+	NystromCholeskyArrays = []string{"landmarks", "norm", "pivots"}
+)
 
 // Landmark selections a Nyström file may name.
 var landmarkSelections = []string{"", "uniform", "kmeans++", "leverage", "given"}
@@ -58,11 +68,18 @@ func (m *Model) checkNystrom() error {
 		return fmt.Errorf("model: weights do not match (θ %d values, probe %d, F=%d, outputs=%d)", len(m.Theta), len(m.Probe), f, h.Outputs)
 	case m.Version == 1:
 		return errors.New("model: a version-1 file with a Nyström map")
+	case h.Basis != "" && h.Basis != "cholesky":
+		return fmt.Errorf("model: unknown Nyström basis %q (cholesky, or empty for the eigen basis)", h.Basis)
+	case h.Basis == "cholesky" && f != M:
+		return fmt.Errorf("model: a Nyström map in the Cholesky basis with %d features of %d landmarks (need as many)", f, M)
 	}
-	if len(m.Points) != len(NystromArrays) {
-		return fmt.Errorf("model: %d arrays of points for a Nyström map, want %v", len(m.Points), NystromArrays)
+	names, want := NystromArrays, map[string]int{"landmarks": M * d, "norm": M * f, "eigenvalues": f}
+	if h.Basis == "cholesky" {
+		names, want = NystromCholeskyArrays, map[string]int{"landmarks": M * d, "norm": M * f, "pivots": f}
 	}
-	want := map[string]int{"landmarks": M * d, "norm": M * f, "eigenvalues": f}
+	if len(m.Points) != len(names) {
+		return fmt.Errorf("model: %d arrays of points for a Nyström map, want %v", len(m.Points), names)
+	}
 	for name, n := range want {
 		a, ok := m.Points[name]
 		if !ok {
@@ -76,6 +93,18 @@ func (m *Model) checkNystrom() error {
 				return fmt.Errorf("model: %s%s[%d] is %v", pointsPrefix, name, i, v)
 			}
 		}
+	}
+	if h.Basis == "cholesky" {
+		norm := m.Points["norm"]
+		for j, v := range m.Points["pivots"] {
+			if !(v > 0) {
+				return fmt.Errorf("model: the Nyström pivots are not positive (value %d is %v)", j+1, v)
+			}
+			if !(norm[j*f+j] > 0) || slices.ContainsFunc(norm[j*f:j*f+j], func(v float64) bool { return v != 0 }) {
+				return fmt.Errorf("model: the Nyström normalization is not upper triangular with a positive diagonal (row %d)", j+1)
+			}
+		}
+		return nil
 	}
 	eig := m.Points["eigenvalues"]
 	for j, v := range eig {

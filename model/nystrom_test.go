@@ -83,3 +83,56 @@ func TestNystromKind(t *testing.T) {
 		})
 	}
 }
+
+// nystromCholeskySample is nystromSample in the Cholesky basis: 2 landmarks kept, a triangular normalization.
+func nystromCholeskySample() *Model {
+	m := nystromSample()
+	m.Basis, m.Points = "cholesky", map[string][]float64{
+		"landmarks": {0, 0, 1, 0},
+		"norm":      {1, -0.4, 0, 1.2},
+		"pivots":    {1, 0.7},
+	}
+	m.Header.Points = 2
+	return m
+}
+
+// TestNystromCholeskyBasis: a file in the Cholesky basis round-trips, and one whose arrays do not fit that basis is
+// refused.
+func TestNystromCholeskyBasis(t *testing.T) {
+	m := nystromCholeskySample()
+	got, err := Decode(encode(t, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Header, m.Header) || !reflect.DeepEqual(got.Points, m.Points) {
+		t.Fatal("round trip changed the model")
+	}
+	tests := []struct {
+		name string
+		edit func(m *Model)
+	}{
+		{"unknown basis", func(m *Model) { m.Basis = "qr" }},
+		{"eigen arrays", func(m *Model) { m.Points["eigenvalues"] = m.Points["pivots"]; delete(m.Points, "pivots") }},
+		{"eigen basis with pivots", func(m *Model) { m.Basis = "" }},
+		{"fewer features than landmarks", func(m *Model) {
+			m.Header.Points, m.Points["landmarks"] = 3, []float64{0, 0, 1, 0, 0, 1}
+			m.Points["norm"] = []float64{1, 0, 0, 1, 0, 0}
+		}},
+		{"below the diagonal", func(m *Model) { m.Points["norm"][2] = 0.1 }},
+		{"zero diagonal", func(m *Model) { m.Points["norm"][3] = 0 }},
+		{"negative pivot", func(m *Model) { m.Points["pivots"][1] = -0.7 }},
+		{"pivots short", func(m *Model) { m.Points["pivots"] = m.Points["pivots"][:1] }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := nystromCholeskySample()
+			tc.edit(m)
+			if _, err := Decode(encodeRaw(t, m)); err == nil {
+				t.Error("decoded")
+			}
+			if _, err := Encode(m); err == nil {
+				t.Error("encoded")
+			}
+		})
+	}
+}
