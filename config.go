@@ -50,12 +50,19 @@ type Config struct {
 	// TunePoints is D of the maps that score σ and λ (default: D, at most 512).
 	TunePoints int
 	// Map is the feature map: "features" (the default: random or quadrature features drawn by Rule) or "nystrom"
-	// (Nyström features ψ(x) = Λ^{-1/2}Uᵀk_M(x) on Centres landmarks chosen by Landmarks, Williams & Seeger 2001;
-	// docs/conventions.md, "The Nyström map as stored"). A Nyström map takes no Rule, Points or Form.
+	// (Nyström features ψ(x) = Normᵀk_M(x), ⟨ψ(x), ψ(y)⟩ = k_M(x)ᵀK_MM⁻¹k_M(y), on Centres landmarks chosen by
+	// Landmarks, Williams & Seeger 2001; docs/conventions.md, "The Nyström map as stored"). A Nyström map takes no
+	// Rule, Points or Form.
 	Map string
 	// Centres is the number of landmarks M of a Nyström map (default: 1024, at most the training rows); the map has
-	// M' ≤ M features, the eigen-directions of K_MM above a relative threshold of 1e-12.
+	// M' ≤ M features: the landmarks kept by a pivoted Cholesky factorization of K_MM, or the eigen-directions of
+	// K_MM, above a relative threshold of 1e-12 (NystromBasis).
 	Centres int
+	// NystromBasis is the basis of a Nyström map's features: "cholesky" (the default: a Cholesky factorization of
+	// K_MM with complete pivoting, which drops landmarks the others already span) or "eigen" (the eigendecomposition
+	// of K_MM, which drops eigen-directions). Every ridge prediction is the same in both when nothing is dropped;
+	// the Cholesky basis is cheaper to build and to evaluate.
+	NystromBasis string
 	// Landmarks chooses them: "uniform" (the default), "kmeans++" or "leverage" (ridge leverage scores by recursive
 	// sampling, Musco & Musco 2017).
 	Landmarks string
@@ -144,6 +151,7 @@ type settings struct {
 	nystrom   bool // a Nyström map (Map "nystrom"); Points is then M
 	falkon    bool // solved by FALKON
 	selector  nystrom.Selector
+	basis     nystrom.Basis
 	tuned     *learn.Stats // the statistics tuning accumulated for the chosen σ at the fit's D on all rows, or nil
 }
 

@@ -42,28 +42,30 @@ type Model struct {
 
 // Info describes a model.
 type Info struct {
-	Task       string   `json:"task"`
-	Kernel     string   `json:"kernel"`
-	Sigma      float64  `json:"sigma,omitempty"`
-	OVK        string   `json:"ovk,omitempty"`
-	Exact      bool     `json:"exact,omitempty"`
-	Rule       string   `json:"rule,omitempty"`
-	Points     int      `json:"points,omitempty"`   // D, the number of points drawn
-	Features   int      `json:"features,omitempty"` // F, the length of a feature vector
-	Form       string   `json:"form,omitempty"`
-	Map        string   `json:"map,omitempty"`       // "nystrom" for a Nyström map (Rule and PointsKind "nystrom")
-	Centres    int      `json:"centres,omitempty"`   // M, the landmarks of a Nyström map (Points is M too; Features M')
-	Landmarks  string   `json:"landmarks,omitempty"` // how they were chosen
-	Lambda     float64  `json:"lambda"`
-	Loss       string   `json:"loss,omitempty"`
-	Encoding   string   `json:"encoding,omitempty"`
-	Inputs     []string `json:"inputs"`            // input column names, in the model's order
-	Targets    []string `json:"targets,omitempty"` // target names (regression)
-	Labels     []string `json:"labels,omitempty"`  // class names (classification)
-	Outputs    int      `json:"outputs"`
-	Preprocess []string `json:"preprocess,omitempty"`
-	Seed       uint64   `json:"seed"`
-	Version    int      `json:"format_version,omitempty"` // the model file version it was read from
+	Task      string  `json:"task"`
+	Kernel    string  `json:"kernel"`
+	Sigma     float64 `json:"sigma,omitempty"`
+	OVK       string  `json:"ovk,omitempty"`
+	Exact     bool    `json:"exact,omitempty"`
+	Rule      string  `json:"rule,omitempty"`
+	Points    int     `json:"points,omitempty"`   // D, the number of points drawn
+	Features  int     `json:"features,omitempty"` // F, the length of a feature vector
+	Form      string  `json:"form,omitempty"`
+	Map       string  `json:"map,omitempty"`       // "nystrom" for a Nyström map (Rule and PointsKind "nystrom")
+	Centres   int     `json:"centres,omitempty"`   // M, the landmarks of a Nyström map (Points is M too; Features M')
+	Landmarks string  `json:"landmarks,omitempty"` // how they were chosen
+	// NystromBasis is the basis of a Nyström map's features: "cholesky" or "eigen".
+	NystromBasis string   `json:"nystrom_basis,omitempty"`
+	Lambda       float64  `json:"lambda"`
+	Loss         string   `json:"loss,omitempty"`
+	Encoding     string   `json:"encoding,omitempty"`
+	Inputs       []string `json:"inputs"`            // input column names, in the model's order
+	Targets      []string `json:"targets,omitempty"` // target names (regression)
+	Labels       []string `json:"labels,omitempty"`  // class names (classification)
+	Outputs      int      `json:"outputs"`
+	Preprocess   []string `json:"preprocess,omitempty"`
+	Seed         uint64   `json:"seed"`
+	Version      int      `json:"format_version,omitempty"` // the model file version it was read from
 	// Components and ExplainedVariance describe a PCA step: the K inputs the map sees and the share of the variance
 	// of the step's input they keep.
 	Components        int     `json:"components,omitempty"`
@@ -78,7 +80,7 @@ func (m *Model) Info() Info {
 		Inputs: m.inputNames(), Targets: h.Targets, Labels: h.Labels, Outputs: h.Outputs, Seed: h.Seed,
 		Version: m.file.Version}
 	if h.PointsKind == model.NystromKind {
-		in.Map, in.Centres, in.Landmarks = "nystrom", h.Points, h.Landmarks
+		in.Map, in.Centres, in.Landmarks, in.NystromBasis = "nystrom", h.Points, h.Landmarks, orDefault(h.Basis, "eigen")
 	}
 	if m.scaler != nil {
 		for _, st := range m.scaler.Steps {
@@ -99,7 +101,7 @@ func (m *Model) String() string {
 		what = "exact kernel ridge regression"
 	}
 	if in.Map == "nystrom" {
-		what = fmt.Sprintf("Nyström features (M = %d %s landmarks, rank %d)", in.Centres, in.Landmarks, in.Features)
+		what = fmt.Sprintf("Nyström features (M = %d %s landmarks, rank %d, %s basis)", in.Centres, in.Landmarks, in.Features, in.NystromBasis)
 	}
 	if in.OVK != "" {
 		what = in.OVK + " operator-valued kernel, " + what

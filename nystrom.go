@@ -33,6 +33,8 @@ func (s *settings) resolveMap(c Config) error {
 			return errors.New("the falkon solver fits Nyström maps (Map \"nystrom\"); random features use cholesky or cg")
 		case c.FalkonIter != 0 || c.FalkonTol != 0 || c.FalkonStore:
 			return errors.New("FALKON's iterations, tolerance and stored kernel belong to the falkon solver on a Nyström map")
+		case c.NystromBasis != "":
+			return errors.New("the Nyström basis belongs to Nyström maps (Map \"nystrom\")")
 		}
 		s.Map = "features"
 		return nil
@@ -66,6 +68,10 @@ func (s *settings) resolveMap(c Config) error {
 		return err
 	}
 	s.Landmarks = s.selector.Name()
+	if s.basis, err = nystrom.ParseBasis(c.NystromBasis); err != nil {
+		return err
+	}
+	s.NystromBasis = s.basis.String()
 	s.Points = defaultCentres
 	if c.Centres > 0 {
 		s.Points = c.Centres
@@ -129,7 +135,7 @@ func (s *settings) nystromMap(k kernel.Kernel, X []float64, n, d, M int) (*nystr
 	if M > n {
 		return nil, fmt.Errorf("centres M = %d exceeds the %d rows the landmarks are chosen from", M, n)
 	}
-	return nystrom.New(k, s.selector, X, n, d, M, s.Seed, nystrom.WithMaxBytes(s.budget()))
+	return nystrom.New(k, s.selector, X, n, d, M, s.Seed, nystrom.WithMaxBytes(s.budget()), nystrom.WithBasis(s.basis))
 }
 
 // fitNystrom fits a scalar model on a Nyström map of k on the preprocessed rows X (n×d) against the coded targets Y
@@ -145,7 +151,7 @@ func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k ke
 	if err != nil {
 		return err
 	}
-	rep.Phases["landmarks+eigen"] = time.Since(tm).Seconds()
+	rep.Phases["landmarks+"+s.NystromBasis] = time.Since(tm).Seconds()
 	if s.CV != 0 && !s.Tune { // tuning chose λ already
 		tc := time.Now()
 		res, err := learn.CrossValidate(nm, X, n, Y, P, s.CV, s.Lambdas, true)
@@ -180,9 +186,11 @@ func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k ke
 }
 
 // fitFalkon solves kernel ridge regression restricted to the map's landmarks with FALKON and returns the solution as
-// weights on the map's features: for f(x) = αᵀk_M(x) + b, θ = Λ Normᵀ α (Normᵀα = Λ^{-1/2}U_rᵀα), so that
-// θᵀψ(x) = αᵀU_rU_rᵀk_M(x), which is αᵀk_M(x) when no eigenvalue was dropped; a dropped direction u_j moves it by
-// |α·u_j|·|u_jᵀk_M(x)| ≤ |α·u_j|·(λ_j k(x, x))^{1/2}, with λ_j ≤ 1e-12·λ_max.
+// weights on the map's features: for f(x) = αᵀk_M(x) + b, θ = Normᵀ K_MM α, the coordinates of f's projection onto
+// the features' span (θᵀψ(x) = αᵀK_MM Norm Normᵀ k_M(x), and K_MM Norm Normᵀ = K_MM K_MM⁺ is the identity on the
+// range of K_MM). Nothing is lost when nothing was dropped. In the eigen basis θ = Λ Normᵀ α (Normᵀα =
+// Λ^{-1/2}U_rᵀα): a dropped direction u_j moves f by |α·u_j|·|u_jᵀk_M(x)| ≤ |α·u_j|·(λ_j k(x, x))^{1/2}, with
+// λ_j ≤ 1e-12·λ_max. The Cholesky basis keeps only the landmarks its pivoting kept, so FALKON's centres are those.
 func (s *settings) fitFalkon(nm *nystrom.Map, X []float64, n int, Y []float64, P int, rep *Report) (*learn.Fit, error) {
 	M, F, d := nm.Centres(), nm.Features(), nm.Dim()
 	ts := time.Now()
@@ -202,25 +210,39 @@ func (s *settings) fitFalkon(nm *nystrom.Map, X []float64, n int, Y []float64, P
 	} else if err != nil {
 		return nil, err
 	}
-	p := nm.Params()
-	theta := make([]float64, F*P)
-	for i := range M {
-		row := p.Norm[i*F : (i+1)*F]
-		a := ff.Alpha[i*P : (i+1)*P]
-		for c, v := range row {
-			for j := range P {
-				theta[c*P+j] += v * a[j]
-			}
-		}
-	}
-	for c := range F {
-		for j := range P {
-			theta[c*P+j] *= p.Eigenvalues[c]
-		}
+	theta, err := falkonTheta(nm, ff.Alpha, P)
+	if err != nil {
+		return nil, err
 	}
 	rep.Phases["falkon"] = time.Since(ts).Seconds()
 	rep.Solve = &learn.SolveStats{Method: "falkon", Note: note, Iterations: ff.Iterations, Residual: ff.Residual, Seconds: ff.Seconds}
 	return &learn.Fit{F: F, P: P, Theta: theta, Bias: ff.Bias, Lambda: s.Lambda, Intercept: true, Stats: *rep.Solve}, nil
+}
+
+// falkonTheta returns θ = Normᵀ K_MM α (F×P) for FALKON's coefficients α (M×P) on the map's landmarks: Λ Normᵀα in
+// the eigen basis (Normᵀ K_MM = Λ Normᵀ there), and Normᵀ(K_MM α) in the Cholesky basis.
+func falkonTheta(nm *nystrom.Map, alpha []float64, P int) ([]float64, error) {
+	M, F, d := nm.Centres(), nm.Features(), nm.Dim()
+	p := nm.Params()
+	a := alpha
+	if nm.Basis() == nystrom.Cholesky {
+		K := make([]float64, M*M)
+		if err := kernel.Gram(K, nm.Kernel(), p.Landmarks, M, p.Landmarks, M, d); err != nil {
+			return nil, err
+		}
+		a = make([]float64, M*P)
+		linalg.Gemm(false, false, M, P, M, 1, K, M, alpha, P, 0, a, P)
+	}
+	theta := make([]float64, F*P)
+	linalg.Gemm(true, false, F, P, M, 1, p.Norm, F, a, P, 0, theta, P)
+	if nm.Basis() == nystrom.Eigen {
+		for c := range F {
+			for j := range P {
+				theta[c*P+j] *= p.Eigenvalues[c]
+			}
+		}
+	}
+	return theta, nil
 }
 
 // setNystrom stores the explicit parameters of a Nyström map and its probe features in the file.
@@ -228,7 +250,13 @@ func setNystrom(h *model.Header, f *model.Model, nm *nystrom.Map) {
 	p := nm.Params()
 	h.Rule, h.PointsKind, h.Form = model.NystromKind, model.NystromKind, ""
 	h.Points, h.Features, h.Landmarks, h.Threshold = p.Centres, p.Features, p.Selection, p.Threshold
-	f.Points = map[string][]float64{"landmarks": p.Landmarks, "norm": p.Norm, "eigenvalues": p.Eigenvalues}
+	f.Points = map[string][]float64{"landmarks": p.Landmarks, "norm": p.Norm}
+	h.Basis = ""
+	if nm.Basis() == nystrom.Cholesky {
+		h.Basis, f.Points["pivots"] = p.Basis, p.Pivots
+	} else {
+		f.Points["eigenvalues"] = p.Eigenvalues
+	}
 	f.Probe = make([]float64, p.Features)
 	nm.TransformBlock(f.Probe, model.ProbeInput(p.Dim), 1, nil)
 }
@@ -251,16 +279,20 @@ func storeMap(h *model.Header, f *model.Model, m learn.Mapper, form string) {
 // many orders of magnitude more.
 func (m *Model) buildNystrom(k kernel.Kernel) error {
 	f, h := m.file, m.file.Header
-	p := nystrom.Params{Selection: h.Landmarks, Seed: h.Seed, Threshold: h.Threshold, Centres: h.Points, Dim: h.MapDim(),
-		Features: h.Features, Landmarks: f.Points["landmarks"], Norm: f.Points["norm"], Eigenvalues: f.Points["eigenvalues"]}
+	p := nystrom.Params{Selection: h.Landmarks, Seed: h.Seed, Threshold: h.Threshold, Basis: h.Basis, Centres: h.Points, Dim: h.MapDim(),
+		Features: h.Features, Landmarks: f.Points["landmarks"], Norm: f.Points["norm"], Eigenvalues: f.Points["eigenvalues"],
+		Pivots: f.Points["pivots"]}
 	nm, err := nystrom.FromParams(k, p)
 	if err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	x := model.ProbeInput(h.MapDim())
 	probe := make([]float64, h.Features)
+	nm.TransformBlock(probe, x, 1, nil)
 	kx := make([]float64, h.Points)
-	nm.TransformBlock(probe, x, 1, kx)
+	if err := kernel.Gram(kx, k, x, 1, p.Landmarks, h.Points, h.MapDim()); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
 	var kmax float64
 	for _, v := range kx {
 		kmax = math.Max(kmax, math.Abs(v))
@@ -327,10 +359,15 @@ func (s *settings) streamMapper(k kernel.Kernel, pool *reservoir, d int) (learn.
 }
 
 // nystromNeed is the memory of a Nyström map's construction on M landmarks of d inputs and, with FALKON, of its fit
-// of N rows into P outputs: K_MM, its eigenvectors and the normalization (3M²), the landmarks (M·d), and FALKON's
-// two M×M Cholesky factors, a 32 MiB block of K_NM (all N×M of it with FalkonStore) and a few M×P vectors.
+// of N rows into P outputs: K_MM and the normalization, and in the eigen basis the eigenvectors (2M² or 3M²), the
+// landmarks (M·d), and FALKON's two M×M Cholesky factors, a 32 MiB block of K_NM (all N×M of it with FalkonStore)
+// and a few M×P vectors.
 func (s *settings) nystromNeed(M, d, P, N float64) int64 {
-	need := bytesOf(3, M, M) + bytesOf(M, d)
+	arrays := 2.0
+	if s.basis == nystrom.Eigen {
+		arrays = 3
+	}
+	need := bytesOf(arrays, M, M) + bytesOf(M, d)
 	if s.falkon {
 		need += bytesOf(2, M, M) + bytesOf(8, M, P)
 		if s.FalkonStore {

@@ -135,32 +135,35 @@ func TestFalkonEqualsNystromRidge(t *testing.T) {
 		{"regression", loadGenerated(t, "reg.csv"), Config{Map: "nystrom", Centres: 25, Lambda: 1e-3, Sigma: 1.5}},
 		{"onehot", loadGenerated(t, "cls.csv"), Config{Map: "nystrom", Task: "classification", Centres: 40, Lambda: 1e-2, Sigma: 0.5}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			direct, err := Fit(tc.cfg, tc.data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if in := direct.Info(); in.Features != in.Centres {
-				t.Fatalf("the map dropped %d eigenvalues: the two solvers would solve different problems", in.Centres-in.Features)
-			}
-			cfg := tc.cfg
-			cfg.Solver, cfg.FalkonTol, cfg.FalkonIter = "falkon", 1e-11, 500
-			fk, err := Fit(cfg, tc.data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := fk.Report().Solve
-			kappa := (1 + tc.cfg.Lambda) / tc.cfg.Lambda
-			tol := 2 * kappa * r.Residual // the residual recomputed from the final iterate
-			if r.Note != "" || !(tol <= 1e-6) {
-				t.Fatalf("FALKON did not converge: %+v", r)
-			}
-			a, _ := direct.Predict(tc.data)
-			b, _ := fk.Predict(tc.data)
-			if e := relMax(b.Values, a.Values); !(e <= tol) {
-				t.Fatalf("FALKON predictions differ from the direct Nyström solve by %.3g of their scale (bound %.3g)", e, tol)
-			}
-		})
+		for _, basis := range []string{"cholesky", "eigen"} {
+			t.Run(tc.name+"/"+basis, func(t *testing.T) {
+				tc.cfg.NystromBasis = basis
+				direct, err := Fit(tc.cfg, tc.data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in := direct.Info(); in.Features != in.Centres || in.Centres != tc.cfg.Centres {
+					t.Fatalf("the map dropped %d landmarks and %d eigenvalues: the two solvers would solve different problems", tc.cfg.Centres-in.Centres, in.Centres-in.Features)
+				}
+				cfg := tc.cfg
+				cfg.Solver, cfg.FalkonTol, cfg.FalkonIter = "falkon", 1e-11, 500
+				fk, err := Fit(cfg, tc.data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := fk.Report().Solve
+				kappa := (1 + tc.cfg.Lambda) / tc.cfg.Lambda
+				tol := 2 * kappa * r.Residual // the residual recomputed from the final iterate
+				if r.Note != "" || !(tol <= 1e-6) {
+					t.Fatalf("FALKON did not converge: %+v", r)
+				}
+				a, _ := direct.Predict(tc.data)
+				b, _ := fk.Predict(tc.data)
+				if e := relMax(b.Values, a.Values); !(e <= tol) {
+					t.Fatalf("FALKON predictions differ from the direct Nyström solve by %.3g of their scale (bound %.3g)", e, tol)
+				}
+			})
+		}
 	}
 }
 
@@ -339,83 +342,95 @@ func TestNystromRefuses(t *testing.T) {
 // with one error.
 func TestNystromFileRefused(t *testing.T) {
 	data := loadGenerated(t, "reg.csv")
-	m, err := Fit(Config{Map: "nystrom", Centres: 12, Lambda: 1e-3, Sigma: 1.5}, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name   string
-		change func(f *model.Model)
-	}{
-		{"rank above M", func(f *model.Model) { f.Features = f.Header.Points + 1 }},
-		{"norm short", func(f *model.Model) {
-			f.Points = map[string][]float64{"landmarks": f.Points["landmarks"], "norm": f.Points["norm"][1:], "eigenvalues": f.Points["eigenvalues"]}
-		}},
-		{"NaN landmark", func(f *model.Model) { f.Points["landmarks"][3] = math.NaN() }},
-		{"eigenvalues increasing", func(f *model.Model) { e := f.Points["eigenvalues"]; e[0], e[1] = e[1], e[0] }},
-		{"another bandwidth", func(f *model.Model) { f.Sigma *= 1.5 }},
-		{"another kernel", func(f *model.Model) { f.Kernel = "laplacian" }},
-		{"norm scaled", func(f *model.Model) { f.Points["norm"][0] *= 1.001 }},
-		{"weights", func(f *model.Model) { f.Weights = make([]float64, f.Header.Points) }},
-		{"form", func(f *model.Model) { f.Form = "cossin" }},
-		{"threshold", func(f *model.Model) { f.Threshold = 1 }},
-		{"exact", func(f *model.Model) { f.Exact = true }},
-		{"missing kind", func(f *model.Model) { f.PointsKind = "dense" }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := m.Write(&buf); err != nil {
-				t.Fatal(err)
-			}
-			f, err := model.Decode(buf.Bytes())
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.change(f)
-			b, err := model.Encode(f)
-			if err != nil {
-				return // refused by the format's own checks
-			}
-			if _, err := Read(bytes.NewReader(b)); err == nil {
-				t.Fatal("accepted")
-			} else if strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error is not one line: %v", err)
-			}
-		})
-	}
-}
-
-// TestNystromBudget: the memory estimate of a Nyström fit counts K_MM, its eigenvectors and the normalization
-// (3·8·M² bytes), the M'×M' ridge statistics of the default solver, or FALKON's two M×M factors, so it grows as M²
-// and is refused, before anything is built, by a budget below it.
-func TestNystromBudget(t *testing.T) {
-	const n, d, M = 100000, 10, 3000
-	need := func(cfg Config) int64 {
-		cfg.Map, cfg.Centres, cfg.MaxMemory = "nystrom", M, 1
-		s, err := cfg.resolve()
+	for _, basis := range []string{"cholesky", "eigen"} {
+		m, err := Fit(Config{Map: "nystrom", Centres: 12, Lambda: 1e-3, Sigma: 1.5, NystromBasis: basis}, data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		kind, _ := kernel.New("gaussian", 1)
-		var be *BudgetError
-		if err := s.checkBudget(n, d, 1, kind); !errors.As(err, &be) || be.Lower != "centres" {
-			t.Fatalf("%+v: %v", cfg, err)
+		third := map[string]string{"cholesky": "pivots", "eigen": "eigenvalues"}[basis]
+		for _, tc := range []struct {
+			name   string
+			change func(f *model.Model)
+		}{
+			{"rank above M", func(f *model.Model) { f.Features = f.Header.Points + 1 }},
+			{"norm short", func(f *model.Model) {
+				f.Points = map[string][]float64{"landmarks": f.Points["landmarks"], "norm": f.Points["norm"][1:], third: f.Points[third]}
+			}},
+			{"NaN landmark", func(f *model.Model) { f.Points["landmarks"][3] = math.NaN() }},
+			{"eigenvalues increasing or pivot negative", func(f *model.Model) {
+				e := f.Points[third]
+				e[0], e[1] = e[1], -e[0]
+			}},
+			{"another basis", func(f *model.Model) { f.Basis = map[string]string{"cholesky": "", "eigen": "cholesky"}[basis] }},
+			{"another bandwidth", func(f *model.Model) { f.Sigma *= 1.5 }},
+			{"another kernel", func(f *model.Model) { f.Kernel = "laplacian" }},
+			{"norm scaled", func(f *model.Model) { f.Points["norm"][0] *= 1.001 }},
+			{"weights", func(f *model.Model) { f.Weights = make([]float64, f.Header.Points) }},
+			{"form", func(f *model.Model) { f.Form = "cossin" }},
+			{"threshold", func(f *model.Model) { f.Threshold = 1 }},
+			{"exact", func(f *model.Model) { f.Exact = true }},
+			{"missing kind", func(f *model.Model) { f.PointsKind = "dense" }},
+		} {
+			t.Run(basis+"/"+tc.name, func(t *testing.T) {
+				var buf bytes.Buffer
+				if err := m.Write(&buf); err != nil {
+					t.Fatal(err)
+				}
+				f, err := model.Decode(buf.Bytes())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := map[string]string{"": "eigen", "cholesky": "cholesky"}[f.Basis]; got != basis {
+					t.Fatalf("the file's basis is %q, want %s", f.Basis, basis)
+				}
+				tc.change(f)
+				b, err := model.Encode(f)
+				if err != nil {
+					return // refused by the format's own checks
+				}
+				if _, err := Read(bytes.NewReader(b)); err == nil {
+					t.Fatal("accepted")
+				} else if strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error is not one line: %v", err)
+				}
+			})
 		}
-		return be.Bytes
 	}
-	square := int64(8 * M * M)
-	ridge, falkon := need(Config{Lambda: 1}), need(Config{Lambda: 1, Solver: "falkon"})
-	if ridge < 4*square || ridge > 4*square+int64(8*n*d)+int64(8*M*d)+(64<<20)+10*square {
-		t.Errorf("ridge estimate %d for 8M² = %d", ridge, square)
-	}
-	// FALKON holds no ZᵀZ but two M×M factors, a 32 MiB block of K_NM and M×P vectors.
-	base := 3*square + int64(8*n*d) + int64(8*M*d)
-	if falkon < base+2*square || falkon > base+2*square+(33<<20) {
-		t.Errorf("FALKON estimate %d for 8M² = %d", falkon, square)
-	}
-	// With FalkonStore the whole N×M kernel matrix replaces the block.
-	if stored := need(Config{Lambda: 1, Solver: "falkon", FalkonStore: true}); stored != falkon-(32<<20)+int64(8*n*M) {
-		t.Errorf("FALKON estimate with the stored kernel %d, want %d − 32 MiB + 8·N·M", stored, falkon)
+}
+
+// TestNystromBudget: the memory estimate of a Nyström fit counts K_MM and the normalization, and in the eigen basis
+// the eigenvectors (2·8·M² or 3·8·M² bytes), the M'×M' ridge statistics of the default solver, or FALKON's two M×M
+// factors, so it grows as M² and is refused, before anything is built, by a budget below it.
+func TestNystromBudget(t *testing.T) {
+	const n, d, M = 100000, 10, 3000
+	for basis, arrays := range map[string]int64{"cholesky": 2, "eigen": 3} {
+		need := func(cfg Config) int64 {
+			cfg.Map, cfg.Centres, cfg.MaxMemory, cfg.NystromBasis = "nystrom", M, 1, basis
+			s, err := cfg.resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			kind, _ := kernel.New("gaussian", 1)
+			var be *BudgetError
+			if err := s.checkBudget(n, d, 1, kind); !errors.As(err, &be) || be.Lower != "centres" {
+				t.Fatalf("%+v: %v", cfg, err)
+			}
+			return be.Bytes
+		}
+		square := int64(8 * M * M)
+		ridge, falkon := need(Config{Lambda: 1}), need(Config{Lambda: 1, Solver: "falkon"})
+		if ridge < (arrays+1)*square || ridge > (arrays+1)*square+int64(8*n*d)+int64(8*M*d)+(64<<20)+10*square {
+			t.Errorf("%s: ridge estimate %d for 8M² = %d", basis, ridge, square)
+		}
+		// FALKON holds no ZᵀZ but two M×M factors, a 32 MiB block of K_NM and M×P vectors.
+		base := arrays*square + int64(8*n*d) + int64(8*M*d)
+		if falkon < base+2*square || falkon > base+2*square+(33<<20) {
+			t.Errorf("%s: FALKON estimate %d for 8M² = %d", basis, falkon, square)
+		}
+		// With FalkonStore the whole N×M kernel matrix replaces the block.
+		if stored := need(Config{Lambda: 1, Solver: "falkon", FalkonStore: true}); stored != falkon-(32<<20)+int64(8*n*M) {
+			t.Errorf("%s: FALKON estimate with the stored kernel %d, want %d − 32 MiB + 8·N·M", basis, stored, falkon)
+		}
 	}
 }
 

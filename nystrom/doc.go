@@ -4,18 +4,31 @@
 //
 // # Nyström features
 //
-// Given landmarks c_1 … c_M and a kernel k, the Nyström feature map (Williams & Seeger 2001) is
+// Given landmarks c_1 … c_M and a kernel k, the Nyström feature map (Williams & Seeger 2001) is any ψ with
 //
-//	ψ(x) = Λ^{-1/2} Uᵀ k_M(x),   k_M(x) = (k(c_1, x), …, k(c_M, x)),   K_MM = U Λ Uᵀ,
+//	⟨ψ(x), ψ(y)⟩ = k_M(x)ᵀ K_MM⁺ k_M(y),   k_M(x) = (k(c_1, x), …, k(c_M, x)),
 //
-// so that ⟨ψ(x), ψ(y)⟩ = k_M(x)ᵀ K_MM⁺ k_M(y): the kernel's projection onto the span of k(c_j, ·). ψ is
-// K_MM^{-1/2} k_M(x) written in the eigenbasis of K_MM (K_MM^{-1/2} k_M(x) = U ψ(x), an orthogonal change of
-// coordinates that leaves every inner product, and therefore every ridge prediction, unchanged). Eigenvalues below a
-// relative threshold, λ_j ≤ t·λ_max with t = DefaultThreshold = 1e-12 unless [WithThreshold] sets another, are
-// dropped together with their eigenvectors: K_MM⁺ is then the pseudo-inverse of the truncated matrix, and the map
-// has M' < M features (Map.Features, reported next to Map.Centres). Duplicate landmarks, or landmarks that the kernel
-// cannot tell apart, are handled this way rather than by an error; the dropped part of the spectrum changes each
-// kernel estimate by at most t·λ_max.
+// the kernel's projection onto the span of k(c_j, ·). Two bases give it, ψ(x) = Normᵀk_M(x) with:
+//
+//   - [Cholesky] (the default): the Cholesky factorization with complete pivoting PᵀK_MMP = UᵀU (LAPACK's dpstrf),
+//     Norm = U⁻¹ on the landmarks the pivoting keeps, so ψ(x) = U⁻ᵀk_M(x). Pivoting takes at each step the landmark
+//     whose kernel function is farthest from the span of those already taken (the largest residual
+//     k(c, c) − k̃(c, c)) and stops when that residual is at most t·max_j k(c_j, c_j): the landmarks left are dropped,
+//     each within that residual of the span, so the map has M' ≤ M landmarks and features (Map.Centres =
+//     Map.Features). It costs M³/3 operations to build and a triangular product, M'²/2 multiply-adds per row, to
+//     evaluate.
+//   - [Eigen]: K_MM = UΛUᵀ, Norm = UΛ^{-1/2}, so ψ(x) = Λ^{-1/2}Uᵀk_M(x), with the eigenvalues λ_j ≤ t·λ_max and
+//     their eigenvectors dropped (K_MM⁺ is then the pseudo-inverse of the truncated matrix; the map has M' ≤ M
+//     features on all M landmarks). Its features are ordered by the variance they carry; building it costs an
+//     eigendecomposition (about 10× the Cholesky factorization at M in the thousands) and evaluating it a dense
+//     product, M·M' multiply-adds per row.
+//
+// When nothing is dropped the two maps differ by an orthogonal change of coordinates (both are K_MM^{-1/2}k_M(x)
+// rotated), which leaves every inner product, and therefore every ridge prediction, unchanged. The threshold is t =
+// DefaultThreshold = 1e-12 unless [WithThreshold] sets another. Duplicate landmarks, or landmarks that the kernel
+// cannot tell apart, are handled by the truncation rather than by an error; what is dropped changes the
+// approximation of the landmarks' own kernel matrix, K_MM − ΨΨᵀ, by at most t·λ_max (eigen) or t·max_j k(c_j, c_j)
+// (Cholesky) in any entry.
 //
 // Landmarks are chosen by a [Selector] — [Uniform] (M rows without replacement), [KMeansPP] (k-means++ seeding,
 // Arthur & Vassilvitskii 2007) or [Leverage] (approximate ridge leverage scores by recursive sampling, Musco & Musco
@@ -27,9 +40,9 @@
 //
 //	(ΨᵀΨ + NλI) θ = ΨᵀY,   f(x) = θᵀψ(x) (+ b with an intercept),
 //
-// which is the restricted kernel ridge regression problem below with α = U Λ^{-1/2} θ. Map.TransformBlock is safe for
+// which is the restricted kernel ridge regression problem below with α = Norm θ. Map.TransformBlock is safe for
 // concurrent use. [Params] and [FromParams] give its explicit parameters — the landmarks and the normalization
-// matrix U Λ^{-1/2} — so that a stored model never repeats the selection.
+// matrix Norm — so that a stored model never repeats the selection or the factorization.
 //
 // # FALKON
 //

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
@@ -23,14 +25,20 @@ const DefaultThreshold = 1e-12
 // DefaultMaxBytes is the default memory budget for the O(M²) arrays of a Map or a Falkon fit: 4 GiB.
 const DefaultMaxBytes = 4 << 30
 
-// Map is the Nyström feature map ψ(x) = Λ^{-1/2}Uᵀk_M(x) on M landmarks (see the package documentation): M' ≤ M
-// features, ⟨ψ(x), ψ(y)⟩ = k_M(x)ᵀK_MM⁺k_M(y). It is a learn.Mapper; its methods are safe for concurrent use.
+// Map is the Nyström feature map ψ(x) = Normᵀk_M(x) on M landmarks (see the package documentation): M' ≤ M
+// features, ⟨ψ(x), ψ(y)⟩ = k_M(x)ᵀK_MM⁺k_M(y), in the Cholesky or the eigen basis. It is a learn.Mapper; its
+// methods are safe for concurrent use.
 type Map struct {
 	kern      kernel.Kernel
 	d, m, f   int       // input dimension, landmarks M, features M'
 	landmarks []float64 // M×d
-	norm      []float64 // M×M': U_r Λ_r^{-1/2}, columns in decreasing order of eigenvalue
-	eig       []float64 // the M' kept eigenvalues, decreasing
+	// norm is M×M': U_r Λ_r^{-1/2} (Eigen; columns in decreasing order of eigenvalue) or U₁₁⁻¹ (Cholesky; M = M',
+	// upper triangular with zeros below the diagonal).
+	norm []float64
+	tri  bool // norm is square and upper triangular: the features are a triangular product
+	// diag holds the M' kept eigenvalues of K_MM, decreasing (Eigen), or the squared pivots U_jj² (Cholesky).
+	diag      []float64
+	basis     Basis
 	threshold float64
 	selection string
 	seed      uint64
@@ -42,10 +50,12 @@ type Option func(*options) error
 type options struct {
 	threshold float64
 	maxBytes  int64
+	basis     Basis
 }
 
-// WithThreshold sets the relative eigenvalue threshold t: eigenvalues λ_j ≤ t·λ_max of K_MM are dropped. 0 keeps
-// every positive eigenvalue (K_MM's rounding errors then enter the features); it must be in [0, 1).
+// WithThreshold sets the relative threshold t: in the eigen basis eigenvalues λ_j ≤ t·λ_max of K_MM are dropped, in
+// the Cholesky basis landmarks whose residual pivot is ≤ t·max_j k(c_j, c_j). 0 keeps every positive eigenvalue or
+// pivot (K_MM's rounding errors then enter the features); it must be in [0, 1).
 func WithThreshold(t float64) Option {
 	return func(o *options) error {
 		if !(t >= 0 && t < 1) {
@@ -151,7 +161,8 @@ func checkBudget(M int, budget int64) error {
 	return nil
 }
 
-// build forms K_MM, eigendecomposes it and keeps the eigenpairs above the threshold.
+// build forms K_MM and factorizes it in the basis of o: the pivoted Cholesky factorization or the eigendecomposition,
+// keeping the pivots or eigenpairs above the threshold.
 func build(k kernel.Kernel, L []float64, M, d int, o options) (*Map, error) {
 	if k == nil {
 		return nil, errors.New("nystrom: nil kernel")
@@ -164,6 +175,9 @@ func build(k kernel.Kernel, L []float64, M, d int, o options) (*Map, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("nystrom: kernel %s is %v between landmarks %d and %d", k.Name(), v, i/M+1, i%M+1)
 		}
+	}
+	if o.basis == Cholesky {
+		return buildCholesky(k, L, K, M, d, o)
 	}
 	vals, vecs, err := linalg.EigenSym(M, K)
 	if err != nil {
@@ -194,19 +208,21 @@ func build(k kernel.Kernel, L []float64, M, d int, o options) (*Map, error) {
 			out[c] = row[j] / math.Sqrt(vals[j])
 		}
 	})
-	return &Map{kern: k, d: d, m: M, f: f, landmarks: L, norm: norm, eig: eig, threshold: o.threshold}, nil
+	return &Map{kern: k, d: d, m: M, f: f, landmarks: L, norm: norm, diag: eig, basis: Eigen, threshold: o.threshold}, nil
 }
 
 // Dim is the input dimension d.
 func (m *Map) Dim() int { return m.d }
 
-// Features is the number of features M' ≤ M: the eigenvalues of K_MM above the threshold.
+// Features is the number of features M' ≤ M: the eigenvalues of K_MM above the threshold (Eigen), or the landmarks
+// kept (Cholesky, where Features = Centres).
 func (m *Map) Features() int { return m.f }
 
 // Points is the scratch per row that TransformBlock needs: the M kernel values k_M(x).
 func (m *Map) Points() int { return m.m }
 
-// Centres is the number of landmarks M.
+// Centres is the number of landmarks M the features are computed from: in the Cholesky basis the landmarks the
+// pivoting kept, which can be fewer than were chosen.
 func (m *Map) Centres() int { return m.m }
 
 // Kernel is the map's kernel.
@@ -215,10 +231,29 @@ func (m *Map) Kernel() kernel.Kernel { return m.kern }
 // Landmarks returns a copy of the landmarks (M×d, row-major).
 func (m *Map) Landmarks() []float64 { return append([]float64(nil), m.landmarks...) }
 
-// Eigenvalues returns the M' eigenvalues of K_MM that were kept, in decreasing order.
-func (m *Map) Eigenvalues() []float64 { return append([]float64(nil), m.eig...) }
+// Eigenvalues returns the M' eigenvalues of K_MM that were kept, in decreasing order, in the eigen basis; nil in the
+// Cholesky basis.
+func (m *Map) Eigenvalues() []float64 {
+	if m.basis != Eigen {
+		return nil
+	}
+	return append([]float64(nil), m.diag...)
+}
 
-// Threshold is the relative eigenvalue threshold the map was built with.
+// Pivots returns the squared pivots U_jj² of the pivoted Cholesky factorization in the Cholesky basis (the residual
+// k(c_j, c_j) − k̃(c_j, c_j) of landmark j given the landmarks before it, in the pivoting's order); nil in the eigen
+// basis.
+func (m *Map) Pivots() []float64 {
+	if m.basis != Cholesky {
+		return nil
+	}
+	return append([]float64(nil), m.diag...)
+}
+
+// Basis is the basis of the map's features.
+func (m *Map) Basis() Basis { return m.basis }
+
+// Threshold is the relative threshold the map was built with.
 func (m *Map) Threshold() float64 { return m.threshold }
 
 // Selection names how the landmarks were chosen: a Selector's name, "given" (FromLandmarks) or what Params recorded.
@@ -228,10 +263,19 @@ func (m *Map) Selection() string { return m.selection }
 func (m *Map) Seed() uint64 { return m.seed }
 
 // TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine (kernel.Gram and
-// the matrix product may use other cores). proj is scratch of length ≥ rows×Points() (nil to allocate): it receives
-// k_M(x) for each row. This is the unchecked hot path: it panics if a slice is too short; TransformRows checks.
+// the matrix product may use other cores). proj is scratch of length ≥ rows×Points() (nil to allocate) for the
+// kernel values k_M(x) of the eigen basis; the Cholesky basis forms them in dst and does not use it. This is the
+// unchecked hot path: it panics if a slice is too short; TransformRows checks.
 func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	if rows == 0 {
+		return
+	}
+	if m.tri { // M = M': the kernel values go into dst and the triangular product runs in place
+		kx := dst[:rows*m.f]
+		if err := kernel.Gram(kx, m.kern, x[:rows*m.d], rows, m.landmarks, m.m, m.d); err != nil {
+			panic("nystrom: TransformBlock: " + err.Error())
+		}
+		linalg.Blas{}.Dtrmm(blas.Right, blas.Upper, blas.NoTrans, blas.NonUnit, rows, m.f, 1, m.norm, m.f, kx, m.f)
 		return
 	}
 	if len(proj) < rows*m.m {

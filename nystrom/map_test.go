@@ -38,70 +38,113 @@ func approxGram(Z []float64, n, F int) []float64 {
 }
 
 // exactnessTol bounds |ΨΨᵀ − K| entrywise when the landmarks are all the rows and nothing is dropped. The computed
-// eigendecomposition is that of K + E with ‖E‖ ≤ c·M·u·λ_max (backward stability), and ΨΨᵀ = K(K + E)⁻¹K =
-// K + E − 2E + E(K + E)⁻¹E: a first-order term of size ‖E‖, a second-order one ‖E‖²/λ_min; forming Ψ = K_NM·UΛ^{-1/2}
-// adds M·u·λ_max again (its error in direction j is scaled by λ_j^{-1/2} and multiplied by ψ's λ_j^{1/2}). kernel.Gram
-// itself is within 4e-13 of the pairwise kernel (its documented bound for the matrix-product path), once in K_NM and
-// once in K.
-func exactnessTol(M int, lmax, lmin float64) float64 {
+// eigendecomposition or Cholesky factorization is that of K + E with ‖E‖ ≤ c·M·u·λ_max (backward stability), and
+// ΨΨᵀ = K(K + E)⁻¹K = K + E − 2E + E(K + E)⁻¹E: a first-order term of size ‖E‖, a second-order one ‖E‖²/λ_min;
+// forming Ψ = K_NM·UΛ^{-1/2} adds M·u·λ_max again (its error in direction j is scaled by λ_j^{-1/2} and multiplied by
+// ψ's λ_j^{1/2}). In the Cholesky basis Ψ = K_NM·U⁻¹ with the computed inverse X = U⁻¹(I + F), ‖F‖ ≤ c·M·u·κ(U)
+// (Higham, Accuracy and Stability of Numerical Algorithms, §14.2), κ(U) = (λ_max/λ_min)^{1/2}, and ‖K_NM·U⁻¹‖² =
+// λ_max: 2·M·u·λ_max·κ(U) more. kernel.Gram itself is within 4e-13 of the pairwise kernel (its documented bound for
+// the matrix-product path), once in K_NM and once in K.
+func exactnessTol(b Basis, M int, lmax, lmin float64) float64 {
 	e := float64(M) * u * lmax
-	return 4*e + 4*e*e/lmin + 8e-13
+	tol := 4*e + 4*e*e/lmin + 8e-13
+	if b == Cholesky {
+		tol += 4 * e * math.Sqrt(lmax/lmin)
+	}
+	return tol
 }
 
+// spectrum returns the eigenvalues of the symmetric n×n matrix K, decreasing.
+func spectrum(t testing.TB, K []float64, n int) []float64 {
+	t.Helper()
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(n, append([]float64(nil), K[:n*n]...)), false) {
+		t.Fatal("eigenvalues")
+	}
+	v := es.Values(nil)
+	slices.Reverse(v)
+	return v
+}
+
+// bases are the bases every map test runs in.
+var bases = []Basis{Cholesky, Eigen}
+
 // With every row as a landmark and no eigenvalue dropped, ΨΨᵀ is K to rounding, for every kernel, on both Gram
-// paths (the pairwise loop at d = 3, the matrix product at d = 10).
+// paths (the pairwise loop at d = 3, the matrix product at d = 10), in both bases.
 func TestExactWhenLandmarksAreAllRows(t *testing.T) {
-	for _, d := range []int{3, 10} {
-		n := 80
-		X, _ := uniformData(n, d, 1, 1)
-		for _, k := range allKernels(t, 0.4*math.Sqrt(float64(d))) {
-			m, err := FromLandmarks(k, X, n, d)
+	for _, b := range bases {
+		t.Run(b.String(), func(t *testing.T) {
+			for _, d := range []int{3, 10} {
+				n := 80
+				X, _ := uniformData(n, d, 1, 1)
+				for _, k := range allKernels(t, 0.4*math.Sqrt(float64(d))) {
+					m, err := FromLandmarks(k, X, n, d, WithBasis(b))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if m.Features() != n || m.Centres() != n || m.Basis() != b {
+						t.Fatalf("%s d=%d: %d features of %d landmarks in the %s basis, want all (something was dropped)", k.Name(), d, m.Features(), m.Centres(), m.Basis())
+					}
+					G := approxGram(features(t, m, X, n), n, n)
+					K := gram(t, k, X, n, X, n, d)
+					e := spectrum(t, K, n)
+					tol := exactnessTol(b, n, e[0], e[n-1])
+					worst := 0.0
+					for i := range G {
+						worst = max(worst, math.Abs(G[i]-K[i]))
+					}
+					if worst > tol {
+						t.Errorf("%s d=%d: max |ΨΨᵀ − K| = %.3g > %.3g (λ_max %.3g, λ_min %.3g)", k.Name(), d, worst, tol, e[0], e[n-1])
+					}
+				}
+			}
+		})
+	}
+}
+
+// Repeated landmarks make K_MM singular: the eigen basis drops the null directions and reports M' < M features, the
+// Cholesky basis drops the repeated landmarks (its pivots stop at the 30 distinct ones); both are still exact on the
+// rows the landmarks span.
+func TestRankDeficientLandmarks(t *testing.T) {
+	n, d := 30, 3
+	X, _ := uniformData(n, d, 1, 2)
+	L := append(append([]float64(nil), X...), X[:10*d]...) // 40 landmarks, 30 distinct
+	for _, b := range bases {
+		for _, k := range []kernel.Kernel{kernel.Gaussian{S: 0.5}, kernel.Matern{Nu: 1.5, S: 0.5}, kernel.ArcCos{Order: 1}} {
+			m, err := FromLandmarks(k, L, 40, d, WithBasis(b))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.Features() != n || m.Centres() != n {
-				t.Fatalf("%s d=%d: %d features of %d landmarks, want all (an eigenvalue was dropped)", k.Name(), d, m.Features(), n)
+			wantM := 40
+			if b == Cholesky {
+				wantM = 30
 			}
-			G := approxGram(features(t, m, X, n), n, n)
+			if m.Centres() != wantM || m.Features() != 30 {
+				t.Fatalf("%s %s: %d features of %d landmarks, want 30 of %d", b, k.Name(), m.Features(), m.Centres(), wantM)
+			}
+			if b == Cholesky {
+				kept := m.Landmarks()
+				for i := range 30 {
+					for j := range i {
+						if slices.Equal(kept[i*d:(i+1)*d], kept[j*d:(j+1)*d]) {
+							t.Fatalf("%s: landmarks %d and %d kept are the same point", k.Name(), j, i)
+						}
+					}
+				}
+			}
+			G := approxGram(features(t, m, X, n), n, 30)
 			K := gram(t, k, X, n, X, n, d)
-			e := m.Eigenvalues()
-			tol := exactnessTol(n, e[0], e[n-1])
+			e := spectrum(t, K, n)
+			// The dropped eigenvalues or pivots are rounding (≤ c·M·u·λ_max); each changes an entry by at most its
+			// size.
+			tol := exactnessTol(b, 40, e[0], e[len(e)-1]) + DefaultThreshold*e[0]
 			worst := 0.0
 			for i := range G {
 				worst = max(worst, math.Abs(G[i]-K[i]))
 			}
 			if worst > tol {
-				t.Errorf("%s d=%d: max |ΨΨᵀ − K| = %.3g > %.3g (λ_max %.3g, λ_min %.3g)", k.Name(), d, worst, tol, e[0], e[n-1])
+				t.Errorf("%s %s: max |ΨΨᵀ − K| = %.3g > %.3g", b, k.Name(), worst, tol)
 			}
-		}
-	}
-}
-
-// Repeated landmarks make K_MM singular: the map drops the null directions, reports M' < M features, and is still
-// exact on the rows the landmarks span.
-func TestRankDeficientLandmarks(t *testing.T) {
-	n, d := 30, 3
-	X, _ := uniformData(n, d, 1, 2)
-	L := append(append([]float64(nil), X...), X[:10*d]...) // 40 landmarks, 30 distinct
-	for _, k := range []kernel.Kernel{kernel.Gaussian{S: 0.5}, kernel.Matern{Nu: 1.5, S: 0.5}, kernel.ArcCos{Order: 1}} {
-		m, err := FromLandmarks(k, L, 40, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Centres() != 40 || m.Features() != 30 {
-			t.Fatalf("%s: %d features of %d landmarks, want 30 of 40", k.Name(), m.Features(), m.Centres())
-		}
-		G := approxGram(features(t, m, X, n), n, 30)
-		K := gram(t, k, X, n, X, n, d)
-		e := m.Eigenvalues()
-		// The dropped eigenvalues are rounding (≤ c·M·u·λ_max); each changes an entry by at most its size.
-		tol := exactnessTol(40, e[0], e[len(e)-1]) + DefaultThreshold*e[0]
-		worst := 0.0
-		for i := range G {
-			worst = max(worst, math.Abs(G[i]-K[i]))
-		}
-		if worst > tol {
-			t.Errorf("%s: max |ΨΨᵀ − K| = %.3g > %.3g", k.Name(), worst, tol)
 		}
 	}
 }
@@ -113,7 +156,7 @@ func TestThresholdDropsEigenvalues(t *testing.T) {
 	X, _ := uniformData(n, d, 1, 3)
 	k := kernel.Gaussian{S: 0.5}
 	const thr = 1e-4
-	m, err := FromLandmarks(k, X, n, d, WithThreshold(thr))
+	m, err := FromLandmarks(k, X, n, d, WithThreshold(thr), WithBasis(Eigen))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,12 +188,61 @@ func TestThresholdDropsEigenvalues(t *testing.T) {
 			worst = max(worst, math.Abs(K[i*n+j]-G[i*n+j]))
 		}
 	}
-	tol := exactnessTol(n, vals[n-1], vals[n-kept])
+	tol := exactnessTol(Eigen, n, vals[n-1], vals[n-kept])
 	if math.Abs(tr-dropped) > float64(n)*tol {
 		t.Errorf("tr(K − ΨΨᵀ) = %.6g, the dropped eigenvalues sum to %.6g", tr, dropped)
 	}
 	if worst > largest+tol {
 		t.Errorf("max |K − ΨΨᵀ| = %.3g > the largest dropped eigenvalue %.3g", worst, largest)
+	}
+}
+
+// In the Cholesky basis a coarse threshold drops landmarks: K − ΨΨᵀ is then the Schur complement of the kept
+// landmarks, positive semi-definite, zero on the kept landmarks and at most the threshold times the largest k(c, c) on
+// the dropped ones — so at most that anywhere (|R_ij| ≤ (R_ii R_jj)^{1/2}); the pivots decrease.
+func TestThresholdDropsPivots(t *testing.T) {
+	n, d := 60, 2
+	X, _ := uniformData(n, d, 1, 3)
+	k := kernel.Gaussian{S: 0.5}
+	const thr = 1e-4
+	m, err := FromLandmarks(k, X, n, d, WithThreshold(thr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	F := m.Features()
+	if F == n || F != m.Centres() || F != len(m.Pivots()) || m.Eigenvalues() != nil {
+		t.Fatalf("%d features, %d landmarks, %d pivots of %d rows", F, m.Centres(), len(m.Pivots()), n)
+	}
+	K := gram(t, k, X, n, X, n, d)
+	e := spectrum(t, K, n)
+	tol := exactnessTol(Cholesky, n, e[0], e[len(e)-1]/thr)
+	G := approxGram(features(t, m, X, n), n, F)
+	kept := m.Landmarks()
+	worst := 0.0
+	for i := range n {
+		isKept := false
+		for j := range F {
+			isKept = isKept || slices.Equal(kept[j*d:(j+1)*d], X[i*d:(i+1)*d])
+		}
+		r := K[i*n+i] - G[i*n+i]
+		if r < -tol || (isKept && r > tol) || r > thr+tol {
+			t.Errorf("row %d (kept %v): residual k(x, x) − ‖ψ(x)‖² = %.3g, want in [0, %g] (0 if kept)", i, isKept, r, thr)
+		}
+		for j := range n {
+			worst = max(worst, math.Abs(K[i*n+j]-G[i*n+j]))
+		}
+	}
+	if worst > thr+tol {
+		t.Errorf("max |K − ΨΨᵀ| = %.3g > the threshold %g", worst, thr)
+	}
+	piv := m.Pivots()
+	for j := 1; j < F; j++ {
+		if piv[j] > piv[j-1]*(1+1e-9) {
+			t.Errorf("pivot %d (%.6g) exceeds pivot %d (%.6g)", j, piv[j], j-1, piv[j-1])
+		}
+	}
+	if piv[F-1] <= thr {
+		t.Errorf("the last pivot kept is %.3g, at most the threshold %g", piv[F-1], thr)
 	}
 }
 
@@ -160,35 +252,37 @@ func TestNystromRidgeIsRestrictedKRR(t *testing.T) {
 	n, d, p, M, nt := 300, 4, 2, 40, 50
 	X, Y := uniformData(n, d, p, 4)
 	Xt, _ := uniformData(nt, d, 1, 5)
-	for _, k := range allKernels(t, 0.8) {
-		for _, intercept := range []bool{false, true} {
-			const lambda = 1e-4
-			m, err := New(k, Uniform{}, X, n, d, M, 7)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m.Features() != M {
-				t.Fatalf("%s: %d features of %d landmarks", k.Name(), m.Features(), M)
-			}
-			st, err := learn.Accumulate(m, X, n, Y, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fit, err := learn.Ridge{Lambda: lambda, Intercept: intercept}.Solve(st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := make([]float64, nt*p)
-			if err := m.Predict(got, fit, Xt, nt); err != nil {
-				t.Fatal(err)
-			}
-			want, cond := directKRR(t, k, m.Landmarks(), M, d, X, n, Y, p, lambda, intercept, Xt, nt)
-			// Both solves are backward stable on systems with condition number cond (the ridge one on a system
-			// congruent to it by Λ^{-1/2}Uᵀ, which K_MM's conditioning bounds): forward errors ≤ c·M·u·cond each.
-			e := m.Eigenvalues()
-			tol := 4 * float64(M) * u * (cond + e[0]/e[len(e)-1])
-			if r := relDiff(got, want); r > tol || math.IsNaN(r) {
-				t.Errorf("%s intercept=%v: relative difference %.3g > %.3g (cond %.3g)", k.Name(), intercept, r, tol, cond)
+	for _, b := range bases {
+		for _, k := range allKernels(t, 0.8) {
+			for _, intercept := range []bool{false, true} {
+				const lambda = 1e-4
+				m, err := New(k, Uniform{}, X, n, d, M, 7, WithBasis(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Features() != M || m.Centres() != M {
+					t.Fatalf("%s %s: %d features of %d landmarks", b, k.Name(), m.Features(), m.Centres())
+				}
+				st, err := learn.Accumulate(m, X, n, Y, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fit, err := learn.Ridge{Lambda: lambda, Intercept: intercept}.Solve(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]float64, nt*p)
+				if err := m.Predict(got, fit, Xt, nt); err != nil {
+					t.Fatal(err)
+				}
+				want, cond := directKRR(t, k, m.Landmarks(), M, d, X, n, Y, p, lambda, intercept, Xt, nt)
+				// Both solves are backward stable on systems with condition number cond (the ridge one on a system
+				// congruent to it by Normᵀ, which K_MM's conditioning bounds): forward errors ≤ c·M·u·cond each.
+				e := spectrum(t, gram(t, k, m.Landmarks(), M, m.Landmarks(), M, d), M)
+				tol := 4 * float64(M) * u * (cond + e[0]/e[len(e)-1])
+				if r := relDiff(got, want); r > tol || math.IsNaN(r) {
+					t.Errorf("%s %s intercept=%v: relative difference %.3g > %.3g (cond %.3g)", b, k.Name(), intercept, r, tol, cond)
+				}
 			}
 		}
 	}
@@ -200,71 +294,73 @@ func TestDeterminismConcurrencyParams(t *testing.T) {
 	n, d, M := 500, 5, 30
 	X, _ := uniformData(n, d, 1, 6)
 	k := kernel.Gaussian{S: 1}
-	for _, s := range []Selector{Uniform{}, KMeansPP{}, Leverage{}} {
-		a, err := New(k, s, X, n, d, M, 11)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := New(k, s, X, n, d, M, 11)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pa, pb := a.Params(), b.Params()
-		if !slices.Equal(pa.Landmarks, pb.Landmarks) || !slices.Equal(pa.Norm, pb.Norm) {
-			t.Errorf("%s: the same seed gave different maps", s.Name())
-		}
-		c, err := New(k, s, X, n, d, M, 12)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.Equal(c.Params().Landmarks, pa.Landmarks) {
-			t.Errorf("%s: seeds 11 and 12 gave the same landmarks", s.Name())
-		}
-		want := features(t, a, X, n)
-		var wg sync.WaitGroup
-		errs := make([]bool, 8)
-		for g := range errs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				z := make([]float64, n*a.Features())
-				if err := a.TransformRows(z, X, n); err != nil || !slices.Equal(z, want) {
-					errs[g] = true
-				}
-			}()
-		}
-		wg.Wait()
-		if slices.Contains(errs, true) {
-			t.Errorf("%s: concurrent TransformRows calls differ from a sequential one", s.Name())
-		}
-		// Blocks of other sizes sum the M terms of each feature in another order (another matrix-product kernel):
-		// the same features to within 2·M·u·Σ_j |k(c_j, x)|·|N_jc|.
-		F := a.Features()
-		z := make([]float64, 7*F)
-		kx := make([]float64, 7*M)
-		for r0 := 0; r0+7 <= n; r0 += 37 {
-			a.TransformBlock(z, X[r0*d:(r0+7)*d], 7, kx)
-			for i := range 7 {
-				for c := range F {
-					var bound float64
-					for j := range M {
-						bound += math.Abs(kx[i*M+j] * a.norm[j*F+c])
+	for _, b := range bases {
+		for _, s := range []Selector{Uniform{}, KMeansPP{}, Leverage{}} {
+			a, err := New(k, s, X, n, d, M, 11, WithBasis(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a2, err := New(k, s, X, n, d, M, 11, WithBasis(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pa, pb := a.Params(), a2.Params()
+			if !slices.Equal(pa.Landmarks, pb.Landmarks) || !slices.Equal(pa.Norm, pb.Norm) {
+				t.Errorf("%s %s: the same seed gave different maps", b, s.Name())
+			}
+			c, err := New(k, s, X, n, d, M, 12, WithBasis(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.Equal(c.Params().Landmarks, pa.Landmarks) {
+				t.Errorf("%s: seeds 11 and 12 gave the same landmarks", s.Name())
+			}
+			want := features(t, a, X, n)
+			var wg sync.WaitGroup
+			errs := make([]bool, 8)
+			for g := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					z := make([]float64, n*a.Features())
+					if err := a.TransformRows(z, X, n); err != nil || !slices.Equal(z, want) {
+						errs[g] = true
 					}
-					if diff := math.Abs(z[i*F+c] - want[(r0+i)*F+c]); diff > 2*float64(M)*u*bound {
-						t.Fatalf("%s: row %d feature %d: a block of 7 rows gives %.17g, TransformRows %.17g", s.Name(), r0+i, c, z[i*F+c], want[(r0+i)*F+c])
+				}()
+			}
+			wg.Wait()
+			if slices.Contains(errs, true) {
+				t.Errorf("%s: concurrent TransformRows calls differ from a sequential one", s.Name())
+			}
+			// Blocks of other sizes sum the M terms of each feature in another order (another matrix-product kernel):
+			// the same features to within 2·M·u·Σ_j |k(c_j, x)|·|N_jc|.
+			F, M := a.Features(), a.Centres()
+			z := make([]float64, 7*F)
+			for r0 := 0; r0+7 <= n; r0 += 37 {
+				a.TransformBlock(z, X[r0*d:(r0+7)*d], 7, nil)
+				kx := gram(t, k, X[r0*d:(r0+7)*d], 7, a.landmarks, M, d)
+				for i := range 7 {
+					for c := range F {
+						var bound float64
+						for j := range M {
+							bound += math.Abs(kx[i*M+j] * a.norm[j*F+c])
+						}
+						if diff := math.Abs(z[i*F+c] - want[(r0+i)*F+c]); diff > 2*float64(M)*u*bound {
+							t.Fatalf("%s: row %d feature %d: a block of 7 rows gives %.17g, TransformRows %.17g", s.Name(), r0+i, c, z[i*F+c], want[(r0+i)*F+c])
+						}
 					}
 				}
 			}
-		}
-		r, err := FromParams(k, pa)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := features(t, r, X, n); !slices.Equal(got, want) {
-			t.Errorf("%s: the map rebuilt from its parameters computes other features", s.Name())
-		}
-		if r.Selection() != s.Name() || r.Seed() != 11 || r.Features() != a.Features() {
-			t.Errorf("%s: rebuilt map reports %q, seed %d, %d features", s.Name(), r.Selection(), r.Seed(), r.Features())
+			r, err := FromParams(k, pa)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := features(t, r, X, n); !slices.Equal(got, want) {
+				t.Errorf("%s: the map rebuilt from its parameters computes other features", s.Name())
+			}
+			if r.Selection() != s.Name() || r.Seed() != 11 || r.Features() != a.Features() || r.Basis() != b {
+				t.Errorf("%s: rebuilt map reports %q, seed %d, %d features, basis %s", s.Name(), r.Selection(), r.Seed(), r.Features(), r.Basis())
+			}
 		}
 	}
 }
@@ -274,38 +370,51 @@ func TestFromParamsRefuses(t *testing.T) {
 	n, d, M := 200, 3, 20
 	X, _ := uniformData(n, d, 1, 8)
 	k := kernel.Gaussian{S: 0.7}
-	m, err := New(k, Uniform{}, X, n, d, M, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	good := m.Params()
-	for name, k2 := range map[string]kernel.Kernel{
-		"bandwidth 1% wider": kernel.Gaussian{S: 0.707}, "laplacian": kernel.Laplacian{S: 0.7}, "arccos1": kernel.ArcCos{Order: 1},
-	} {
-		if _, err := FromParams(k2, good); err == nil {
-			t.Errorf("FromParams accepted the parameters of a Gaussian map for %s", name)
+	for _, b := range bases {
+		m, err := New(k, Uniform{}, X, n, d, M, 1, WithBasis(b))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	bad := map[string]func(p *Params){
-		"zero":             func(p *Params) { *p = Params{} },
-		"short landmarks":  func(p *Params) { p.Landmarks = p.Landmarks[1:] },
-		"short norm":       func(p *Params) { p.Norm = p.Norm[:len(p.Norm)-1] },
-		"M' > M":           func(p *Params) { p.Features = p.Centres + 1 },
-		"NaN landmark":     func(p *Params) { p.Landmarks[3] = math.NaN() },
-		"Inf in norm":      func(p *Params) { p.Norm[5] = math.Inf(1) },
-		"eigenvalue order": func(p *Params) { p.Eigenvalues[0], p.Eigenvalues[1] = p.Eigenvalues[1], p.Eigenvalues[0] },
-		"threshold 1":      func(p *Params) { p.Threshold = 1 },
-		"scaled norm":      func(p *Params) { p.Norm[0] *= 2 },
-	}
-	for name, f := range bad {
-		p := m.Params()
-		f(&p)
-		if _, err := FromParams(k, p); err == nil {
-			t.Errorf("FromParams accepted parameters with %s", name)
+		good := m.Params()
+		for name, k2 := range map[string]kernel.Kernel{
+			"bandwidth 1% wider": kernel.Gaussian{S: 0.707}, "laplacian": kernel.Laplacian{S: 0.7}, "arccos1": kernel.ArcCos{Order: 1},
+		} {
+			if _, err := FromParams(k2, good); err == nil {
+				t.Errorf("%s: FromParams accepted the parameters of a Gaussian map for %s", b, name)
+			}
 		}
-	}
-	if _, err := FromParams(k, good); err != nil {
-		t.Errorf("FromParams refused the map's own parameters: %v", err)
+		bad := map[string]func(p *Params){
+			"zero":            func(p *Params) { *p = Params{} },
+			"short landmarks": func(p *Params) { p.Landmarks = p.Landmarks[1:] },
+			"short norm":      func(p *Params) { p.Norm = p.Norm[:len(p.Norm)-1] },
+			"M' > M":          func(p *Params) { p.Features = p.Centres + 1 },
+			"NaN landmark":    func(p *Params) { p.Landmarks[3] = math.NaN() },
+			"Inf in norm":     func(p *Params) { p.Norm[5] = math.Inf(1) },
+			"threshold 1":     func(p *Params) { p.Threshold = 1 },
+			"scaled norm":     func(p *Params) { p.Norm[0] *= 2 },
+			"unknown basis":   func(p *Params) { p.Basis = "qr" },
+		}
+		if b == Eigen {
+			bad["eigenvalue order"] = func(p *Params) { p.Eigenvalues[0], p.Eigenvalues[1] = p.Eigenvalues[1], p.Eigenvalues[0] }
+			bad["pivots"] = func(p *Params) { p.Pivots = []float64{1} }
+			bad["cholesky basis"] = func(p *Params) { p.Basis = "cholesky" }
+		} else {
+			bad["below the diagonal"] = func(p *Params) { p.Norm[M] = 1e-300 }
+			bad["negative diagonal"] = func(p *Params) { p.Norm[M+1] *= -1 }
+			bad["zero pivot"] = func(p *Params) { p.Pivots[3] = 0 }
+			bad["eigenvalues"] = func(p *Params) { p.Eigenvalues = p.Pivots }
+			bad["old file"] = func(p *Params) { p.Basis = "" }
+		}
+		for name, f := range bad {
+			p := m.Params()
+			f(&p)
+			if _, err := FromParams(k, p); err == nil {
+				t.Errorf("%s: FromParams accepted parameters with %s", b, name)
+			}
+		}
+		if _, err := FromParams(k, good); err != nil {
+			t.Errorf("%s: FromParams refused the map's own parameters: %v", b, err)
+		}
 	}
 	var nilMap *Map
 	if p := nilMap.Params(); p.Centres != 0 || p.Landmarks != nil {
@@ -341,7 +450,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 			zp, zm := features(t, m, xp, 1), features(t, m, xm, 1)
 			for c := range F {
 				var S float64
-				for l := range M {
+				for l := range m.Centres() {
 					S += math.Abs(m.norm[l*F+c])
 				}
 				tol := S * (h*h/6*1.39/(sigma*sigma*sigma) + (M*u+4e-13)/h + M*u/sigma)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/size"
@@ -16,16 +17,21 @@ import (
 type Params struct {
 	Selection string  // how the landmarks were chosen (informative)
 	Seed      uint64  // the selection's seed (informative)
-	Threshold float64 // the relative eigenvalue threshold (informative)
+	Threshold float64 // the relative threshold (informative)
+	Basis     string  // "cholesky" or "eigen" ("" reads as "eigen", the basis of files written before the choice)
 	Centres   int     // M
 	Dim       int     // d
 	Features  int     // M'
 	// Landmarks are the M landmarks, M×d row-major.
 	Landmarks []float64
-	// Norm is the normalization matrix U Λ^{-1/2} (M×M' row-major): ψ(x) = Normᵀ k_M(x).
+	// Norm is the normalization matrix (M×M' row-major): ψ(x) = Normᵀ k_M(x). In the eigen basis U Λ^{-1/2}; in the
+	// Cholesky basis U₁₁⁻¹ (M = M', upper triangular, zeros below the diagonal).
 	Norm []float64
-	// Eigenvalues are the M' eigenvalues of K_MM that were kept, decreasing (Norm's columns are in this order).
+	// Eigenvalues are the M' eigenvalues of K_MM that were kept, decreasing (Norm's columns are in this order); eigen
+	// basis only.
 	Eigenvalues []float64
+	// Pivots are the squared pivots U_jj² of the pivoted Cholesky factorization (Map.Pivots); Cholesky basis only.
+	Pivots []float64
 }
 
 // Params returns the explicit parameters of m (copies: m is not shared); the zero Params for a nil or zero Map.
@@ -34,11 +40,12 @@ func (m *Map) Params() Params {
 		return Params{}
 	}
 	return Params{
-		Selection: m.selection, Seed: m.seed, Threshold: m.threshold,
+		Selection: m.selection, Seed: m.seed, Threshold: m.threshold, Basis: m.basis.String(),
 		Centres: m.m, Dim: m.d, Features: m.f,
 		Landmarks:   append([]float64(nil), m.landmarks...),
 		Norm:        append([]float64(nil), m.norm...),
-		Eigenvalues: append([]float64(nil), m.eig...),
+		Eigenvalues: m.Eigenvalues(),
+		Pivots:      m.Pivots(),
 	}
 }
 
@@ -52,7 +59,8 @@ const paramsProbes = 8
 const paramsTol = 1e-4
 
 // FromParams rebuilds a map for kernel k from its explicit parameters, after checking them against each other
-// (shapes, finite values, positive decreasing eigenvalues) and against k: for up to 8 landmarks c_i it checks that
+// (shapes, finite values, positive decreasing eigenvalues, or a triangular normalization and positive pivots) and
+// against k: for up to 8 landmarks c_i it checks that
 // ‖ψ(c_i)‖² = k(c_i, c_i), which holds for the kernel and bandwidth the map was built with (to 1e-4 of the largest
 // k(c_i, c_i), plus the dropped eigenvalues' t·λ_max) and fails for others.
 func FromParams(k kernel.Kernel, p Params) (*Map, error) {
@@ -67,10 +75,15 @@ func FromParams(k kernel.Kernel, p Params) (*Map, error) {
 		return nil, fmt.Errorf("nystrom map parameters: %d landmark values for M×d = %d×%d", len(p.Landmarks), M, d)
 	case !size.Is(len(p.Norm), M, f):
 		return nil, fmt.Errorf("nystrom map parameters: %d normalization values for M×M' = %d×%d", len(p.Norm), M, f)
-	case len(p.Eigenvalues) != f:
-		return nil, fmt.Errorf("nystrom map parameters: %d eigenvalues for M' = %d features", len(p.Eigenvalues), f)
 	case !(p.Threshold >= 0 && p.Threshold < 1):
 		return nil, fmt.Errorf("nystrom map parameters: threshold %v is not in [0, 1)", p.Threshold)
+	}
+	basis := Eigen
+	if p.Basis != "" {
+		var err error
+		if basis, err = ParseBasis(p.Basis); err != nil {
+			return nil, fmt.Errorf("nystrom map parameters: %w", err)
+		}
 	}
 	if err := blocks.CheckX("nystrom map parameters: landmarks", p.Landmarks, M, d); err != nil {
 		return nil, err
@@ -80,15 +93,40 @@ func FromParams(k kernel.Kernel, p Params) (*Map, error) {
 			return nil, errors.New("nystrom map parameters: the normalization matrix has a NaN or infinite value")
 		}
 	}
-	for j, v := range p.Eigenvalues {
-		if !(v > 0) || math.IsInf(v, 0) || (j > 0 && v > p.Eigenvalues[j-1]) {
-			return nil, errors.New("nystrom map parameters: the eigenvalues are not positive, finite and decreasing")
+	diag := p.Eigenvalues
+	if basis == Eigen {
+		if len(p.Eigenvalues) != f || p.Pivots != nil {
+			return nil, fmt.Errorf("nystrom map parameters: %d eigenvalues (and %d pivots) for M' = %d features in the eigen basis", len(p.Eigenvalues), len(p.Pivots), f)
 		}
+		for j, v := range p.Eigenvalues {
+			if !(v > 0) || math.IsInf(v, 0) || (j > 0 && v > p.Eigenvalues[j-1]) {
+				return nil, errors.New("nystrom map parameters: the eigenvalues are not positive, finite and decreasing")
+			}
+		}
+	} else {
+		switch {
+		case M != f:
+			return nil, fmt.Errorf("nystrom map parameters: %d features of %d landmarks in the Cholesky basis (need M' = M)", f, M)
+		case len(p.Pivots) != f || p.Eigenvalues != nil:
+			return nil, fmt.Errorf("nystrom map parameters: %d pivots (and %d eigenvalues) for M' = %d features in the Cholesky basis", len(p.Pivots), len(p.Eigenvalues), f)
+		}
+		for _, v := range p.Pivots {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return nil, errors.New("nystrom map parameters: the pivots are not positive and finite")
+			}
+		}
+		for i := range f {
+			if !(p.Norm[i*f+i] > 0) || slices.ContainsFunc(p.Norm[i*f:i*f+i], func(v float64) bool { return v != 0 }) {
+				return nil, errors.New("nystrom map parameters: the normalization of the Cholesky basis is not upper triangular with a positive diagonal")
+			}
+		}
+		diag = p.Pivots
 	}
 	m := &Map{kern: k, d: d, m: M, f: f, threshold: p.Threshold, selection: p.Selection, seed: p.Seed,
+		basis: basis, tri: basis == Cholesky,
 		landmarks: append([]float64(nil), p.Landmarks...),
 		norm:      append([]float64(nil), p.Norm...),
-		eig:       append([]float64(nil), p.Eigenvalues...)}
+		diag:      append([]float64(nil), diag...)}
 	if err := m.probe(); err != nil {
 		return nil, err
 	}
@@ -118,7 +156,7 @@ func (m *Map) probe() error {
 		for _, v := range z[j*m.f : (j+1)*m.f] {
 			q += v * v
 		}
-		if !(math.Abs(q-diag[j]) <= paramsTol*top+m.threshold*m.eig[0]) {
+		if !(math.Abs(q-diag[j]) <= paramsTol*top+m.threshold*m.diag[0]) {
 			return fmt.Errorf("nystrom map parameters do not fit kernel %s: at landmark %d, ‖ψ(c)‖² = %.6g but k(c, c) = %.6g (another kernel or bandwidth?)",
 				m.kern.Name(), idx[j]+1, q, diag[j])
 		}

@@ -86,7 +86,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Encoding, "encoding", "onehot", "classification targets: onehot or simplex")
 	fs.StringVar(&cfg.Loss, "loss", "squared", "classification loss: squared (ridge on coded targets), hinge or squared-hinge (linear SVM, dual coordinate descent), logistic (L-BFGS)")
 	fs.StringVar(&cfg.Solver, "solver", "", "cholesky (default) or cg; with --ovk: auto (default), closed-form, cholesky, cg or lbfgs; with --map nystrom also falkon (kernel ridge restricted to the centres, preconditioned conjugate gradients, never forms ZᵀZ)")
-	fs.StringVar(&cfg.Map, "map", "features", "feature map: features (random or quadrature features of --rule, -D points) or nystrom (Nyström features ψ(x) = Λ^{-1/2}Uᵀk_M(x) on --centres landmarks; rank M' ≤ M after dropping eigenvalues of K_MM below 1e-12 of the largest; every kernel and loss, and --ovk decomposable)")
+	fs.StringVar(&cfg.Map, "map", "features", "feature map: features (random or quadrature features of --rule, -D points) or nystrom (Nyström features, ⟨ψ(x), ψ(y)⟩ = k_M(x)ᵀK_MM⁻¹k_M(y), on --centres landmarks; rank M' ≤ M after dropping what lies below 1e-12 of the largest, see --nystrom-basis; every kernel and loss, and --ovk decomposable)")
+	fs.StringVar(&cfg.NystromBasis, "nystrom-basis", "", "--map nystrom: basis of the features: cholesky (default: pivoted Cholesky factor of K_MM, ψ(x) = U⁻ᵀk_M(x); drops landmarks the others span) or eigen (eigendecomposition K_MM = UΛUᵀ, ψ(x) = Λ^{-1/2}Uᵀk_M(x); drops eigen-directions; slower to build)")
 	fs.IntVar(&cfg.Centres, "centres", 0, "--map nystrom: number of landmarks M (default 1024, at most the training rows)")
 	fs.StringVar(&cfg.Landmarks, "landmarks", "", "--map nystrom: how the landmarks are chosen: uniform (default), kmeans++ or leverage (ridge leverage scores, recursive sampling)")
 	fs.IntVar(&cfg.FalkonIter, "falkon-iter", 0, "--solver falkon: largest number of conjugate-gradient iterations (default 100; a fit stopped there is kept, with a note)")
@@ -428,7 +429,7 @@ func checkNystromFlags(fs *cmdFlags, cfg *rff.Config) error {
 		}
 		cfg.Points, cfg.Rule, cfg.Form, cfg.Precision = 0, "", "", "double"
 	case "features":
-		for _, name := range []string{"centres", "landmarks", "falkon-iter", "falkon-tol"} {
+		for _, name := range []string{"centres", "landmarks", "nystrom-basis", "falkon-iter", "falkon-tol"} {
 			if set[name] {
 				return usagef("--%s needs --map nystrom", name)
 			}

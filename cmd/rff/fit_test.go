@@ -452,6 +452,8 @@ func TestFitNystrom(t *testing.T) {
 		{"kmeans++", []string{"--landmarks", "kmeans++"}},
 		{"leverage", []string{"--landmarks", "leverage"}},
 		{"falkon", []string{"--solver", "falkon", "--falkon-iter", "300", "--falkon-tol", "1e-9"}},
+		{"eigen", []string{"--nystrom-basis", "eigen"}},
+		{"falkon eigen", []string{"--solver", "falkon", "--falkon-iter", "300", "--falkon-tol", "1e-9", "--nystrom-basis", "eigen"}},
 		{"stream", []string{"--stream"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -528,6 +530,8 @@ func TestFitNystrom(t *testing.T) {
 		{[]string{"--map", "nystrom", "--ovk", "curl-free", "--targets", "a,b,c"}, "random features"},
 		{[]string{"--centres", "10"}, "--centres needs --map nystrom"},
 		{[]string{"--landmarks", "uniform"}, "--landmarks needs --map nystrom"},
+		{[]string{"--nystrom-basis", "eigen"}, "--nystrom-basis needs --map nystrom"},
+		{[]string{"--map", "nystrom", "--nystrom-basis", "qr"}, "unknown basis"},
 		{[]string{"--falkon-iter", "10"}, "--falkon-iter needs --map nystrom"},
 		{[]string{"--solver", "falkon"}, "--solver falkon needs --map nystrom"},
 		{[]string{"--map", "rbf"}, "--map"},
@@ -554,7 +558,7 @@ func TestFitNystrom(t *testing.T) {
 		t.Error("a refused fit wrote its model")
 	}
 	code, out, _ = runCLI("fit", "-h")
-	for _, flag := range []string{"-map", "-centres", "-landmarks", "-falkon-iter", "-falkon-tol", "falkon"} {
+	for _, flag := range []string{"-map", "-centres", "-landmarks", "-nystrom-basis", "-falkon-iter", "-falkon-tol", "falkon"} {
 		if code != 0 || !strings.Contains(out, flag) {
 			t.Errorf("fit -h lacks %s", flag)
 		}

@@ -30,6 +30,7 @@ type result struct {
 	Selector   string             `json:"selector"`
 	Centres    int                `json:"centres"`
 	Features   int                `json:"features,omitempty"`
+	Basis      string             `json:"basis,omitempty"`
 	Lambda     float64            `json:"lambda"`
 	Train      int                `json:"train"`
 	Test       int                `json:"test"`
@@ -60,6 +61,7 @@ func run() error {
 	method := flag.String("method", "ridge", "ridge (Nyström features + learn.Ridge) or falkon")
 	M := flag.Int("centres", 1000, "number of centres (landmarks) M")
 	sel := flag.String("selector", "uniform", "landmark selection: uniform, kmeans++, leverage")
+	basisName := flag.String("basis", "cholesky", "ridge: basis of the Nyström features, cholesky or eigen")
 	lambda := flag.Float64("lambda", 1e-6, "λ of (1/N)Σ(f(x_i) − y_i)² + λ‖f‖²")
 	seed := flag.Uint64("seed", 1, "seed of the landmark selection")
 	tol := flag.Float64("tol", 1e-6, "FALKON: CG tolerance")
@@ -110,12 +112,16 @@ func run() error {
 	res.Seconds["select"] = time.Since(t0).Seconds()
 	switch *method {
 	case "ridge":
-		t1 := time.Now()
-		m, err := nystrom.FromLandmarks(k, C, *M, d, nystrom.WithMaxBytes(-1))
+		basis, err := nystrom.ParseBasis(*basisName)
 		if err != nil {
 			return err
 		}
-		res.Features = m.Features()
+		t1 := time.Now()
+		m, err := nystrom.FromLandmarks(k, C, *M, d, nystrom.WithMaxBytes(-1), nystrom.WithBasis(basis))
+		if err != nil {
+			return err
+		}
+		res.Features, res.Basis = m.Features(), basis.String()
 		t2 := time.Now()
 		st, err := learn.Accumulate(m, train.X, n, Y, classes)
 		if err != nil {
