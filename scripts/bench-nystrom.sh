@@ -19,8 +19,9 @@
 # training split's global maximum; MNIST's 60000 training and 10000 test images divided by 255; the Gaussian kernel
 # with γ = 1/d (scikit-learn's gamma); one-hot 0/1 targets, an unpenalized intercept, the class of the largest
 # output. rff minimizes (1/N)Σ‖f(x_i) + b − y_i‖² + λ‖f‖², scikit-learn's Ridge ‖·‖² + alpha‖·‖², so alpha = Nλ.
-# Centres: M training rows drawn uniformly (each program its own draw). rff's ridge drops the eigenvalues of K_MM
-# below 1e-12·λ_max, scikit-learn's Nystroem clips them at 1e-12. Times exclude reading the data: fit = choosing the
+# Centres: M training rows drawn uniformly (each program its own draw). rff's ridge runs in both bases of its
+# Nyström features: the default Cholesky basis drops the landmarks whose pivot is below 1e-12 of the largest diagonal
+# entry of K_MM, the eigen basis the eigenvalues below 1e-12·λ_max; scikit-learn's Nystroem clips them at 1e-12. Times exclude reading the data: fit = choosing the
 # centres + building the map + features + solve (scikit-learn: Nystroem.fit + transform + Ridge.fit), predict = the
 # 10000 test rows.
 set -euo pipefail
@@ -101,9 +102,9 @@ def run(cmd):
     r["load"] = loadavg()
     return r
 
-def rff(dataset, method, m, seed):
+def rff(dataset, method, m, seed, basis="cholesky"):
     return run([CMD, "--data", DATA, "--dataset", dataset, "--method", method, "--centres", str(m), "--lambda",
-                str(LAMBDA), "--seed", str(seed), "--maxiter", MAXITER, "--tol", TOL])
+                str(LAMBDA), "--seed", str(seed), "--maxiter", MAXITER, "--tol", TOL, "--basis", basis])
 
 def sk(dataset, m, seed):
     return run([sys.executable, ME, "worker", json.dumps(dict(dataset=dataset, m=m, seed=seed))])
@@ -150,16 +151,20 @@ def compare():
     out = []
     for dataset in ["letter", "mnist"]:
         for m in MS[dataset]:
-            runs = {"ridge": [], "falkon": [], "sklearn": []}
+            runs = {"ridge": [], "ridge_eigen": [], "falkon": [], "sklearn": []}
             for r in range(REPS):
-                log("compare %s M=%d, round %d/%d: rff ridge, scikit-learn, rff FALKON" % (dataset, m, r + 1, REPS))
+                log("compare %s M=%d, round %d/%d: rff ridge (Cholesky basis), scikit-learn, rff ridge (eigen basis), rff FALKON" % (
+                    dataset, m, r + 1, REPS))
                 runs["ridge"].append(rff(dataset, "ridge", m, r + 1))
                 runs["sklearn"].append(sk(dataset, m, r + 1))
+                runs["ridge_eigen"].append(rff(dataset, "ridge", m, r + 1, "eigen"))
                 runs["falkon"].append(rff(dataset, "falkon", m, r + 1))
             med = {k: dict(fit=statistics.median(x["seconds"]["fit"] for x in v),
                            predict=statistics.median(x["seconds"]["predict"] for x in v),
                            accuracy=statistics.median(x["accuracy"] for x in v)) for k, v in runs.items()}
-            out.append(dict(dataset=dataset, centres=m, median=med, runs=runs))
+            # scikit-learn's fit time over rff's, per round (the programs alternate, so each ratio is of adjacent runs)
+            ratios = [s["seconds"]["fit"] / q["seconds"]["fit"] for s, q in zip(runs["sklearn"], runs["ridge"])]
+            out.append(dict(dataset=dataset, centres=m, median=med, ratios=ratios, runs=runs))
     return out
 
 def falkon():
@@ -184,12 +189,14 @@ def main():
     meta["machine"]["load_after"] = loadavg()
     json.dump(meta, open(os.environ["BN_OUT"], "w"), indent=1)
     if "compare" in meta:
-        print("| data set | M | rff Nyström ridge: fit, accuracy | rff FALKON (≤ %s iterations): fit, accuracy | scikit-learn Nystroem + Ridge: fit, accuracy |" % MAXITER)
-        print("|---|---|---|---|---|")
+        print("| data set | M | rff Nyström ridge, Cholesky basis: fit, accuracy | eigen basis | rff FALKON (≤ %s iterations) | scikit-learn Nystroem + Ridge | scikit-learn / rff (Cholesky) |" % MAXITER)
+        print("|---|---|---|---|---|---|---|")
         for c in meta["compare"]:
             m = c["median"]
             cell = lambda k: "%.2f s, %.4f" % (m[k]["fit"], m[k]["accuracy"])
-            print("| %s | %d | %s | %s | %s |" % (c["dataset"], c["centres"], cell("ridge"), cell("falkon"), cell("sklearn")))
+            q = sorted(c["ratios"])
+            print("| %s | %d | %s | %s | %s | %s | %.1f× (%.1f–%.1f) |" % (c["dataset"], c["centres"], cell("ridge"), cell("ridge_eigen"),
+                  cell("falkon"), cell("sklearn"), statistics.median(q), q[0], q[-1]))
     if "falkon" in meta:
         print("\n| M | FALKON: CG iterations (residual) | fit | accuracy | accuracy per second | Nyström ridge: fit | accuracy | accuracy per second |")
         print("|---|---|---|---|---|---|---|---|")
