@@ -64,8 +64,14 @@ type Config struct {
 	// the Cholesky basis is cheaper to build and to evaluate.
 	NystromBasis string
 	// Landmarks chooses them: "uniform" (the default), "kmeans++" or "leverage" (ridge leverage scores by recursive
-	// sampling, Musco & Musco 2017).
+	// sampling, Musco & Musco 2017), or "given" with LandmarkPoints.
 	Landmarks string
+	// LandmarkPoints are landmarks given by the caller (Landmarks "given", implied): rows of the model's input
+	// columns — the training data's columns without the targets, in their order — row-major, in the input
+	// coordinates: they go through the fitted preprocessing like the rows. M is their number (Centres must be 0 or
+	// M). LandmarkNames, when not nil, names their columns, which must then be the inputs' names.
+	LandmarkPoints []float64
+	LandmarkNames  []string
 	// FalkonIter and FalkonTol bound FALKON (Solver "falkon"): the conjugate-gradient iterations (default 100) and the
 	// relative residual of the preconditioned system at which it stops (default 1e-7).
 	FalkonIter int
@@ -152,6 +158,7 @@ type settings struct {
 	falkon    bool // solved by FALKON
 	selector  nystrom.Selector
 	basis     nystrom.Basis
+	givenPre  []float64    // LandmarkPoints after the preprocessing (prepareGiven), or nil
 	tuned     *learn.Stats // the statistics tuning accumulated for the chosen σ at the fit's D on all rows, or nil
 }
 

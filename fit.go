@@ -108,6 +108,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		return nil, err
 	}
 	X := sc.Transform(raw.X, raw.N, raw.D)
+	if err := s.prepareGiven(sc, raw.Names, raw.D); err != nil {
+		return nil, err
+	}
 	// d is the dimension the map sees: the number of principal components after a PCA step, raw.D otherwise.
 	n, d := raw.N, sc.OutDim()
 	colNames := raw.Names

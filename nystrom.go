@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
@@ -27,7 +30,7 @@ func (s *settings) resolveMap(c Config) error {
 	switch orDefault(c.Map, "features") {
 	case "features":
 		switch {
-		case c.Centres != 0 || c.Landmarks != "":
+		case c.Centres != 0 || c.Landmarks != "" || c.LandmarkPoints != nil:
 			return errors.New("centres and landmarks belong to Nyström maps (Map \"nystrom\")")
 		case c.Solver == "falkon":
 			return errors.New("the falkon solver fits Nyström maps (Map \"nystrom\"); random features use cholesky or cg")
@@ -64,10 +67,20 @@ func (s *settings) resolveMap(c Config) error {
 		return errors.New("FALKON's iterations must be ≥ 0 and its tolerance in [0, 1)")
 	}
 	var err error
-	if s.selector, err = nystrom.SelectorByName(orDefault(c.Landmarks, "uniform")); err != nil {
-		return err
+	switch {
+	case c.LandmarkPoints != nil:
+		if c.Landmarks != "" && c.Landmarks != "given" {
+			return fmt.Errorf("landmarks are given (LandmarkPoints); they are not also chosen by %s", c.Landmarks)
+		}
+		s.Landmarks = "given"
+	case c.Landmarks == "given":
+		return errors.New("landmarks \"given\" needs the landmarks (LandmarkPoints; rff fit --landmarks-file)")
+	default:
+		if s.selector, err = nystrom.SelectorByName(orDefault(c.Landmarks, "uniform")); err != nil {
+			return err
+		}
+		s.Landmarks = s.selector.Name()
 	}
-	s.Landmarks = s.selector.Name()
 	if s.basis, err = nystrom.ParseBasis(c.NystromBasis); err != nil {
 		return err
 	}
@@ -106,8 +119,12 @@ func isDecomposable(spec string) bool {
 	return name == "decomposable" || name == "dec"
 }
 
-// centres is M for n training rows: Centres, or the default capped at n; Centres above n is an error.
+// centres is M for n training rows: the number of given landmarks, Centres, or the default capped at n; Centres
+// above n is an error.
 func (s *settings) centres(n int) (int, error) {
+	if s.givenPre != nil {
+		return s.Points, nil
+	}
 	if s.Centres == 0 {
 		return min(s.Points, n), nil
 	}
@@ -130,8 +147,12 @@ func (s *settings) newMap(k kernel.Kernel, X []float64, n, d, points int) (learn
 	return fmap, nil
 }
 
-// nystromMap chooses M landmarks among the rows of X (n×d) and builds the Nyström map of k on them.
+// nystromMap chooses M landmarks among the rows of X (n×d) and builds the Nyström map of k on them; given landmarks
+// (prepareGiven) are used as they are, all of them.
 func (s *settings) nystromMap(k kernel.Kernel, X []float64, n, d, M int) (*nystrom.Map, error) {
+	if s.givenPre != nil {
+		return nystrom.FromLandmarks(k, s.givenPre, len(s.givenPre)/d, d, nystrom.WithMaxBytes(s.budget()), nystrom.WithBasis(s.basis))
+	}
 	if M > n {
 		return nil, fmt.Errorf("centres M = %d exceeds the %d rows the landmarks are chosen from", M, n)
 	}
@@ -330,12 +351,52 @@ func (m *Model) mapper() learn.Mapper {
 	return m.fmap
 }
 
+// prepareGiven checks the given landmarks (LandmarkPoints, LandmarkNames) against the model's raw input columns
+// (names, or nil; d of them) and maps them through the fitted preprocessing sc into s.givenPre; M = s.Points is
+// their number. Nothing happens without given landmarks.
+func (s *settings) prepareGiven(sc *dataset.Scaler, names []string, d int) error {
+	L := s.LandmarkPoints
+	if L == nil {
+		return nil
+	}
+	if s.LandmarkNames != nil {
+		if len(s.LandmarkNames) != d || (names != nil && !slices.Equal(s.LandmarkNames, names)) {
+			return fmt.Errorf("the given landmarks have the columns %v, the model's inputs are %v (the training columns without the targets, in their order)",
+				s.LandmarkNames, orNames(names, d))
+		}
+	}
+	if d < 1 || len(L) == 0 || len(L)%d != 0 {
+		return fmt.Errorf("%d landmark values do not make rows of the model's %d input columns", len(L), d)
+	}
+	M := len(L) / d
+	if err := blocks.CheckX("landmarks", L, M, d); err != nil {
+		return err
+	}
+	if s.Centres != 0 && s.Centres != M {
+		return fmt.Errorf("centres M = %d, but %d landmarks are given", s.Centres, M)
+	}
+	s.givenPre, s.Points = sc.Transform(L, M, d), M
+	return nil
+}
+
+// orNames is names, or x1 … xd when there are none.
+func orNames(names []string, d int) []string {
+	if names != nil {
+		return names
+	}
+	out := make([]string, d)
+	for j := range out {
+		out[j] = fmt.Sprintf("x%d", j+1)
+	}
+	return out
+}
+
 // landmarkPool returns the reservoir a streamed fit chooses a Nyström map's landmarks from: a uniform sample of the
 // file's rows (Vitter's algorithm R with its own random stream), of M rows for uniform landmarks (which are then
 // exactly a uniform sample of M rows) and of max(4M, 2000) rows for the selectors that weigh rows against each
 // other; nil for random features.
 func (s *settings) landmarkPool(d int) *reservoir {
-	if !s.nystrom {
+	if !s.nystrom || s.LandmarkPoints != nil {
 		return nil
 	}
 	limit := s.Points
@@ -350,6 +411,9 @@ func (s *settings) landmarkPool(d int) *reservoir {
 func (s *settings) streamMapper(k kernel.Kernel, pool *reservoir, d int) (learn.Mapper, error) {
 	if !s.nystrom {
 		return s.newMap(k, nil, 0, d, s.Points)
+	}
+	if s.givenPre != nil {
+		return s.nystromMap(k, nil, 0, d, s.Points)
 	}
 	M, err := s.centres(pool.seen)
 	if err != nil {

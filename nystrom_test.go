@@ -540,3 +540,74 @@ func TestNystromGradients(t *testing.T) {
 		t.Errorf("Laplacian Nyström model: %v, want ErrNoGradient", err)
 	}
 }
+
+// TestNystromGivenLandmarks: landmarks given in the input coordinates go through the fitted preprocessing. Given all
+// training rows, in reverse order, the model is exact kernel ridge regression (the bound of
+// TestNystromAllRowsIsExactKRR); given a few rows, it is the model of those landmarks whether the fit is in memory or
+// streamed (the same bound as TestNystromStreamed); and given points that do not fit the inputs, the fit is refused.
+func TestNystromGivenLandmarks(t *testing.T) {
+	data := loadGenerated(t, "reg.csv")
+	const lambda = 1e-3
+	rev := make([]float64, 0, len(data.X))
+	for i := data.N - 1; i >= 0; i-- {
+		rev = append(rev, data.X[i*data.D:(i+1)*data.D]...)
+	}
+	exact, err := Fit(Config{Exact: true, Lambda: lambda, Sigma: 1.5}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, basis := range []string{"cholesky", "eigen"} {
+		ny, err := Fit(Config{Map: "nystrom", LandmarkPoints: rev, LandmarkNames: data.Names, Lambda: lambda, Sigma: 1.5, NystromBasis: basis}, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := ny.Info(); in.Landmarks != "given" || in.Centres > data.N {
+			t.Fatalf("info %+v", in)
+		}
+		a, _ := exact.Predict(data)
+		b, _ := ny.Predict(data)
+		N := float64(data.N)
+		if e, tol := relMax(b.Values, a.Values), (1+lambda)/lambda*(N*0x1p-53+1e-12*N); !(e <= tol) {
+			t.Fatalf("%s: Nyström on all rows, given, differs from exact KRR by %.3g of the scale (bound %.3g)", basis, e, tol)
+		}
+	}
+	few := data.X[:25*data.D]
+	cfg := Config{Map: "nystrom", LandmarkPoints: few, Lambda: 1e-4}
+	mem, err := Fit(cfg, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := mem.Info(); in.Centres != 25 || in.Landmarks != "given" {
+		t.Fatalf("info %+v", in)
+	}
+	st, err := FitCSV(cfg, "testdata/generated/reg.csv", StreamOptions{ChunkRows: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := mem.Predict(data)
+	b, _ := st.Predict(data)
+	if e := relMax(b.Values, a.Values); !(e <= 1e-10) {
+		t.Fatalf("streamed model on given landmarks differs by %.3g of the scale", e)
+	}
+	// The landmarks are preprocessed like the rows: with a PCA step they live in the components' coordinates.
+	if _, err := Fit(Config{Map: "nystrom", LandmarkPoints: few, Lambda: 1e-4, Preprocess: "standardize,pca:1"}, data); err != nil {
+		t.Fatalf("given landmarks with a PCA step: %v", err)
+	}
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Map: "nystrom", Landmarks: "given", Lambda: 1}, "LandmarkPoints"},
+		{Config{Map: "nystrom", LandmarkPoints: few, Landmarks: "kmeans++", Lambda: 1}, "kmeans++"},
+		{Config{LandmarkPoints: few, Lambda: 1}, "Nyström"},
+		{Config{Map: "nystrom", LandmarkPoints: few[:len(few)-1], Lambda: 1}, "rows"},
+		{Config{Map: "nystrom", LandmarkPoints: few, Centres: 24, Lambda: 1}, "25 landmarks"},
+		{Config{Map: "nystrom", LandmarkPoints: few, LandmarkNames: []string{"a", "b", "c"}, Lambda: 1}, "columns"},
+		{Config{Map: "nystrom", LandmarkPoints: append([]float64{math.NaN()}, few[1:]...), Lambda: 1}, "NaN"},
+	} {
+		_, err := Fit(tc.cfg, data)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one mentioning %q", tc.cfg.Landmarks, err, tc.want)
+		}
+	}
+}

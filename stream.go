@@ -87,6 +87,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	sample := newReservoir(d, s.Seed)
 	pool := s.landmarkPool(d) // Nyström landmarks' candidates (nil for random features)
 	raw := map[string]bool{}
+	var names []string // the input columns' names, from the first chunk
 	for {
 		b, err := r.next()
 		if err == io.EOF {
@@ -94,6 +95,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if names == nil {
+			names = b.Names
 		}
 		if err := acc.Add(b.X, b.N); err != nil {
 			return nil, err
@@ -116,6 +120,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		return nil, err
 	}
 	dm := sc.OutDim() // the map's inputs: K after a PCA step, d otherwise
+	if err := s.prepareGiven(sc, names, d); err != nil {
+		return nil, err
+	}
 	var coder *dataset.Classes
 	if classify {
 		coder = dataset.NewClasses(slices.Sorted(maps.Keys(raw)), r.s.Numeric())

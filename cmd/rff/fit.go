@@ -90,6 +90,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.NystromBasis, "nystrom-basis", "", "--map nystrom: basis of the features: cholesky (default: pivoted Cholesky factor of K_MM, ψ(x) = U⁻ᵀk_M(x); drops landmarks the others span) or eigen (eigendecomposition K_MM = UΛUᵀ, ψ(x) = Λ^{-1/2}Uᵀk_M(x); drops eigen-directions; slower to build)")
 	fs.IntVar(&cfg.Centres, "centres", 0, "--map nystrom: number of landmarks M to choose (default 1024, at most the training rows); the Cholesky basis keeps those its pivoting needs, which can be fewer")
 	fs.StringVar(&cfg.Landmarks, "landmarks", "", "--map nystrom: how the landmarks are chosen: uniform (default), kmeans++ or leverage (ridge leverage scores, recursive sampling)")
+	landmarksFile := fs.String("landmarks-file", "", "--map nystrom: the landmarks themselves, a file (CSV, LibSVM, as --data) of rows with the model's input columns — the training columns without the targets, in their order, with the same names if both have a header — in the input coordinates (they are preprocessed like the rows); M is their number")
 	fs.IntVar(&cfg.FalkonIter, "falkon-iter", 0, "--solver falkon: largest number of conjugate-gradient iterations (default 100; a fit stopped there is kept, with a note)")
 	fs.BoolVar(&cfg.FalkonStore, "falkon-store", false, "--solver falkon: keep the N×M kernel matrix from the first pass (8·N·M bytes, within --max-memory) instead of recomputing it every iteration; the same fit, faster")
 	fs.Float64Var(&cfg.FalkonTol, "falkon-tol", 0, "--solver falkon: relative residual of the preconditioned system at which conjugate gradients stop (default 1e-7)")
@@ -112,6 +113,25 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkNystromFlags(fs, &cfg); err != nil {
 		return err
+	}
+	if *landmarksFile != "" {
+		if cfg.Map != "nystrom" {
+			return usagef("--landmarks-file needs --map nystrom")
+		}
+		if flagSet(fs, "landmarks") || flagSet(fs, "centres") {
+			return usagef("--landmarks-file gives the landmarks and their number; --landmarks and --centres do not go with it")
+		}
+		L, err := dataset.Load(*landmarksFile, dataset.Options{Target: "none", MaxBytes: df.maxBytes()})
+		if err != nil {
+			return budgetHint(err)
+		}
+		if L.N == 0 || L.D == 0 {
+			return fmt.Errorf("%s: no landmark rows or no columns", *landmarksFile)
+		}
+		cfg.LandmarkPoints, cfg.LandmarkNames = L.X, L.Names
+		if generatedNames(L.Names) { // no header: the columns are matched by position
+			cfg.LandmarkNames = nil
+		}
 	}
 	if cfg.Points < 1 && cfg.Map != "nystrom" {
 		return usagef("-D must be at least 1, got %d", cfg.Points)
@@ -441,6 +461,16 @@ func checkNystromFlags(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--map %q: want features or nystrom", cfg.Map)
 	}
 	return nil
+}
+
+// generatedNames reports whether names are the loader's x1 … xd of a file without a header.
+func generatedNames(names []string) bool {
+	for j, v := range names {
+		if v != fmt.Sprintf("x%d", j+1) {
+			return false
+		}
+	}
+	return true
 }
 
 // flagSet reports whether the flag name was given on the command line.

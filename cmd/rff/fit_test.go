@@ -492,6 +492,30 @@ func TestFitNystrom(t *testing.T) {
 			}
 		})
 	}
+	// Landmarks given in a file: 150 rows of the test file's input columns (with a header, so matched by name).
+	raw, _ := os.ReadFile(test)
+	var lm strings.Builder
+	for i, line := range strings.SplitN(string(raw), "\n", 152)[:151] {
+		if i == 0 {
+			lm.WriteString("a,b,c\n")
+			continue
+		}
+		lm.WriteString(line[:strings.LastIndexByte(line, ',')] + "\n")
+	}
+	lmPath := filepath.Join(dir, "landmarks.csv")
+	os.WriteFile(lmPath, []byte(lm.String()), 0o644)
+	code, out, errOut := runCLI("fit", "--data", train, "--out", filepath.Join(dir, "given.rff"), "--map", "nystrom",
+		"--landmarks-file", lmPath, "--lambda", "1e-6", "--test-data", test, "--json")
+	if code != 0 {
+		t.Fatalf("fit --landmarks-file: exit %d: %s", code, errOut)
+	}
+	var given fitReport
+	json.Unmarshal([]byte(out), &given)
+	if given.Info.Landmarks != "given" || given.Info.Centres != 150 || given.Test == nil || given.Test.Regression.R2 < 0.95 {
+		t.Errorf("given landmarks: info %+v, test %+v", given.Info, given.Test)
+	}
+	badLm := filepath.Join(dir, "landmarks-bad.csv")
+	os.WriteFile(badLm, []byte("c,b,a\n1,2,3\n"), 0o644)
 	ctrain, ctest := writeTask(t, true)
 	for _, loss := range []string{"squared", "hinge"} {
 		mpath := filepath.Join(dir, "cls-"+loss+".rff")
@@ -511,7 +535,7 @@ func TestFitNystrom(t *testing.T) {
 	}
 	// The decomposable kernel on Nyström features: the targets are named columns, scored per output.
 	multi := filepath.Join("..", "..", "testdata", "generated", "multitask.csv")
-	code, out, errOut := runCLI("fit", "--data", multi, "--out", filepath.Join(dir, "dec.rff"), "--map", "nystrom",
+	code, out, errOut = runCLI("fit", "--data", multi, "--out", filepath.Join(dir, "dec.rff"), "--map", "nystrom",
 		"--centres", "40", "--ovk", "decomposable", "--A", "covariance", "--targets", "y1,y2,y3,y4", "--lambda", "1e-3",
 		"--test-data", multi, "--json")
 	if code != 0 {
@@ -531,6 +555,10 @@ func TestFitNystrom(t *testing.T) {
 		{[]string{"--centres", "10"}, "--centres needs --map nystrom"},
 		{[]string{"--landmarks", "uniform"}, "--landmarks needs --map nystrom"},
 		{[]string{"--nystrom-basis", "eigen"}, "--nystrom-basis needs --map nystrom"},
+		{[]string{"--landmarks-file", lmPath}, "--landmarks-file needs --map nystrom"},
+		{[]string{"--map", "nystrom", "--landmarks-file", lmPath, "--centres", "10"}, "--centres do not go with it"},
+		{[]string{"--map", "nystrom", "--landmarks-file", badLm}, "the model's inputs are [a b c]"},
+		{[]string{"--map", "nystrom", "--landmarks-file", filepath.Join(dir, "none.csv")}, "none.csv"},
 		{[]string{"--map", "nystrom", "--nystrom-basis", "qr"}, "unknown basis"},
 		{[]string{"--falkon-iter", "10"}, "--falkon-iter needs --map nystrom"},
 		{[]string{"--solver", "falkon"}, "--solver falkon needs --map nystrom"},
@@ -558,7 +586,7 @@ func TestFitNystrom(t *testing.T) {
 		t.Error("a refused fit wrote its model")
 	}
 	code, out, _ = runCLI("fit", "-h")
-	for _, flag := range []string{"-map", "-centres", "-landmarks", "-nystrom-basis", "-falkon-iter", "-falkon-tol", "falkon"} {
+	for _, flag := range []string{"-map", "-centres", "-landmarks", "-landmarks-file", "-nystrom-basis", "-falkon-iter", "-falkon-tol", "falkon"} {
 		if code != 0 || !strings.Contains(out, flag) {
 			t.Errorf("fit -h lacks %s", flag)
 		}
