@@ -120,13 +120,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	if err := checkMagnitude(X, d, colNames); err != nil {
 		return nil, err
 	}
-	names := raw.Names
-	if names == nil {
-		names = make([]string, raw.D)
-		for j := range names {
-			names[j] = fmt.Sprintf("x%d", j+1)
-		}
-	}
+	names := orNames(raw.Names, raw.D)
 	h := model.Header{Task: s.Task, Exact: s.Exact, Seed: s.Seed, Dim: raw.D, Intercept: true, Names: names, Preprocess: sc}
 	f := &model.Model{Version: model.Version}
 
