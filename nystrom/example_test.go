@@ -79,3 +79,45 @@ func ExampleFalkon() {
 	fmt.Printf("converged in under 50 iterations: %v; test RMSE below 0.06: %v\n", fit.Iterations < 50, rmse(pred, Yt) < 0.06)
 	// Output: converged in under 50 iterations: true; test RMSE below 0.06: true
 }
+
+// The two bases of Nyström features on the same landmarks, one of them repeated: the Cholesky basis (the default)
+// drops the repeated landmark, the eigen basis keeps all landmarks and drops the null direction; the ridge
+// predictions agree to rounding.
+func ExampleWithBasis() {
+	X, Y := sine(1000, 1)
+	Xt, _ := sine(200, 2)
+	L := append(append([]float64(nil), X[:2*30]...), X[:2]...) // 31 landmarks, the first one twice
+	k := kernel.Gaussian{S: 0.3}
+	predict := func(b nystrom.Basis) (*nystrom.Map, []float64) {
+		m, err := nystrom.FromLandmarks(k, L, 31, 2, nystrom.WithBasis(b))
+		if err != nil {
+			panic(err)
+		}
+		st, err := learn.Accumulate(m, X, 1000, Y, 1)
+		if err != nil {
+			panic(err)
+		}
+		fit, err := learn.Ridge{Lambda: 1e-6, Intercept: true}.Solve(st)
+		if err != nil {
+			panic(err)
+		}
+		pred := make([]float64, 200)
+		if err := m.Predict(pred, fit, Xt, 200); err != nil {
+			panic(err)
+		}
+		return m, pred
+	}
+	b, err := nystrom.ParseBasis("cholesky")
+	if err != nil {
+		panic(err)
+	}
+	mc, pc := predict(b)
+	me, pe := predict(nystrom.Eigen)
+	fmt.Printf("%s: %d landmarks, %d features\n", mc.Basis(), mc.Centres(), mc.Features())
+	fmt.Printf("%s: %d landmarks, %d features\n", me.Basis(), me.Centres(), me.Features())
+	fmt.Println("same predictions to 1e-8:", rmse(pc, pe) < 1e-8)
+	// Output:
+	// cholesky: 30 landmarks, 30 features
+	// eigen: 31 landmarks, 30 features
+	// same predictions to 1e-8: true
+}
