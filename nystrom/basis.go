@@ -21,9 +21,9 @@ const (
 	// dpstrf): ψ(x) = U⁻ᵀk_S(x) on the landmarks S that the pivoting keeps. The pivoting takes at each step the
 	// landmark with the largest residual k(c, c) − k̃(c, c) given the landmarks already kept, and stops when that
 	// residual is at most t·max_j k(c_j, c_j): the landmarks left out are each within that residual of the span of
-	// those kept (k(c, c) − k̃(c, c) ≤ t·max_j k(c_j, c_j)), and are dropped (Map.Centres counts the kept ones). The factorization costs M³/3 operations instead
-	// of an eigendecomposition, and the features a triangular product, half the multiply-adds of the dense one.
-	// It is the default.
+	// those kept, and are dropped (Map.Centres counts the kept ones). The factorization costs M³/3 operations
+	// instead of an eigendecomposition, and the features a triangular product, half the multiply-adds of the dense
+	// one. It is the default.
 	Cholesky Basis = iota
 	// Eigen is the eigenbasis of K_MM = UΛUᵀ: ψ(x) = Λ^{-1/2}Uᵀk_M(x), with the eigenvalues λ_j ≤ t·λ_max and their
 	// eigenvectors dropped. Its features are ordered by the variance they carry, and Map.Eigenvalues reports the
