@@ -114,6 +114,15 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := checkNystromFlags(fs, &cfg); err != nil {
 		return err
 	}
+	if cfg.Points < 1 && cfg.Map != "nystrom" {
+		return usagef("-D must be at least 1, got %d", cfg.Points)
+	}
+	if err := checkOutput(*out, df.path, df.labels, *testData, *testLabels, *valuesPath, *gradsPath, *landmarksFile); err != nil {
+		return err
+	}
+	if err := checkReport(*reportPath, *out, df.path, df.labels, *testData, *testLabels, *valuesPath, *gradsPath, *landmarksFile); err != nil {
+		return err
+	}
 	if *landmarksFile != "" {
 		if cfg.Map != "nystrom" {
 			return usagef("--landmarks-file needs --map nystrom")
@@ -132,15 +141,6 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if generatedNames(L.Names) { // no header: the columns are matched by position
 			cfg.LandmarkNames = nil
 		}
-	}
-	if cfg.Points < 1 && cfg.Map != "nystrom" {
-		return usagef("-D must be at least 1, got %d", cfg.Points)
-	}
-	if err := checkOutput(*out, df.path, *testData, *valuesPath, *gradsPath); err != nil {
-		return err
-	}
-	if err := checkReport(*reportPath, *out, df.path, df.labels, *testData, *testLabels, *valuesPath, *gradsPath); err != nil {
-		return err
 	}
 	var err error
 	if cfg.Kernel, cfg.Sigma, err = kf.config(); err != nil {

@@ -337,6 +337,19 @@ func TestFitIDXDefaultTarget(t *testing.T) {
 	if rep.Test == nil || rep.Test.Classification.Accuracy != 1 { // two classes 200 grey levels apart
 		t.Errorf("test %+v", rep.Test)
 	}
+	// A labels file is an input: --out and --report must not replace it.
+	for _, args := range [][]string{
+		{"--labels", lp, "--out", lp},
+		{"--labels", lp, "--out", filepath.Join(dir, "m2.rff"), "--test-data", ip, "--test-labels", lp, "--report", lp},
+	} {
+		code, out, errOut := runCLI(append([]string{"fit", "--data", ip, "--task", "classification", "-D", "20"}, args...)...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "is also an input file") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+		if b, _ := os.ReadFile(lp); !bytes.Equal(b, lab) {
+			t.Fatalf("%v: the labels file was replaced", args)
+		}
+	}
 }
 
 // TestFitOVK fits vector-valued models on the generated curl-free field through the CLI: every operator-valued
@@ -559,6 +572,7 @@ func TestFitNystrom(t *testing.T) {
 		{[]string{"--map", "nystrom", "--landmarks-file", lmPath, "--centres", "10"}, "--centres do not go with it"},
 		{[]string{"--map", "nystrom", "--landmarks-file", badLm}, "the model's inputs are [a b c]"},
 		{[]string{"--map", "nystrom", "--landmarks-file", filepath.Join(dir, "none.csv")}, "none.csv"},
+		{[]string{"--map", "nystrom", "--landmarks-file", mpath}, "also an input file"},
 		{[]string{"--map", "nystrom", "--nystrom-basis", "qr"}, "unknown basis"},
 		{[]string{"--falkon-iter", "10"}, "--falkon-iter needs --map nystrom"},
 		{[]string{"--solver", "falkon"}, "--solver falkon needs --map nystrom"},
