@@ -46,8 +46,8 @@ func ExampleLoad() {
 }
 
 func ExampleReadCSV() {
-	// LETTER-style data (invented values): no header, the class letter in the first column.
-	text := "T,3,9,4\nI,6,11,2\nD,5,10,7\n"
+	// Data laid out like LETTER (invented values): no header, the class letter in the first column.
+	text := "T,2.5,80,0.25\nI,5.5,120,0.75\nD,4.5,110,0.5\n"
 	d, err := dataset.ReadCSV(strings.NewReader(text), "letter.csv", "first")
 	if err != nil {
 		log.Fatal(err)

@@ -34,8 +34,8 @@ func checkFuzzErr(t *testing.T, err error, name string) {
 
 var csvSeeds = []string{
 	"a,b,c\n1,2,3\n4,5,6\n",
-	"\xef\xbb\xbfAT;V;PE\r\n12.5;40.25;451.5\r\n",
-	"Q,3,7\nZ,4,11\n",
+	"\xef\xbb\xbfa;b;y\r\n12.5;40.25;451.5\r\n",
+	"Q,3.5,70\nZ,4.5,110\n",
 	"1\t2\t3\n",
 	"1 2 3\n4 5 6\n",
 	"\"a\",\"b\"\n\"1\",\"x \"\"y\"\"\"\n",
