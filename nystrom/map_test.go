@@ -214,10 +214,12 @@ func TestThresholdDropsPivots(t *testing.T) {
 		t.Fatalf("%d features, %d landmarks, %d pivots of %d rows", F, m.Centres(), len(m.Pivots()), n)
 	}
 	K := gram(t, k, X, n, X, n, d)
-	e := spectrum(t, K, n)
-	tol := exactnessTol(Cholesky, n, e[0], e[len(e)-1]/thr)
-	G := approxGram(features(t, m, X, n), n, F)
 	kept := m.Landmarks()
+	// The rounding of ΨΨᵀ is that of the factorization of the kept landmarks' K_SS (exactnessTol with its
+	// spectrum).
+	e := spectrum(t, gram(t, k, kept, F, kept, F, d), F)
+	tol := exactnessTol(Cholesky, F, e[0], e[F-1])
+	G := approxGram(features(t, m, X, n), n, F)
 	worst := 0.0
 	for i := range n {
 		isKept := false
