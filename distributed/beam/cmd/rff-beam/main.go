@@ -48,14 +48,10 @@ func main() {
 		os.Exit(2)
 	}
 	args := os.Args[1:]
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		os.Exit(run(args, os.Stdout, os.Stderr))
-	}
-	// A runner starts this program on its workers with Beam's flags only (--worker and its endpoints): Init then
-	// serves the bundles and exits.
-	debug.SetGCPercent(rffbeam.WorkerGCPercent)
-	flag.CommandLine.SetOutput(io.Discard)
-	if err := flag.CommandLine.Parse(args); err == nil {
+	if beamFlags(args) {
+		// A runner starts this program on its workers with Beam's flags only (--worker and its endpoints): Init then
+		// serves the bundles and exits.
+		debug.SetGCPercent(rffbeam.WorkerGCPercent)
 		beam.Init()
 	}
 	os.Exit(run(args, os.Stdout, os.Stderr))
@@ -63,7 +59,7 @@ func main() {
 
 // run executes the command line and returns the exit code: 0 on success, 2 on any error (one line on stderr).
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	if len(args) == 0 || args[0] == "help" || isHelp(args[0]) {
 		printUsage(stdout)
 		return 0
 	}
@@ -80,6 +76,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// beamFlags reports whether args are flags the program's packages registered — Beam's, as a runner passes them to a
+// worker — by parsing them into flag.CommandLine (quietly, without exiting on an error or on -h). A command line of
+// rff-beam itself (a command name, or help) is not.
+func beamFlags(args []string) bool {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") || isHelp(args[0]) {
+		return false
+	}
+	flag.CommandLine.Init(os.Args[0], flag.ContinueOnError)
+	flag.CommandLine.SetOutput(io.Discard)
+	return flag.CommandLine.Parse(args) == nil
+}
+
+// isHelp reports whether arg asks for the usage (-h, -help, --help): main hands it to run rather than to Beam's flag
+// parsing, which would exit without a word.
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "rff-beam — fit rff models on data spread over many files, with Apache Beam")

@@ -103,3 +103,31 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("--skip-bad-rows: exit %d, %s%s", code, stdout, stderr)
 	}
 }
+
+// TestBeamFlags checks which command lines main hands to Beam's worker start-up: only flags Beam registered, never a
+// command, help or an unknown flag (which run then refuses in one line instead of the program exiting silently).
+func TestBeamFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"fit", "--input", "x"}, false},
+		{[]string{"-h"}, false},
+		{[]string{"--help"}, false},
+		{[]string{"--no-such-flag"}, false},
+		{[]string{"--worker=false"}, true},
+	} {
+		if got := beamFlags(c.args); got != c.want {
+			t.Errorf("beamFlags(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+	for _, help := range []string{"-h", "--help", "help"} {
+		if code, stdout, _ := runCmd(help); code != 0 || !strings.Contains(stdout, "Usage: rff-beam fit") {
+			t.Errorf("%s: exit %d, stdout %q", help, code, stdout)
+		}
+	}
+	if code, _, stderr := runCmd("--no-such-flag"); code != 2 || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("--no-such-flag: exit %d, stderr %q", code, stderr)
+	}
+}
