@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rffkit/rff/internal/datadir"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -155,11 +157,11 @@ func TestRepro(t *testing.T) {
 	if code, out, _ := runCLI("repro", "-h"); code != 0 || !strings.Contains(out, "quad-fig2") {
 		t.Errorf("repro -h: exit %d, %q", code, out)
 	}
-	if _, err := os.Stat("../../../shared/data/powerplant"); err != nil {
-		t.Skip("no shared data")
+	if _, ok := datadir.Path("powerplant"); !ok {
+		t.Skip("no Powerplant data in " + datadir.Dir())
 	}
 	dir := t.TempDir()
-	code, out, errOut := runCLI("repro", "quad-fig2", "--data-dir", "../../../shared/data", "--out", dir,
+	code, out, errOut := runCLI("repro", "quad-fig2", "--data-dir", datadir.Dir(), "--out", dir,
 		"--datasets", "powerplant", "--kernels", "gaussian", "--rules", "g", "--n", "1", "--runs", "2", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
