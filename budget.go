@@ -24,6 +24,7 @@ type BudgetError struct {
 	Lower string
 }
 
+// Error says what needs how much memory, the budget, and what lowers the need.
 func (e *BudgetError) Error() string {
 	return fmt.Sprintf("the fit needs about %s (%s), over the memory budget of %s; %s or raise the budget",
 		FormatBytes(e.Bytes), e.What, FormatBytes(e.Budget), e.Hint)

@@ -34,7 +34,8 @@ func Example() {
 	// Output: test RMSE below 0.01: true
 }
 
-func ExampleModel_Predict() {
+// PredictRows predicts rows given as one row-major slice, in the model's input order: a classifier returns its labels.
+func ExampleModel_PredictRows() {
 	m, err := rff.Fit(rff.Config{Task: "classification", Sigma: 1, Points: 128, Lambda: 1e-6, Seed: 1},
 		&dataset.Data{X: []float64{-2, -1, -1.5, 1, 2, 1.5}, N: 6, D: 1, Y: []float64{0, 0, 0, 1, 1, 1}})
 	if err != nil {
