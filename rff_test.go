@@ -14,7 +14,8 @@ import (
 	"github.com/rffkit/rff/model"
 )
 
-// goldenData returns the data file a golden model was written with and its target option, as testdata/v1/make.sh.
+// goldenData returns the data file a golden model was written with and its target option, as
+// testdata/make-golden.sh fits it.
 func goldenData(name string) string {
 	switch {
 	case strings.HasPrefix(name, "cls-"):
