@@ -34,6 +34,8 @@ const (
 
 var lossNames = [...]string{"squared", "hinge", "squared-hinge", "logistic"}
 
+// String returns the loss's name as ParseLoss reads it: "squared", "hinge", "squared-hinge" or "logistic"
+// ("Loss(n)" for a value outside these).
 func (l Loss) String() string {
 	if l >= 0 && int(l) < len(lossNames) {
 		return lossNames[l]

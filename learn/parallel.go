@@ -20,7 +20,7 @@ type Mapper interface {
 }
 
 // chunkRows is the number of rows Accumulate maps and adds to ZᵀZ at a time for F features: many, so that each
-// rank-k update amortizes its pass over the F×F matrix (OpenBLAS dsyrk at F = 2048 on the 2-core Zen 3: 60 GFLOP/s
+// rank-k update amortizes its pass over the F×F matrix (OpenBLAS dsyrk at F = 2048 on a 2-core AMD Zen 3: 60 GFLOP/s
 // with k = 256, 76 with k = 1024; at F = 8192 already 89 with k = 256), but a chunk of features stays near 16 MiB:
 // 16 MiB/(8F) rounded down to a multiple of BlockRows, between BlockRows and 8·BlockRows.
 func chunkRows(F int) int {
