@@ -28,6 +28,7 @@ type gridKernel struct {
 	weights []float64 // their weights w_k (summing to 1)
 }
 
+// Name returns "gq-grid:M(KERNEL)", M the degree and KERNEL the name of the kernel the grid approximates.
 func (g gridKernel) Name() string { return g.name }
 
 // Eval returns Π_i Σ_k w_k cos(c_k (x_i − y_i)); like every kernel's Eval it is unchecked (y at least as long as x).

@@ -37,6 +37,7 @@ const (
 	Ball
 )
 
+// String returns "cube" or "ball", or "Shape(N)" for an unknown shape.
 func (s Shape) String() string {
 	switch s {
 	case Cube:

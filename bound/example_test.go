@@ -287,3 +287,33 @@ func ExampleORFF_Constants() {
 	fmt.Printf("p = %d, ‖K‖∞ = %g, ‖‖A‖‖ψ₁ = %.4f, σ_p² = %g, m = %.4f\n", c.Outputs, c.KSup, c.Psi1, c.SigmaP2, c.M)
 	// Output: p = 3, ‖K‖∞ = 2, ‖‖A‖‖ψ₁ = 2.8854, σ_p² = 16, m = 19.5416
 }
+
+// Prob is the failure probability of Claim 1 for a given error and number of points; it falls exponentially in m,
+// and is no guarantee at all (above 1) for too few points.
+func ExampleRahimiRecht_Prob() {
+	t := bound.RahimiRecht{Dim: 2, Diameter: 1, SecondMoment: 2}
+	for _, m := range []int{1000, 30000, 60000} {
+		p, err := t.Prob(0.1, m)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("m = %5d: P(sup|k̂ − k| ≥ 0.1) ≤ %.3g\n", m, p)
+	}
+	// Output:
+	// m =  1000: P(sup|k̂ − k| ≥ 0.1) ≤ 2.74e+04
+	// m = 30000: P(sup|k̂ − k| ≥ 0.1) ≤ 0.000368
+	// m = 60000: P(sup|k̂ − k| ≥ 0.1) ≤ 2.65e-12
+}
+
+// Points and Error are inverse: Points(ε, δ) is the smallest m whose guaranteed error Error(m, δ) is at most ε.
+func ExampleSSLinf_Points() {
+	t := bound.SSLinf{Dim: 3, Diameter: 2, SecondMoment: 3}
+	m, err := t.Points(0.1, 0.05)
+	if err != nil {
+		panic(err)
+	}
+	e, _ := t.Error(m, 0.05)
+	before, _ := t.Error(m-1, 0.05)
+	fmt.Println(e <= 0.1, before > 0.1)
+	// Output: true true
+}

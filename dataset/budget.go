@@ -34,6 +34,7 @@ type BudgetError struct {
 	Budget int64
 }
 
+// Error returns the message with the advice to set Options.MaxBytes (see Message).
 func (e *BudgetError) Error() string { return e.Message("set Options.MaxBytes to raise it") }
 
 // Message returns the error's message with raise, in place of "set Options.MaxBytes to raise it", telling how to
@@ -268,6 +269,8 @@ type limitReader struct {
 	err   func(n int64) error
 }
 
+// Read reads from the underlying reader and fails with the budget's error once more than limit bytes have been
+// read.
 func (l *limitReader) Read(p []byte) (int, error) {
 	if l.n > l.limit {
 		return 0, l.err(l.n)

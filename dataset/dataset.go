@@ -316,6 +316,7 @@ type readCloser struct {
 	close func() error
 }
 
+// Close calls the close function.
 func (r *readCloser) Close() error { return r.close() }
 
 // Load reads a dataset file in any supported format, gzip-compressed or not,

@@ -49,6 +49,7 @@ type errTrap struct {
 	err error
 }
 
+// Read reads from the underlying reader, recording its first error other than io.EOF.
 func (e *errTrap) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	if err != nil && err != io.EOF && e.err == nil {

@@ -23,3 +23,57 @@ func ExampleSummarize() {
 	fmt.Printf("%.2f ± %.3f\n", s.Mean, s.CI95[1]-s.Mean)
 	// Output: 1.00 ± 0.113
 }
+
+// RMSE is the root mean squared error: here the errors are 0, 0 and 3, so √(9/3) = √3.
+func ExampleRMSE() {
+	fmt.Printf("%.4f\n", metrics.RMSE([]float64{1, 2, 6}, []float64{1, 2, 3}))
+	// A length mismatch gives NaN, not a panic.
+	fmt.Println(metrics.RMSE([]float64{1, 2}, []float64{1, 2, 3}))
+	// Output:
+	// 1.7321
+	// NaN
+}
+
+// MAE is the mean absolute error: (0.5 + 0 + 1)/3 = 0.5.
+func ExampleMAE() {
+	fmt.Println(metrics.MAE([]float64{1.5, 2, 2}, []float64{1, 2, 3}))
+	// Output: 0.5
+}
+
+// R2 compares the squared error with the variance of the truth; predicting the mean of the truth scores 0, and a
+// constant truth has no R².
+func ExampleR2() {
+	truth := []float64{1, 2, 3, 4}
+	fmt.Println(metrics.R2([]float64{1, 2, 3, 5}, truth))
+	fmt.Println(metrics.R2([]float64{2.5, 2.5, 2.5, 2.5}, truth))
+	fmt.Println(metrics.R2([]float64{1, 2}, []float64{3, 3}))
+	// Output:
+	// 0.8
+	// 0
+	// NaN
+}
+
+// MultiR2 pools every output of a row-major n×p prediction: each output is centred on its own mean, and the
+// squared errors and variances are summed over all of them.
+func ExampleMultiR2() {
+	// Three rows of two outputs; the second output is predicted exactly.
+	truth := []float64{
+		1, 10,
+		2, 20,
+		3, 30,
+	}
+	pred := []float64{
+		1, 10,
+		2, 20,
+		5, 30,
+	}
+	// Σ error² = 4, Σ variance = 2 + 200.
+	fmt.Printf("%.4f\n", metrics.MultiR2(pred, truth, 3, 2))
+	// Output: 0.9802
+}
+
+// Accuracy is the fraction of predicted classes equal to the true ones.
+func ExampleAccuracy() {
+	fmt.Println(metrics.Accuracy([]int{0, 2, 1, 1}, []int{0, 2, 2, 1}))
+	// Output: 0.75
+}

@@ -209,6 +209,7 @@ func Summarize(v []float64) Summary {
 // num is a float64 that encodes NaN and ±Inf as JSON null, which JSON cannot represent otherwise.
 type num float64
 
+// MarshalJSON encodes v as a JSON number, or as null when v is NaN or infinite.
 func (v num) MarshalJSON() ([]byte, error) {
 	f := float64(v)
 	if math.IsNaN(f) || math.IsInf(f, 0) {

@@ -48,6 +48,7 @@ type syntaxError struct {
 	msg string
 }
 
+// Error returns the message with the byte offset of the error.
 func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.off, e.msg) }
 
 // scanner reads JSON from a byte slice. It implements the grammar of RFC 8259 without building values, so the

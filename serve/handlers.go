@@ -59,6 +59,7 @@ type recorder struct {
 	code int
 }
 
+// WriteHeader records the first status code written and passes it on.
 func (r *recorder) WriteHeader(code int) {
 	if r.code == 0 {
 		r.code = code
@@ -66,6 +67,7 @@ func (r *recorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// Write records the implicit status 200 when no status was written before, and passes b on.
 func (r *recorder) Write(b []byte) (int, error) {
 	if r.code == 0 {
 		r.code = http.StatusOK
@@ -73,6 +75,7 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
+// Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // wrap adds to a handler what every endpoint has: recovery from panics (answered 500, logged with the stack, which

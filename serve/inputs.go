@@ -13,6 +13,7 @@ type apiError struct {
 	msg  string
 }
 
+// Error returns the message sent to the client.
 func (e *apiError) Error() string { return e.msg }
 
 func errorf(code int, format string, a ...any) *apiError {

@@ -32,9 +32,17 @@ func Scalar(m *ovk.Map) learn.Mapper { return scalarMap{m} }
 
 type scalarMap struct{ m *ovk.Map }
 
-func (s scalarMap) Dim() int      { return s.m.Dim() }
+// Dim returns the input dimension d of the map.
+func (s scalarMap) Dim() int { return s.m.Dim() }
+
+// Features returns the number of scalar features, 2D.
 func (s scalarMap) Features() int { return s.m.ScalarFeatures() }
-func (s scalarMap) Points() int   { return s.m.Points() }
+
+// Points returns the number of points D of the map.
+func (s scalarMap) Points() int { return s.m.Points() }
+
+// TransformBlock writes the scalar features of the rows×d inputs x to z (rows×2D), with proj as scratch
+// (ovk.Map.ScalarBlock).
 func (s scalarMap) TransformBlock(z, x []float64, rows int, proj []float64) {
 	s.m.ScalarBlock(z, x, rows, proj)
 }

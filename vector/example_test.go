@@ -406,3 +406,36 @@ func ExampleSelectLambdaField() {
 	// GCV optimum inside the grid: true
 	// effective parameters fall as λ grows: true
 }
+
+// Scalar gives the scalar cos/sin features of an ORFF map to a learn.Accumulator, which adds rows in batches (as
+// they are read from a file, say); its statistics are those of Accumulate, and Ridge.Solve fits from them.
+func ExampleScalar() {
+	X, Y, _, _ := curlData(200, 0)
+	k, _ := ovk.NewCurlFree(dataset.CurlFieldSigma)
+	m, _ := ovk.New(k, rule.G{}, 5, 30, 1)
+	z := vector.Scalar(m)
+	fmt.Println("inputs:", z.Dim(), "points:", z.Points(), "scalar features (2D):", z.Features())
+
+	acc, err := learn.NewAccumulator(z, m.Outputs())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for b := 0; b < 200; b += 50 {
+		if err := acc.Add(X[b*5:(b+50)*5], 50, Y[b*5:(b+50)*5]); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	s, _ := acc.Stats()
+	all, _ := vector.Accumulate(m, X, 200, Y)
+	var diff float64
+	for i := range s.ZtZ {
+		diff = math.Max(diff, math.Abs(s.ZtZ[i]-all.ZtZ[i]))
+	}
+	fit, _ := vector.Ridge{Lambda: 1e-2, Intercept: true}.Solve(m, s)
+	fmt.Println("rows:", s.N, "same ZᵀZ as Accumulate:", diff < 1e-9, "θ:", len(fit.Theta))
+	// Output:
+	// inputs: 5 points: 30 scalar features (2D): 60
+	// rows: 200 same ZᵀZ as Accumulate: true θ: 60
+}

@@ -172,5 +172,8 @@ func (r Ridge) fitLBFGS(m *ovk.Map, X []float64, n int, Y []float64) (*Fit, erro
 // notConverged is an error that wraps learn.ErrNotConverged with its own message (learn.ErrNotConverged's text names CG).
 type notConverged struct{ msg string }
 
+// Error returns the message.
 func (e notConverged) Error() string { return e.msg }
+
+// Unwrap returns learn.ErrNotConverged, so that errors.Is recognises the error.
 func (e notConverged) Unwrap() error { return learn.ErrNotConverged }

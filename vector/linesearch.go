@@ -22,11 +22,16 @@ type secantLinesearch struct {
 
 const secantCurvature = 0.9
 
+// Init starts a search from the directional derivative g = φ'(0) with the initial step, and asks for the value and
+// gradient there.
 func (s *secantLinesearch) Init(_, g, step float64) optimize.Operation {
 	s.g0, s.pa, s.pg, s.a, s.attempts = g, 0, g, step, 0
 	return optimize.FuncEvaluation | optimize.GradEvaluation
 }
 
+// Iterate takes the directional derivative g at the current step: it accepts the step when the curvature condition
+// holds, and otherwise returns the next step, the secant's root (doubled or halved where the secant is unusable), or
+// an error after 50 attempts or a NaN derivative.
 func (s *secantLinesearch) Iterate(_, g float64) (optimize.Operation, float64, error) {
 	if math.Abs(g) <= secantCurvature*math.Abs(s.g0) {
 		return optimize.MajorIteration, s.a, nil
