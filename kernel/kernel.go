@@ -116,24 +116,45 @@ func sqDist(x, y []float64) float64 {
 // Gaussian is exp(−‖x−y‖²/(2σ²)); its spectral law is N(0, σ⁻²I).
 type Gaussian struct{ S float64 }
 
-func (k Gaussian) Name() string                { return "gaussian" }
-func (k Gaussian) Sigma() float64              { return k.S }
+// Name returns "gaussian".
+func (k Gaussian) Name() string { return "gaussian" }
+
+// Sigma returns the bandwidth σ.
+func (k Gaussian) Sigma() float64 { return k.S }
+
+// Eval returns k(x, y) = exp(−‖x−y‖²/(2σ²)).
 func (k Gaussian) Eval(x, y []float64) float64 { return math.Exp(k.expArg(x, y)) }
-func (k Gaussian) Law() Law                    { return Law{Scale: 1 / k.S} }
+
+// Law returns the spectral law N(0, σ⁻²I) (Rahimi & Recht 2007): ω = z/σ, with neither a mixing nor a
+// coordinate transform.
+func (k Gaussian) Law() Law { return Law{Scale: 1 / k.S} }
 
 // Laplacian is exp(−‖x−y‖₁/σ); its spectral law is iid Cauchy(0, 1/σ) per coordinate.
 type Laplacian struct{ S float64 }
 
-func (k Laplacian) Name() string                { return "laplacian" }
-func (k Laplacian) Sigma() float64              { return k.S }
+// Name returns "laplacian".
+func (k Laplacian) Name() string { return "laplacian" }
+
+// Sigma returns the bandwidth σ.
+func (k Laplacian) Sigma() float64 { return k.S }
+
+// Eval returns k(x, y) = exp(−‖x−y‖₁/σ).
 func (k Laplacian) Eval(x, y []float64) float64 { return math.Exp(k.expArg(x, y)) }
-func (k Laplacian) Law() Law                    { return Law{Scale: 1 / k.S, Coord: CauchyFromNormal} }
+
+// Law returns the spectral law, iid Cauchy(0, 1/σ) coordinates (Rahimi & Recht 2007): ω_i =
+// CauchyFromNormal(z_i)/σ.
+func (k Laplacian) Law() Law { return Law{Scale: 1 / k.S, Coord: CauchyFromNormal} }
 
 // Cauchy is Π_i 1/(1+δ_i²/σ²); its spectral law is iid Laplace(0, 1/σ) per coordinate.
 type Cauchy struct{ S float64 }
 
-func (k Cauchy) Name() string   { return "cauchy" }
+// Name returns "cauchy".
+func (k Cauchy) Name() string { return "cauchy" }
+
+// Sigma returns the bandwidth σ.
 func (k Cauchy) Sigma() float64 { return k.S }
+
+// Eval returns k(x, y) = Π_i 1/(1+(x_i−y_i)²/σ²).
 func (k Cauchy) Eval(x, y []float64) float64 {
 	p := 1.0
 	y = y[:len(x)]
@@ -143,6 +164,9 @@ func (k Cauchy) Eval(x, y []float64) float64 {
 	}
 	return p
 }
+
+// Law returns the spectral law, iid Laplace(0, 1/σ) coordinates (Rahimi & Recht 2007): ω_i =
+// LaplaceFromNormal(z_i)/σ.
 func (k Cauchy) Law() Law { return Law{Scale: 1 / k.S, Coord: LaplaceFromNormal} }
 
 // Matern is the Matérn kernel of smoothness ν ∈ {1/2, 3/2, 5/2} on the Euclidean distance r = ‖x−y‖:
@@ -154,6 +178,7 @@ type Matern struct {
 	S  float64
 }
 
+// Name returns "matern12", "matern32" or "matern52" for ν = 1/2, 3/2 or 5/2, and "matern(nu=ν)" for any other ν.
 func (k Matern) Name() string {
 	switch k.Nu {
 	case 0.5:
@@ -165,7 +190,12 @@ func (k Matern) Name() string {
 	}
 	return fmt.Sprintf("matern(nu=%g)", k.Nu)
 }
-func (k Matern) Sigma() float64              { return k.S }
+
+// Sigma returns the bandwidth σ.
+func (k Matern) Sigma() float64 { return k.S }
+
+// Eval returns the Matérn kernel of smoothness ν at r = ‖x−y‖ (the closed forms of Matern, Rasmussen & Williams
+// 2006, §4.2.1); NaN for a ν other than 1/2, 3/2 and 5/2.
 func (k Matern) Eval(x, y []float64) float64 { return k.ofDist(math.Sqrt(sqDist(x, y))) }
 
 // ofDist is the kernel at distance r.
@@ -183,6 +213,9 @@ func (k Matern) ofDist(r float64) float64 {
 	}
 	return math.NaN()
 }
+
+// Law returns the spectral law, the multivariate Student-t with 2ν degrees of freedom and scale 1/σ: ω =
+// z·√(2ν/g)/σ, with g ~ χ²_{2ν} drawn once per point by the law's Mixing.
 func (k Matern) Law() Law {
 	dof := 2 * k.Nu
 	return Law{Scale: 1 / k.S, Mixing: func(rng *rand.Rand) float64 {
@@ -254,8 +287,14 @@ func LaplaceFromNormal(z float64) float64 {
 // is taken as π/2 (k₀(0,y) = 1/2), consistent with the expectation.
 type ArcCos struct{ Order int }
 
-func (k ArcCos) Name() string    { return fmt.Sprintf("arccos%d", k.Order) }
+// Name returns "arccos0" or "arccos1" ("arccosN" for Order N).
+func (k ArcCos) Name() string { return fmt.Sprintf("arccos%d", k.Order) }
+
+// Factor returns c = 2, the constant of k(x,y) = 2·E_{w~N(0,I)}[φ(wᵀx)φ(wᵀy)] (Cho & Saul 2009).
 func (k ArcCos) Factor() float64 { return 2 }
+
+// Phi returns φ(t): the Heaviside step Θ(t), with Θ(0) = 1/2, for order 0, and the ramp max(0, t) for order 1
+// (and any order other than 0).
 func (k ArcCos) Phi(t float64) float64 {
 	if k.Order == 0 {
 		switch {
@@ -271,6 +310,10 @@ func (k ArcCos) Phi(t float64) float64 {
 	}
 	return 0
 }
+
+// Eval returns the closed form of Cho & Saul (2009), k(x,y) = (1/π)‖x‖ⁿ‖y‖ⁿJₙ(θ): 1 − θ/π for order 0 and
+// ‖x‖‖y‖(sin θ + (π−θ)cos θ)/π for order 1 (and any order other than 0), θ the angle between x and y, taken as π/2
+// when either is zero.
 func (k ArcCos) Eval(x, y []float64) float64 {
 	var xy, xx, yy float64
 	y = y[:len(x)]

@@ -12,7 +12,11 @@ import (
 // G draws iid standard Gaussian points with equal weights (plain random Fourier features).
 type G struct{}
 
+// Name returns "g".
 func (G) Name() string { return "g" }
+
+// Draw returns D points with iid N(0, 1) coordinates as a dense realization, with weights 1/D and no zero node;
+// even is ignored. It returns an error for a nil rng, d < 1, D < 1 or more than 2^31 coordinates.
 func (r G) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
@@ -28,7 +32,11 @@ func (r G) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 // Independent blocks are stacked until D points; the last block is truncated.
 type ORF struct{}
 
+// Name returns "orf".
 func (ORF) Name() string { return "orf" }
+
+// Draw returns D points in ⌈D/d⌉ independent blocks S·Q (the last one truncated) as a dense realization, with
+// weights 1/D and no zero node; even is ignored. Besides the size errors of every rule, it refuses d > MaxSquareDim.
 func (r ORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
@@ -64,7 +72,12 @@ func chi(k int, rng *rand.Rand) float64 {
 // transforms. Blocks is the number of HD factors (default 3).
 type SORF struct{ Blocks int }
 
+// Name returns "sorf".
 func (SORF) Name() string { return "sorf" }
+
+// Draw returns a structured realization of D points: ⌈D/n⌉ independent blocks √n·H D₁ H D₂ H D₃ (Blocks random sign
+// diagonals each), the rows of the last block truncated, applied to the zero-padded input by fast Walsh–Hadamard
+// transforms without forming the points. The weights are 1/D and there is no zero node; even is ignored.
 func (r SORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
@@ -137,7 +150,12 @@ type QMC struct{ Skip int }
 // DefaultSkip is the number of leading Halton points QMC drops when Skip is 0.
 const DefaultSkip = 1000
 
+// Name returns "qmc".
 func (QMC) Name() string { return "qmc" }
+
+// Draw returns D points as a dense realization, with weights 1/D and no zero node: the Halton points of indices
+// Skip+1 … Skip+D in the first d prime bases, each coordinate shifted modulo 1 by a uniform drawn from rng
+// (Cranley–Patterson rotation) and mapped through the standard normal quantile Φ⁻¹. even is ignored.
 func (r QMC) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
@@ -170,12 +188,17 @@ func (r QMC) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 // m = 8, 0.004 and 0.60). The other kernels (Matérn, arc-cosine) are biased too, without a product formula.
 type GQ struct{ Degree int }
 
+// Name returns "gq" for the default degree (Degree 0 or 2) and "gq:M" for Degree M otherwise.
 func (r GQ) Name() string {
 	if r.Degree == 0 || r.Degree == 2 {
 		return "gq"
 	}
 	return "gq:" + strconv.Itoa(r.Degree)
 }
+
+// Draw returns D points as a dense realization, with weights 1/D and no zero node: each coordinate of each point is
+// one of the m = Degree (default 2) Gauss–Hermite nodes for N(0, 1), drawn independently with probability equal to
+// the node's weight. even is ignored.
 func (r GQ) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err

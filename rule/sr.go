@@ -22,6 +22,7 @@ const (
 // SR is the stochastic spherical–radial rule of degree (3,3) with one χ_{d+2} radius per simplex vertex.
 type SR struct{ Rotation Rotation }
 
+// Name returns "sr-butterfly" or, for Haar rotations, "sr-haar".
 func (r SR) Name() string {
 	if r.Rotation == Haar {
 		return "sr-haar"
@@ -38,6 +39,12 @@ func (r SR) Rules(d, D int, even bool) int {
 	return (D + per - 1) / per
 }
 
+// Draw returns t = Rules(d, D, even) independent SR(3,3) rules, each with its own rotation Q and d+1 radii
+// ρ_j ~ χ_{d+2}: for an even integrand the t(d+1) points ρ_jQv_j with weights d/((d+1)ρ_j²)/t, otherwise the 2t(d+1)
+// points ±ρ_jQv_j with half that weight each (v_j the vertices of the regular simplex). Zero is the zero-node
+// weight 1 − Σ_j w_j, which may be negative. With Haar rotations the realization is dense (and d > MaxSquareDim is
+// refused); with butterfly rotations it is structured: it projects an input row in O(d log d) per rule without
+// forming the points.
 func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
