@@ -143,6 +143,9 @@ func (f *StatsFn) CreateAccumulator() (*statsAcc, error) {
 	return &statsAcc{fn: f}, nil
 }
 
+// AddInput preprocesses the rows of r with the Scaler and codes their targets (one-hot or simplex for
+// classification), adds them to the rows pending in a, and maps and accumulates the pending rows once there are
+// BatchRows of them. A class label not among Labels is an error: the input changed between the passes.
 func (f *StatsFn) AddInput(a *statsAcc, r Rows) (*statsAcc, error) {
 	d, P := f.D, f.p
 	if len(r.X) != r.N*d || (f.Labels != nil && len(r.T) != r.N) || (f.Labels == nil && len(r.Y) != r.N) {
@@ -236,6 +239,8 @@ func (a *statsAcc) fold() error {
 	return nil
 }
 
+// MergeAccumulators accumulates the rows pending in a and b and merges b's statistics into a's
+// (learn.Stats.Merge); it returns a.
 func (f *StatsFn) MergeAccumulators(a, b *statsAcc) (*statsAcc, error) {
 	if err := a.fold(); err != nil {
 		return nil, err
@@ -256,6 +261,9 @@ func (f *StatsFn) MergeAccumulators(a, b *statsAcc) (*statsAcc, error) {
 	return a, nil
 }
 
+// ExtractOutput accumulates the rows pending in a and returns its statistics encoded, for DecodeStats: the
+// packed upper triangle of ZᵀZ and the other sums, or no statistics (DecodeStats returns nil) when no rows were
+// added.
 func (f *StatsFn) ExtractOutput(a *statsAcc) ([]byte, error) {
 	return encodeStatsAcc(a)
 }

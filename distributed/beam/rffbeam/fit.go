@@ -81,6 +81,7 @@ type MemoryError struct {
 	Memory Memory
 }
 
+// Error says who needs how much memory, over which budget, and how to lower the need.
 func (e *MemoryError) Error() string {
 	if e.Who == "driver" {
 		return fmt.Sprintf("the driver needs about %s to solve for F = %d features, over its memory budget of %s; lower D or raise the budget",

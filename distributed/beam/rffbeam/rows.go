@@ -36,6 +36,7 @@ type RowError struct {
 	Msg  string
 }
 
+// String returns the location and message as "file:line: message".
 func (e RowError) String() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // before reports whether e comes before o in the order of files and lines (the zero value comes last).

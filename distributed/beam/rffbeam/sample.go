@@ -30,6 +30,7 @@ type sampleAcc struct {
 // CreateAccumulator, AddInput, MergeAccumulators and ExtractOutput are SampleFn's methods as a Beam CombineFn.
 func (f *SampleFn) CreateAccumulator() *sampleAcc { return &sampleAcc{} }
 
+// AddInput keeps the rows of r that Want names for r.File, with their indices among the file's kept rows.
 func (f *SampleFn) AddInput(a *sampleAcc, r Rows) (*sampleAcc, error) {
 	d := f.D
 	if len(r.X) != r.N*d {
@@ -44,11 +45,13 @@ func (f *SampleFn) AddInput(a *sampleAcc, r Rows) (*sampleAcc, error) {
 	return a, nil
 }
 
+// MergeAccumulators appends the rows of b to those of a and returns a.
 func (f *SampleFn) MergeAccumulators(a, b *sampleAcc) *sampleAcc {
 	a.rows = append(a.rows, b.rows...)
 	return a
 }
 
+// ExtractOutput returns the rows kept, ordered by file and index, encoded for DecodeSample.
 func (f *SampleFn) ExtractOutput(a *sampleAcc) []byte { return encodeSampleAcc(a) }
 
 func encodeSampleAcc(a *sampleAcc) []byte {

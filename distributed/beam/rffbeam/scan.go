@@ -72,6 +72,9 @@ func newScanAcc(d int) *scanAcc {
 // CreateAccumulator, AddInput, MergeAccumulators and ExtractOutput are ScanFn's methods as a Beam CombineFn.
 func (f *ScanFn) CreateAccumulator() *scanAcc { return newScanAcc(f.D) }
 
+// AddInput adds the rows of r to the column statistics of a, counts them for their file and counts the bad rows the
+// reader skipped; for classification it collects the targets as labels, keeping apart the rows whose target is a
+// NaN or infinite number until ExtractOutput knows whether every target is a number.
 func (f *ScanFn) AddInput(a *scanAcc, r Rows) (*scanAcc, error) {
 	d := f.D
 	if len(r.X) != r.N*d || (f.Classify && len(r.T) != r.N) || (!f.Classify && len(r.Y) != r.N) {
@@ -150,6 +153,8 @@ func (a *scanAcc) addLabel(set map[string]bool, t string, limit int) {
 	}
 }
 
+// MergeAccumulators merges b into a — the column statistics (dataset.ScalerAccumulator.Merge), the labels, the rows
+// per file and the skipped rows, keeping the first in the order of files and lines — and returns a.
 func (f *ScanFn) MergeAccumulators(a, b *scanAcc) (*scanAcc, error) {
 	if err := a.main.Merge(b.main); err != nil {
 		return nil, fmt.Errorf("rffbeam: %w", err)
@@ -183,6 +188,8 @@ func (f *ScanFn) MergeAccumulators(a, b *scanAcc) (*scanAcc, error) {
 	return a, nil
 }
 
+// ExtractOutput resolves the rows kept apart — class labels when some target is not a number, bad rows
+// (Scan.NonFinite) otherwise — and returns the Scan encoded (EncodeScan).
 func (f *ScanFn) ExtractOutput(a *scanAcc) ([]byte, error) {
 	s, err := a.scan(f.Classify)
 	if err != nil {
