@@ -117,13 +117,6 @@ func (f *studyFlags) runStudy(name string, data *dataset.Data, preprocess string
 	default:
 		return usagef("--form must be cossin or cosphase, got %q", f.form)
 	}
-	if f.plot != "" {
-		switch strings.ToLower(filepath.Ext(f.plot)) {
-		case ".png", ".svg", ".pdf":
-		default:
-			return usagef("--plot %q: the file must end in .png, .svg or .pdf", f.plot)
-		}
-	}
 	// Memory: per worker the features of both subsets and K̂ (samples²), the exact K, and a few numbers per run.
 	maxD := 0
 	for _, n := range ns {
@@ -194,6 +187,23 @@ func gramRange(k kernel.Kernel, X, Y *dataset.Data) (lo, hi float64, err error) 
 	return lo, hi, nil
 }
 
+// checkPlot refuses, before any work, a --plot path without a figure's extension, or where the figure or its data
+// (the .csv beside it) would overwrite an input, a directory, or go into a missing directory.
+func (f *studyFlags) checkPlot(inputs ...string) error {
+	if f.plot == "" {
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(f.plot)) {
+	case ".png", ".svg", ".pdf":
+	default:
+		return usagef("--plot %q: the file must end in .png, .svg or .pdf", f.plot)
+	}
+	if err := checkOutputAs("--plot", f.plot, inputs...); err != nil {
+		return err
+	}
+	return checkOutputAs("--plot's data file", csvPath(f.plot), inputs...)
+}
+
 func csvPath(p string) string { return strings.TrimSuffix(p, filepath.Ext(p)) + ".csv" }
 
 func printStudy(w io.Writer, r studyReport) {
@@ -251,7 +261,13 @@ func runApprox(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := sf.checkPlot(df.path, df.labels); err != nil {
+		return err
+	}
 	if *kind != "" {
+		if sf.plot != "" {
+			return usagef("--plot draws the error of the scalar study against n; --ovk prints its table only")
+		}
 		ds, err := parseInts(*Ds, "--Ds")
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -117,10 +118,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if cfg.Points < 1 && cfg.Map != "nystrom" {
 		return usagef("-D must be at least 1, got %d", cfg.Points)
 	}
-	if err := checkOutput(*out, df.path, df.labels, *testData, *testLabels, *valuesPath, *gradsPath, *landmarksFile); err != nil {
+	inputs := []string{df.path, df.labels, *testData, *testLabels, *valuesPath, *gradsPath, *landmarksFile}
+	if a := *aSpec; a != "identity" && a != "covariance" {
+		inputs = append(inputs, a)
+	}
+	if err := checkOutput(*out, inputs...); err != nil {
 		return err
 	}
-	if err := checkReport(*reportPath, *out, df.path, df.labels, *testData, *testLabels, *valuesPath, *gradsPath, *landmarksFile); err != nil {
+	if err := checkReport(*reportPath, *out, inputs...); err != nil {
 		return err
 	}
 	if *landmarksFile != "" {
@@ -251,10 +256,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := m.Save(*out); err != nil {
+	if err := page.write(); err != nil { // first: a report that cannot be written leaves an existing model as it was
 		return err
 	}
-	if err := page.write(); err != nil {
+	if err := m.Save(*out); err != nil {
 		return err
 	}
 	noteGQFit(stderr, rep.Info)
@@ -374,22 +379,38 @@ func (f *kernelFlags) build(d int) (kernel.Kernel, float64, error) {
 	return k, sigma, nil
 }
 
-// checkOutput refuses an output path that is one of the inputs or whose directory does not exist, before any work.
-func checkOutput(out string, inputs ...string) error {
+// checkOutput refuses, before any work, an output path that is an existing directory, one of the inputs (by name, or
+// the same file through a link), or in a directory that does not exist. A pipe or a device (/dev/stdout) is fine:
+// atomicfile writes through it.
+func checkOutput(out string, inputs ...string) error { return checkOutputAs("--out", out, inputs...) }
+
+// checkOutputAs is checkOutput for the output path of the flag name (--out, --report, --plot).
+func checkOutputAs(name, out string, inputs ...string) error {
 	abs, err := filepath.Abs(out)
 	if err != nil {
-		return usagef("--out %s: %v", out, err)
+		return usagef("%s %s: %v", name, out, err)
+	}
+	cur, curErr := osStat(out) // what is there now, links followed
+	if curErr == nil && cur.IsDir() {
+		return usagef("%s %s is a directory; name a file in it", name, out)
 	}
 	for _, in := range inputs {
 		if in == "" {
 			continue
 		}
+		same := false
 		if a, err := filepath.Abs(in); err == nil && a == abs {
-			return usagef("--out %s is also an input file; choose another output path", out)
+			same = true
+		} else if curErr == nil {
+			fi, err := osStat(in) // the same file by another name: a link, or a path through a linked directory
+			same = err == nil && os.SameFile(fi, cur)
+		}
+		if same {
+			return usagef("%s %s is also an input file (%s); choose another output path", name, out, in)
 		}
 	}
 	if fi, err := osStat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
-		return usagef("--out %s: the directory %s does not exist", out, filepath.Dir(out))
+		return usagef("%s %s: the directory %s does not exist", name, out, filepath.Dir(out))
 	}
 	return nil
 }

@@ -649,3 +649,59 @@ func TestServeNystrom(t *testing.T) {
 		t.Fatalf("exit %d after SIGINT", code)
 	}
 }
+
+// TestOutputIsInput checks that an output that is an input under another name — through a symbolic link, a hard link
+// or a linked directory — or the --A matrix file, or the data file written beside an approx figure, is refused before
+// any work and the input survives byte for byte; so is an output that names a directory.
+func TestOutputIsInput(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, 60, 2)
+	in := filepath.Join(dir, "in.csv")
+	orig, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link, hard, sub := filepath.Join(dir, "link.csv"), filepath.Join(dir, "hard.csv"), filepath.Join(dir, "sub")
+	if err := os.Symlink(in, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Link(in, hard); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	if err := os.Symlink(dir, sub); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(dir, "A.csv")
+	os.WriteFile(a, []byte("1,0\n0,1\n"), 0o644)
+	multi := filepath.Join(dir, "multi.csv")
+	os.WriteFile(multi, []byte("x,y1,y2\n0.5,1.5,2.5\n1.5,0.5,3.5\n2.5,2.5,0.5\n3.5,1.5,1.5\n"), 0o644)
+	fit := []string{"fit", "-D", "8", "--sigma", "1"}
+	for _, c := range []struct {
+		args  []string
+		file  string // the input that must survive
+		wants string
+	}{
+		{append(fit, "--data", link, "--out", in), in, "is also an input file (" + link + ")"},
+		{append(fit, "--data", hard, "--out", in), in, "is also an input file (" + hard + ")"},
+		{append(fit, "--data", filepath.Join(sub, "in.csv"), "--out", in), in, "is also an input file"},
+		{append(fit, "--data", in, "--out", filepath.Join(dir, "out.rff"), "--report", hard), in, "--report " + hard + " is also an input file"},
+		{append(fit, "--data", multi, "--target", "none", "--ovk", "decomposable", "--targets", "y1,y2", "--A", a, "--out", a), a, "--out " + a + " is also an input file"},
+		{append(fit, "--data", in, "--out", dir), in, "--out " + dir + " is a directory"},
+		{[]string{"approx", "--data", in, "--runs", "1", "--samples", "20", "--n", "1", "--rules", "g", "--plot", filepath.Join(dir, "in.png")}, in, "--plot's data file " + in + " is also an input file"},
+	} {
+		before, _ := os.ReadFile(c.file)
+		code, out, errOut := runCLI(c.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.wants) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one line with %q", c.args, code, out, errOut, c.wants)
+		}
+		if after, _ := os.ReadFile(c.file); !bytes.Equal(after, before) {
+			t.Fatalf("%v: %s changed", c.args, c.file)
+		}
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced (%v)", err)
+	}
+}

@@ -297,25 +297,30 @@ func readColumns(path string, n, cols int, what string) ([]float64, error) {
 func readMatrix(path string) ([]float64, error) {
 	rc, err := dataset.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, usagef("--A %s: %v (give identity, covariance or a CSV file of the p×p matrix)", path, err)
 	}
 	defer rc.Close()
-	recs, err := csv.NewReader(rc).ReadAll()
+	r := csv.NewReader(rc)
+	r.FieldsPerRecord = -1 // counted below, with a message about the matrix
+	recs, err := r.ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("--A %s: %w", path, err)
+		return nil, usagef("--A %s: %v", path, err)
 	}
 	p := len(recs)
+	if p == 0 {
+		return nil, usagef("--A %s: empty file; write the p×p matrix A as p rows of p numbers", path)
+	}
 	var a []float64
 	for i, rec := range recs {
-		if len(rec) != p {
-			return nil, usagef("--A %s: row %d has %d fields; the matrix must be square (%d×%d)", path, i+1, len(rec), p, p)
-		}
 		for _, f := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil {
-				return nil, usagef("--A %s: row %d: %q is not a number", path, i+1, f)
+				return nil, usagef("--A %s: row %d: %q is not a number (the file has no header: p rows of p numbers)", path, i+1, f)
 			}
 			a = append(a, v)
+		}
+		if len(rec) != p {
+			return nil, usagef("--A %s: row %d has %d fields; the matrix must be square (%d rows of %d)", path, i+1, len(rec), p, p)
 		}
 	}
 	return a, nil

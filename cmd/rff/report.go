@@ -16,7 +16,7 @@ import (
 )
 
 // reportUsage is the help of rff fit --report.
-const reportUsage = "write an HTML report to this file (one self-contained page, no network or script): the tuning scores, and with --test-data predicted vs true, residuals and interval calibration (--uncertainty), or the confusion matrix; written atomically after the model"
+const reportUsage = "write an HTML report to this file (one self-contained page, no network or script): the tuning scores, and with --test-data predicted vs true, residuals and interval calibration (--uncertainty), or the confusion matrix; written atomically just before the model"
 
 // checkReport refuses a --report path that is the model file or an input, or whose directory does not exist, as
 // checkOutput does for --out, before any work.
@@ -27,10 +27,7 @@ func checkReport(path, out string, inputs ...string) error {
 	if a, b := absPath(path), absPath(out); a != "" && a == b {
 		return usagef("--report %s is also the --out model file; choose another path", path)
 	}
-	if err := checkOutput(path, inputs...); err != nil {
-		return usageError{"--report" + strings.TrimPrefix(err.Error(), "--out")}
-	}
-	return nil
+	return checkOutputAs("--report", path, inputs...)
 }
 
 func absPath(p string) string {
@@ -41,7 +38,7 @@ func absPath(p string) string {
 	return a
 }
 
-// fitPage is the report of one rff fit, collected before the model is written and written after it.
+// fitPage is the report of one rff fit, collected and written before the model.
 type fitPage struct {
 	path string
 	page *report.Page

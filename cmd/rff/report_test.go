@@ -145,6 +145,7 @@ func TestFitReportRefused(t *testing.T) {
 		{test, "--report " + test + " is also an input file"},
 		{mpath, "is also the --out model file"},
 		{filepath.Join(dir, "missing", "fit.html"), "--report " + filepath.Join(dir, "missing", "fit.html") + ": the directory"},
+		{dir, "--report " + dir + " is a directory"},
 	} {
 		code, _, errOut := runCLI("fit", "--data", train, "--test-data", test, "--out", mpath, "-D", "16", "--report", c.report)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {

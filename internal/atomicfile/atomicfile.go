@@ -20,7 +20,23 @@ func Write(path string, data []byte) error {
 
 // WriteWith is Write for content produced by write, streamed (buffered) into the temporary file: nothing of it is
 // held in memory, and path is replaced only when write and every step after it succeed.
+//
+// A symbolic link is followed: the file it names is replaced and the link stays. A path that names something other
+// than a regular file or a directory — a named pipe, a terminal, /dev/stdout, /dev/null — cannot be replaced
+// meaningfully, so the content is written to it directly (there is nothing a reader could see half-written that
+// it would not see anyway); an existing directory is refused.
 func WriteWith(path string, write func(io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil { // Stat follows links
+		switch {
+		case fi.IsDir():
+			return fmt.Errorf("%s is a directory", path)
+		case !fi.Mode().IsRegular():
+			return writeDirect(path, write)
+		}
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -56,6 +72,26 @@ func WriteWith(path string, write func(io.Writer) error) error {
 	if d, err := os.Open(dir); err == nil { // make the rename durable; best effort
 		d.Sync()
 		d.Close()
+	}
+	return nil
+}
+
+// writeDirect writes the content of write to the existing non-regular file at path (a pipe or a device).
+func writeDirect(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -48,3 +48,66 @@ func TestWriteWithFailure(t *testing.T) {
 		t.Errorf("%d entries left", len(e))
 	}
 }
+
+// TestWriteTargets: a link is followed (its target replaced, the link kept), a directory is refused untouched, and a
+// named pipe is written through — its reader gets the content — instead of being replaced by a regular file.
+func TestWriteTargets(t *testing.T) {
+	dir := t.TempDir()
+	t.Run("symlink", func(t *testing.T) {
+		target := filepath.Join(dir, "target.txt")
+		link := filepath.Join(dir, "link.txt")
+		if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Skip(err)
+		}
+		if err := Write(link, []byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("the link was replaced (%v)", err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "new" {
+			t.Errorf("the link's target holds %q", b)
+		}
+	})
+	t.Run("directory", func(t *testing.T) {
+		sub := filepath.Join(dir, "sub")
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(sub, []byte("x")); err == nil {
+			t.Error("wrote over a directory")
+		}
+		if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+			t.Errorf("the directory is gone (%v)", err)
+		}
+	})
+	t.Run("fifo", func(t *testing.T) {
+		fifo := filepath.Join(dir, "fifo")
+		if err := syscallMkfifo(fifo); err != nil {
+			t.Skip(err)
+		}
+		got := make(chan []byte)
+		go func() {
+			f, err := os.Open(fifo) // blocks until the writer opens it
+			if err != nil {
+				got <- nil
+				return
+			}
+			b, _ := io.ReadAll(f)
+			f.Close()
+			got <- b
+		}()
+		if err := Write(fifo, []byte("through the pipe")); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("the pipe was replaced (%v)", err) // and its reader waits for ever
+		}
+		if b := <-got; string(b) != "through the pipe" {
+			t.Errorf("the reader got %q", b)
+		}
+	})
+}
