@@ -264,6 +264,15 @@ func runApprox(args []string, stdout, stderr io.Writer) error {
 	if err := sf.checkPlot(df.path, df.labels); err != nil {
 		return err
 	}
+	set := func(name string) bool { return flagSet(fs, name) }
+	switch {
+	case *kind == "" && (set("Ds") || set("dim")):
+		return usagef("--Ds and --dim belong to --ovk")
+	case *kind != "" && set("n"):
+		return usagef("--ovk measures the error at the -D of --Ds, not at the multiples --n")
+	case *kind != "" && set("dim") && df.path != "":
+		return usagef("--dim is the dimension of the pairs drawn without --data; with --data it is the file's")
+	}
 	if *kind != "" {
 		if sf.plot != "" {
 			return usagef("--plot draws the error of the scalar study against n; --ovk prints its table only")

@@ -72,6 +72,14 @@ func runBound(args []string, stdout, stderr io.Writer) error {
 	if p.Eps < 0 || p.M < 0 || math.IsNaN(p.Eps) {
 		return usagef("--eps and -D must be positive")
 	}
+	switch {
+	case set["sigma"] && (!(p.Sigma > 0) || math.IsInf(p.Sigma, 0)):
+		return usagef("--sigma must be a positive bandwidth, got %v (leave it out for σ = sqrt(d/2))", p.Sigma)
+	case set["nu"] && !strings.HasPrefix(p.Kernel, "matern"):
+		return usagef("--nu is the smoothness of --kernel matern, not of %s", p.Kernel)
+	case set["r"] && *theorem != "ss-lr":
+		return usagef("--r is the exponent of the L^r norm of --theorem ss-lr, not of %s", *theorem)
+	}
 	var err error
 	if p.P, err = parseMultiIndex(*pStr, "--p"); err != nil {
 		return err

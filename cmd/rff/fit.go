@@ -112,6 +112,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("--out is required")
 	}
+	if err := checkFitModes(fs, &cfg); err != nil {
+		return err
+	}
 	if err := checkNystromFlags(fs, &cfg); err != nil {
 		return err
 	}
@@ -313,8 +316,12 @@ type kernelFlags struct {
 	sigma, gamma float64
 }
 
-// sigmaFlag is --sigma: a positive number, or "auto" (0) for the command's default.
-type sigmaFlag struct{ v *float64 }
+// sigmaFlag is --sigma (or --gamma, as γ = 1/(2σ²)): a positive finite number, or "auto" (stored as 0) for the
+// command's default. A literal 0 is refused rather than taken for auto.
+type sigmaFlag struct {
+	v    *float64
+	what string // "bandwidth" or "γ"
+}
 
 func (s sigmaFlag) String() string {
 	if s.v == nil || *s.v == 0 {
@@ -328,9 +335,9 @@ func (s sigmaFlag) Set(v string) error {
 		*s.v = 0
 		return nil
 	}
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return fmt.Errorf("%q is not a bandwidth (a positive number, or auto)", v)
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 0) {
+		return fmt.Errorf("%q is not a %s (a positive number, or auto)", v, s.what)
 	}
 	*s.v = x
 	return nil
@@ -339,17 +346,14 @@ func (s sigmaFlag) Set(v string) error {
 // register adds --kernel, --sigma and --gamma; auto says what --sigma's default is.
 func (f *kernelFlags) register(fs *flag.FlagSet, auto string) {
 	fs.StringVar(&f.name, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
-	fs.Var(sigmaFlag{&f.sigma}, "sigma", "bandwidth σ, or auto: "+auto)
-	fs.Float64Var(&f.gamma, "gamma", 0, "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
+	fs.Var(sigmaFlag{&f.sigma, "bandwidth"}, "sigma", "bandwidth σ, or auto: "+auto)
+	fs.Var(sigmaFlag{&f.gamma, "γ"}, "gamma", "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
 }
 
 // config returns the kernel name and σ (0 for the default γ = 1/d).
 func (f *kernelFlags) config() (string, float64, error) {
 	if f.sigma != 0 && f.gamma != 0 {
 		return "", 0, usagef("give --sigma or --gamma, not both")
-	}
-	if f.sigma < 0 || f.gamma < 0 || math.IsNaN(f.sigma) || math.IsNaN(f.gamma) || math.IsInf(f.sigma, 0) || math.IsInf(f.gamma, 0) {
-		return "", 0, usagef("bandwidth must be positive and finite")
 	}
 	if (f.sigma != 0 || f.gamma != 0) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(f.name)), "arccos") {
 		return "", 0, usagef("--kernel %s is scale-free: it takes no --sigma or --gamma", f.name)
@@ -377,6 +381,37 @@ func (f *kernelFlags) build(d int) (kernel.Kernel, float64, error) {
 		sigma = math.NaN()
 	}
 	return k, sigma, nil
+}
+
+// checkFitModes refuses flags that the chosen mode would ignore, rather than fit something other than what the
+// command line says: a --sigma or --lambda that --tune or --cv would replace, the tuning flags without --tune or
+// --cv, and flags of a task that is not in use.
+func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
+	set := func(name string) bool { return flagSet(fs, name) }
+	switch {
+	case cfg.Tune && (set("sigma") && fs.Lookup("sigma").Value.String() != "auto" || set("gamma")):
+		return usagef("--tune chooses σ; leave out --sigma/--gamma, or give --sigmas S to tune λ at σ = S")
+	case (cfg.Tune || cfg.CV != 0) && set("lambda"):
+		return usagef("--tune and --cv choose λ from --lambdas; leave out --lambda (--lambdas L scores one value)")
+	case !cfg.Tune && cfg.CV == 0 && set("lambdas"):
+		return usagef("--lambdas is the λ grid of --cv and --tune")
+	}
+	for _, name := range []string{"select", "tune-rows", "tune-points"} {
+		if set(name) && !cfg.Tune {
+			return usagef("--%s belongs to --tune", name)
+		}
+	}
+	switch {
+	case cfg.TunePoints < 0:
+		return usagef("--tune-points must be a positive number of points, got %d", cfg.TunePoints)
+	case cfg.MaxClasses < 0:
+		return usagef("--max-classes must be positive, got %d", cfg.MaxClasses)
+	case set("test-labels") && !set("test-data"):
+		return usagef("--test-labels belongs to --test-data (the IDX images it labels)")
+	case set("encoding") && cfg.Task != "classification":
+		return usagef("--encoding codes the classes of --task classification")
+	}
+	return nil
 }
 
 // checkOutput refuses, before any work, an output path that is an existing directory, one of the inputs (by name, or

@@ -268,3 +268,45 @@ func TestApproxOVK(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoredFlagsRefused: a flag the chosen mode would ignore, or a bandwidth of 0 (once taken for auto), is refused
+// in one line that names it, rather than the command running without it.
+func TestIgnoredFlagsRefused(t *testing.T) {
+	data := writeCSV(t, 40, 2)
+	out := filepath.Join(t.TempDir(), "m.rff")
+	fit := []string{"fit", "--data", data, "--out", out, "-D", "8"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(fit, "--tune", "--sigma", "1"), "--tune chooses σ"},
+		{append(fit, "--tune", "--gamma", "0.5"), "--tune chooses σ"},
+		{append(fit, "--tune", "--lambda", "1e-3"), "leave out --lambda"},
+		{append(fit, "--cv", "3", "--lambda", "1e-3"), "leave out --lambda"},
+		{append(fit, "--lambdas", "1e-3,1e-2"), "--lambdas is the λ grid of --cv and --tune"},
+		{append(fit, "--select", "gcv"), "--select belongs to --tune"},
+		{append(fit, "--tune-rows", "10"), "--tune-rows belongs to --tune"},
+		{append(fit, "--tune-points", "4"), "--tune-points belongs to --tune"},
+		{append(fit, "--tune", "--tune-points", "-1"), "--tune-points must be a positive"},
+		{append(fit, "--max-classes", "-1"), "--max-classes must be positive"},
+		{append(fit, "--test-labels", data), "--test-labels belongs to --test-data"},
+		{append(fit, "--encoding", "simplex"), "--encoding codes the classes"},
+		{append(fit, "--sigma", "0"), `"0" is not a bandwidth`},
+		{append(fit, "--gamma", "0"), `"0" is not a γ`},
+		{[]string{"approx", "--data", data, "--Ds", "10"}, "--Ds and --dim belong to --ovk"},
+		{[]string{"approx", "--ovk", "curl-free", "--n", "2"}, "--ovk measures the error at the -D of --Ds"},
+		{[]string{"approx", "--ovk", "curl-free", "--data", data, "--dim", "3"}, "--dim is the dimension of the pairs"},
+		{[]string{"approx", "--data", data, "--sigma", "0"}, `"0" is not a bandwidth`},
+		{[]string{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--sigma", "0"}, "--sigma must be a positive bandwidth"},
+		{[]string{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--nu", "1.5"}, "--nu is the smoothness of --kernel matern"},
+		{[]string{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--r", "3"}, "--r is the exponent"},
+	} {
+		code, stdout, stderr := runCLI(c.args...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one line with %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused fit wrote its model")
+	}
+}
