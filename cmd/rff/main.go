@@ -52,17 +52,31 @@ func main() {
 }
 
 // run executes the command line and returns the process exit code: 0 on success, 2 on any error.
+//
+// A failed write to stdout (a full disk, a closed pipe) is an error too: the output is incomplete.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" { // rff help CMD: the command's own help
+		args = []string{args[1], "-h"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "rff help: give one command, as in \"rff help fit\"\n")
+			return 2
+		}
 		printUsage(stdout)
 		return 0
 	}
+	out := &checkedWriter{w: stdout}
 	for _, c := range commands() {
 		if c.name == args[0] && c.run != nil {
-			if err := c.run(args[1:], stdout, stderr); err != nil {
-				if errors.Is(err, flag.ErrHelp) {
-					return 0
-				}
+			err := c.run(args[1:], out, stderr)
+			if errors.Is(err, flag.ErrHelp) {
+				err = nil
+			}
+			if err == nil && out.err != nil {
+				err = fmt.Errorf("writing the output: %w", out.err)
+			}
+			if err != nil {
 				fmt.Fprintf(stderr, "rff %s: %s\n", c.name, oneLine(err.Error()))
 				return 2
 			}
@@ -71,6 +85,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "rff: unknown command %q (run \"rff help\")\n", args[0])
 	return 2
+}
+
+// checkedWriter passes writes on to w and keeps the first error; the writes after it are dropped.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.err = err
+	return n, err
 }
 
 func oneLine(s string) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -131,6 +132,14 @@ func TestHelpAndVersion(t *testing.T) {
 	for _, args := range [][]string{{}, {"help"}, {"--help"}, {"approx", "-h"}, {"demo", "--help"}} {
 		if code, out, _ := runCLI(args...); code != 0 || out == "" {
 			t.Errorf("%v: exit %d, output %q", args, code, out)
+		}
+	}
+	if code, out, _ := runCLI("help", "fit"); code != 0 || !strings.HasPrefix(out, "Usage: rff fit") {
+		t.Errorf("help fit: exit %d, %q", code, out)
+	}
+	for _, args := range [][]string{{"help", "bogus"}, {"help", "fit", "approx"}} {
+		if code, out, errOut := runCLI(args...); code != 2 || out != "" || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
 	code, out, _ := runCLI("version", "--json")
@@ -308,5 +317,26 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused fit wrote its model")
+	}
+}
+
+// failWriter fails every write, as a full disk or a closed pipe does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestStdoutWriteError: a command whose output cannot be written exits 2 with one line that says so, whether or not
+// it checks its own writes.
+func TestStdoutWriteError(t *testing.T) {
+	for _, args := range [][]string{
+		{"version"},
+		{"bound", "--d", "2", "--diameter", "1", "-D", "100"},
+		{"generate", "multitask", "--n", "5"},
+	} {
+		var e bytes.Buffer
+		code := run(args, failWriter{}, &e)
+		if code != 2 || strings.Count(e.String(), "\n") != 1 || !strings.Contains(e.String(), "no space left") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, e.String())
+		}
 	}
 }
