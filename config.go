@@ -397,6 +397,9 @@ func (s *settings) kernel(sample *reservoir) (kernel.Kernel, float64, error) {
 
 // median is the median-heuristic bandwidth on the sample.
 func (s *settings) median(sample *reservoir) (float64, error) {
+	if sample.len() < 2 {
+		return 0, fmt.Errorf("the median heuristic for σ needs at least 2 rows, have %d; give σ", sample.len())
+	}
 	m, err := kernel.MedianSigma(s.Kernel, sample.rows, sample.len(), sample.d, kernel.DefaultMedianRows, s.Seed)
 	if err != nil {
 		return 0, fmt.Errorf("the median heuristic for σ: %w; give σ", err)

@@ -171,6 +171,12 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	}
 	h.Outputs = P
 	rep.Phases["load"] = time.Since(t0).Seconds()
+	switch {
+	case s.CV > n:
+		return nil, fmt.Errorf("%d-fold cross-validation needs at least %d rows, have %d", s.CV, s.CV, n)
+	case !s.Exact && !s.nystrom && float64(s.Points)*float64(d) > 1<<31:
+		return nil, fmt.Errorf("points D = %d in dimension %d are too many: %d·%d coordinates, at most 2³¹", s.Points, d, s.Points, d)
+	}
 	// The size checks depend on the kind of kernel, not on its bandwidth: they run before anything is measured.
 	if kind, err := kernel.New(s.Kernel, 1); err != nil {
 		return nil, err

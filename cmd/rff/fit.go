@@ -174,6 +174,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			cfg.Sigmas = append(cfg.Sigmas, v)
 		}
 	}
+	if cfg.OVK != "" && *targets == "" {
+		return usagef("--ovk %s needs --targets: the comma list of output columns (names or 1-based indices)", cfg.OVK)
+	}
 	if *targets != "" {
 		cfg.Targets = strings.Split(*targets, ",")
 		for i := range cfg.Targets {

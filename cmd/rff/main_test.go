@@ -340,3 +340,31 @@ func TestStdoutWriteError(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesNameTheInput: refusals that used to quote a library function or a Go field name now say which flag or
+// input is wrong.
+func TestMessagesNameTheInput(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, 30, 2)
+	one := filepath.Join(dir, "one.csv")
+	os.WriteFile(one, []byte("a,b,y\n0.5,1.5,2.5\n"), 0o644)
+	multi := filepath.Join(dir, "multi.csv")
+	os.WriteFile(multi, []byte("x1,x2,y1,y2\n0.5,1.5,2.5,3.5\n1.5,0.5,3.5,2.5\n"), 0o644)
+	out := filepath.Join(dir, "m.rff")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "--data", data, "--out", out, "-D", "2000000000"}, "points D = 2000000000 in dimension 2 are too many"},
+		{[]string{"fit", "--data", data, "--out", out, "-D", "8", "--cv", "31"}, "31-fold cross-validation needs at least 31 rows, have 30"},
+		{[]string{"fit", "--data", one, "--out", out, "-D", "8"}, "the median heuristic for σ needs at least 2 rows, have 1"},
+		{[]string{"fit", "--data", multi, "--out", out, "-D", "8", "--target", "none", "--ovk", "curl-free"}, "--ovk curl-free needs --targets"},
+		{[]string{"serve", "--models", dir, "--max-rows", "0"}, "--max-rows must be at least 1"},
+		{[]string{"serve", "--models", dir, "--max-queue", "-2"}, "--max-queue must be ≥ -1"},
+	} {
+		code, stdout, stderr := runCLI(c.args...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one line with %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}

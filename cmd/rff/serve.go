@@ -52,8 +52,13 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--max-body: %v", err)
 	}
-	if *maxRows < 1 || *maxConc < 0 || *maxQueue < -1 {
-		return usagef("--max-rows must be ≥ 1, --max-concurrent ≥ 0 and --max-queue ≥ -1")
+	switch {
+	case *maxRows < 1:
+		return usagef("--max-rows must be at least 1, got %d", *maxRows)
+	case *maxConc < 0:
+		return usagef("--max-concurrent must be ≥ 0 (0: the default), got %d", *maxConc)
+	case *maxQueue < -1:
+		return usagef("--max-queue must be ≥ -1 (-1: no waiting requests), got %d", *maxQueue)
 	}
 	for _, d := range []struct {
 		name string
