@@ -99,10 +99,11 @@ func demoLearning(w io.Writer, seed uint64) error {
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("demo", stdout, "[--runs R] [--seed S] [--json]")
+	fs := newFlags("demo", stdout, "[--runs R] [--seed S] [--json] [--max-memory B]")
 	runs := fs.Int("runs", 50, "independent runs per (rule, n)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout instead of tables")
+	mem := registerMemory(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -110,10 +111,15 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return usagef("--runs must be at least 1")
 	}
 	const n, d, samples = 3000, 8, 400
-	data := demoData(n, d, *seed)
 	rules, _ := rule.ParseList(allRules)
 	ns := []int{1, 2, 3}
 	kernels := []kernel.Kernel{kernel.Gaussian{S: kernel.SigmaFromGamma(1 / float64(d))}, kernel.ArcCos{Order: 1}}
+	// Memory: the data, and per kernel the study's few numbers per (rule, n, run) — as for approx.
+	need := 8 * (float64(n*d) + 4*float64(len(kernels)*len(rules)*len(ns))*float64(*runs))
+	if err := checkMemory(*mem, need, "the demo", "--runs"); err != nil {
+		return err
+	}
+	data := demoData(n, d, *seed)
 	rng := rand.New(rand.NewPCG(*seed, 0x5eed))
 	X := data.Subset(dataset.Subsample(rng, n, samples))
 	Y := data.Subset(dataset.Subsample(rng, n, samples))

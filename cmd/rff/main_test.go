@@ -113,6 +113,7 @@ func TestErrorsAreOneLine(t *testing.T) {
 		{"approx", "--data", data, "--target", "zzz"},
 		{"approx", "--data", data, "stray"},
 		{"demo", "--runs", "0"},
+		{"demo", "--runs", "1000000000"}, // refused by the memory estimate, before the study allocates it
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(c...)
