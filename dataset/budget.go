@@ -68,6 +68,9 @@ func DefaultMaxBytes() int64 {
 	return max(avail/2, minDefaultMaxBytes)
 }
 
+// memoryAvailable is availableMemory; tests replace it.
+var memoryAvailable = availableMemory
+
 // availableMemory returns the memory available to the process in bytes, or -1 when it is not known.
 func availableMemory() int64 {
 	avail := memAvailable("/proc/meminfo")

@@ -17,15 +17,19 @@ import (
 // several blank-separated fields, fields are separated by runs of blanks. A
 // header is detected when the first row has a non-numeric field in a column
 // where the second row is numeric (or, for a one-row file, when every field is
-// non-numeric). Blank lines are skipped, a UTF-8 BOM and CRLF line ends are
-// accepted, fields are trimmed, and a field may be enclosed in double quotes
-// (with "" for a quote) as long as it does not span lines.
+// non-numeric); its names must be non-empty and distinct, since a model
+// matches the columns of the data it predicts by name. Blank lines are
+// skipped, a UTF-8 BOM and CRLF line ends are accepted, fields are trimmed,
+// and a field may be enclosed in double quotes (with "" for a quote) as long
+// as it does not span lines.
 //
 // target selects the target column: "first", "last" (the default, ""),
 // "none", a header name (exact, else case-insensitive), or a 1-based column
-// index. Feature columns must be numeric. A numeric target gives Y as is; a
-// target with any non-numeric value is treated as class labels: its distinct
-// strings, sorted, become Labels and Y holds indices into Labels.
+// index. Feature columns must be numeric (the error for a non-number in the
+// first or last column suggests making it the target). A numeric target
+// gives Y as is; a target with any non-numeric value is treated as class
+// labels: its distinct strings, sorted, become Labels and Y holds indices
+// into Labels.
 //
 // ReadCSV reads within the default memory budget, DefaultMaxBytes;
 // Options.ReadCSV takes the budget (and the target) from its Options.
@@ -143,12 +147,8 @@ func readCSVHead(lr *lineReader, name, target string) (*csvHead, error) {
 	h.header = hasHeader(h.row1, h.row2)
 
 	if h.header {
-		h.names = make([]string, h.ncols)
-		for j, f := range h.row1 {
-			h.names[j] = string(f)
-			if h.names[j] == "" {
-				h.names[j] = "column" + strconv.Itoa(j+1)
-			}
+		if h.names, err = headerNames(h.row1); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, h.line1, err)
 		}
 	}
 	if h.tcol, err = resolveTarget(name, target, h.names, h.ncols); err != nil {
@@ -277,7 +277,7 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 		}
 		v, msg := parseNum(f)
 		if msg != "" {
-			return fmt.Errorf("%s:%d: column %d: %s", p.name, line, j+1, msg)
+			return fmt.Errorf("%s:%d: column %d: %s%s", p.name, line, j+1, msg, targetHint(fields, j))
 		}
 		p.x = append(p.x, v)
 	}
@@ -339,6 +339,45 @@ func (p *csvRows) labels() ([]string, []float64, error) {
 		y[i] = float64(index[string(p.traw[p.toff[i]:p.toff[i+1]])])
 	}
 	return labels, y, nil
+}
+
+// headerNames returns the fields of a header as column names, or an error (without file or line) naming the first
+// column whose name is empty or repeats an earlier one: models match the columns of the data they predict by name,
+// so every column must have a name of its own.
+func headerNames(fields [][]byte) ([]string, error) {
+	names := make([]string, len(fields))
+	seen := make(map[string]int, len(fields))
+	for j, f := range fields {
+		if len(f) == 0 {
+			return nil, fmt.Errorf("column %d has no name; a header must name every column", j+1)
+		}
+		names[j] = string(f)
+		if k, dup := seen[names[j]]; dup {
+			return nil, fmt.Errorf("column %d: the name %s is also column %d's; column names must be unique", j+1, quote(f), k+1)
+		}
+		seen[names[j]] = j
+	}
+	return names, nil
+}
+
+// targetHint returns what to append to the error of the feature field in column j (0-based) of a row of ncols
+// fields that does not parse: when it is not a number in the first or last column, and the row has numbers
+// elsewhere (a row with none, such as a header repeated in the data, holds no class label), a hint that the column
+// may be the target, named as Options.Target names it; else "".
+func targetHint(fields [][]byte, j int) string {
+	ncols := len(fields)
+	if ncols < 2 || (j != 0 && j != ncols-1) || len(fields[j]) == 0 || isNumeric(fields[j]) {
+		return ""
+	}
+	for k, f := range fields {
+		if k != j && isNumeric(f) {
+			if j == 0 {
+				return ` (a class label? target "first" makes column 1 the target)`
+			}
+			return fmt.Sprintf(` (a class label? target "last" makes column %d the target)`, ncols)
+		}
+	}
+	return ""
 }
 
 // hasHeader decides whether row1 is a header, looking at the next row2 (nil

@@ -271,7 +271,7 @@ func TestCSVDetails(t *testing.T) {
 			x: []float64{1, 2, 3}, y: []float64{0, 1, 2}, names: []string{"x1"}, tname: "y", labels: []string{"10", "9", "b"}},
 		{name: "single data row", text: "1,2,3\n", x: []float64{1, 2}, y: []float64{3}, names: []string{"x1", "x2"}, tname: "y"},
 		{name: "single column, no target", text: "5\n6\n", target: "none", x: []float64{5, 6}, names: []string{"x1"}},
-		{name: "empty header name", text: ",v\n1,2\n", target: "none", x: []float64{1, 2}, names: []string{"column1", "v"}},
+		{name: "header names differing in case", text: "Ab,aB,y\n1,2,3\n", x: []float64{1, 2}, y: []float64{3}, names: []string{"Ab", "aB"}, tname: "y"},
 		{name: "semicolon wins a tie with comma", text: "a;b,c\n1;2\n", target: "none",
 			x: []float64{1, 2}, names: []string{"a", "b,c"}},
 		{name: "exponents, signs, hex and underflow", text: "+1e3,-2.5E-3,0x1p-2,1e-400\n", target: "none",
@@ -319,7 +319,8 @@ func TestCSVErrors(t *testing.T) {
 		{"1,,3\n", "", []string{"x.csv:1: column 2: empty value"}},
 		{"1,2\n3,\n", "", []string{"x.csv:2: column 2: empty target value"}},
 		{"a,b,c\n1,2,3\n", "foo", []string{`x.csv: unknown target column "foo" (columns: a, b, c)`}},
-		{"a,b,a\n1,2,3\n", "a", []string{`x.csv: target column "a" is ambiguous (columns 1 and 3)`}},
+		{"Ab,c,aB\n1,2,3\n", "ab", []string{`x.csv: target column "ab" is ambiguous (columns 1 and 3)`}},
+		{"a,b,a\n1,2,3\n", "a", []string{`x.csv:1: column 3: the name "a" is also column 1's; column names must be unique`}},
 		{"1,2,3\n", "foo", []string{`x.csv: unknown target column "foo"`, "no header"}},
 		{"1,2,3\n", "4", []string{"x.csv: target column 4 out of range", "1 to 3"}},
 		{"1,2,3\n", "0", []string{"x.csv: target column 0 out of range"}},
@@ -366,5 +367,175 @@ func TestCSVHeader(t *testing.T) {
 	}
 	if _, _, err := CSVHeader(filepath.Join(dir, "missing.csv")); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+// readHeaderWays reads text through every reader that parses a CSV header and returns, per reader, the feature names,
+// the target name and the error; the file is called name (or has name as its base name) and errors are returned
+// with the file's path replaced by name.
+func readHeaderWays(t *testing.T, name, text, target string) map[string]func() ([]string, string, error) {
+	t.Helper()
+	path := writeTemp(t, name+".gz", gz(t, []byte(text)))
+	rename := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return errString(strings.Replace(err.Error(), path, name, 1))
+	}
+	return map[string]func() ([]string, string, error){
+		"ReadCSV": func() ([]string, string, error) {
+			d, err := ReadCSV(strings.NewReader(text), name, target)
+			if err != nil {
+				return nil, "", err
+			}
+			return d.Names, d.TargetName, nil
+		},
+		"Load gzip": func() ([]string, string, error) {
+			d, err := Load(path, Options{Target: target})
+			if err != nil {
+				return nil, "", rename(err)
+			}
+			return d.Names, d.TargetName, nil
+		},
+		"CSVStream": func() ([]string, string, error) {
+			s, err := OpenCSVStream(path, target)
+			if err != nil {
+				return nil, "", rename(err)
+			}
+			defer s.Close()
+			b, err := s.Next(5)
+			if err != nil {
+				return nil, "", rename(err)
+			}
+			return b.Names, b.TargetName, nil
+		},
+		"DetectCSVLayout": func() ([]string, string, error) {
+			lines, _ := nonBlankLines(text)
+			var second []byte
+			if len(lines) > 1 {
+				second = lines[1]
+			}
+			l, err := DetectCSVLayout(name, lines[0], second, target)
+			if err != nil {
+				return nil, "", err
+			}
+			return l.Names(), l.TargetName(), nil
+		},
+		"CSVHeader": func() ([]string, string, error) {
+			_, _, err := CSVHeader(path)
+			return nil, "", rename(err)
+		},
+	}
+}
+
+// TestCSVHeaderNames: a header whose names repeat or are empty is refused by every reader, naming the line and the
+// column, since models match prediction columns by name; files without a header keep their generated names.
+func TestCSVHeaderNames(t *testing.T) {
+	for _, c := range []struct {
+		name, text, target string
+		line               int      // line of the header, for an error
+		msg                string   // the error after "h.csv:LINE: " ("h.csv: first line: " for DetectCSVLayout)
+		names              []string // feature names when there is no error
+		tname              string
+	}{
+		{name: "duplicate", text: "wt,wt,yield\n0.5,1.25,-3\n", line: 1,
+			msg: `column 2: the name "wt" is also column 1's; column names must be unique`},
+		{name: "duplicate after trimming and unquoting", text: "\"pH\" ; pH ;yield\n0.5;1.25;-3\n", line: 1,
+			msg: `column 2: the name "pH" is also column 1's; column names must be unique`},
+		{name: "duplicate far apart", text: "m,n,o,m,q\n1.5,2.5,3.5,4.5,99\n", target: "none", line: 1,
+			msg: `column 4: the name "m" is also column 1's; column names must be unique`},
+		{name: "duplicate target name", text: "yield,wt,yield\n0.5,1.25,-3\n", target: "yield", line: 1,
+			msg: `column 3: the name "yield" is also column 1's`},
+		{name: "empty name", text: "wt,,yield\n0.5,1.25,-3\n", line: 1, msg: "column 2 has no name; a header must name every column"},
+		{name: "empty quoted first name", text: "\"\",wt,yield\n0.5,1.25,-3\n", line: 1, msg: "column 1 has no name"},
+		{name: "after blank lines", text: "\n  \nwt,wt,yield\n0.5,1.25,-3\n", line: 3, msg: `column 2: the name "wt" is also column 1's`},
+		{name: "header only", text: "wt,wt,yield\n", line: 1, msg: `column 2: the name "wt" is also column 1's`},
+
+		{name: "no header", text: "0.5,1.25,-3\n7.5,-2,40\n", names: []string{"x1", "x2"}, tname: "y"},
+		{name: "no header, repeated values", text: "21.5,21.5,21.5\n21.5,21.5,21.5\n", names: []string{"x1", "x2"}, tname: "y"},
+		{name: "no header, blank separated", text: "-4 -4\n-4 -4\n", target: "none", names: []string{"x1", "x2"}},
+		{name: "names differing in case", text: "Wt,wT,yield\n0.5,1.25,-3\n", names: []string{"Wt", "wT"}, tname: "yield"},
+		{name: "names like generated ones", text: "x2,x1,y\n0.5,1.25,-3\n", names: []string{"x2", "x1"}, tname: "y"},
+	} {
+		for way, read := range readHeaderWays(t, "h.csv", c.text, c.target) {
+			t.Run(c.name+"/"+way, func(t *testing.T) {
+				names, tname, err := read()
+				if c.msg == "" {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if way != "CSVHeader" && (!slices.Equal(names, c.names) || tname != c.tname) {
+						t.Errorf("names %q, target %q; want %q, %q", names, tname, c.names, c.tname)
+					}
+					return
+				}
+				want := "h.csv:" + strconv.Itoa(c.line) + ": " + c.msg
+				if way == "DetectCSVLayout" {
+					want = "h.csv: first line: " + c.msg
+				}
+				checkErr(t, err, want)
+				if budgetError(err) != nil {
+					t.Errorf("a budget error: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestCSVTargetHint: a feature value that is not a number in the first or last column of a row with numbers gets a
+// hint naming the target that would make it the target column (in Options.Target's words); other columns, rows
+// without numbers (a repeated header) and other faults get none.
+func TestCSVTargetHint(t *testing.T) {
+	for _, c := range []struct {
+		name, text, target string
+		want               string // the whole message, after "t.csv:"
+	}{
+		{name: "first column, default target", text: "Q,2.5,80\nR,5.5,120\n",
+			want: `1: column 1: "Q" is not a number (a class label? target "first" makes column 1 the target)`},
+		{name: "first column under a header", text: "kind,w,h\nQ,2.5,80\n",
+			want: `2: column 1: "Q" is not a number (a class label? target "first" makes column 1 the target)`},
+		{name: "first column in a later row", text: "0.5,2.5,80\n-1.5,5.5,120\nbeta,1,2\n", target: "none",
+			want: `3: column 1: "beta" is not a number (a class label? target "first" makes column 1 the target)`},
+		{name: "last column, target first", text: "2.5,80,Q\n5.5,120,R\n", target: "first",
+			want: `1: column 3: "Q" is not a number (a class label? target "last" makes column 3 the target)`},
+		{name: "last column, no target", text: "2.5;80;17.25;Q\n5.5;120;18;R\n", target: "none",
+			want: `1: column 4: "Q" is not a number (a class label? target "last" makes column 4 the target)`},
+		{name: "header repeated in the data", text: "w,h,kind\n0.5,2.5,Q\nw,h,kind\n1.5,3,R\n",
+			want: `3: column 1: "w" is not a number`},
+		{name: "text-only row, target first", text: "0.5,2.5\nmu,xi\n", target: "first",
+			want: `2: column 2: "xi" is not a number`},
+		{name: "two columns, target first", text: "0.5,2.5\n-8,xi\n", target: "first",
+			want: `2: column 2: "xi" is not a number (a class label? target "last" makes column 2 the target)`},
+		{name: "middle column", text: "2.5,Q,80\n5.5,R,120\n", want: `1: column 2: "Q" is not a number`},
+		{name: "single column", text: "20.5\nQ\n", target: "none", want: `2: column 1: "Q" is not a number`},
+		{name: "empty first value", text: "0.5,2.5,80\n,5.5,120\n", want: "2: column 1: empty value"},
+		{name: "NaN first value", text: "0.5,2.5,80\nNaN,5.5,120\n", want: `2: column 1: NaN/Inf not allowed ("NaN")`},
+		{name: "out-of-range last value", text: "0.5,2.5,80\n5.5,120,1e999\n", target: "first", want: "2: column 3: \"1e999\" is out of range"},
+	} {
+		ways := map[string]func() error{
+			"ReadCSV": func() error {
+				_, err := ReadCSV(strings.NewReader(c.text), "t.csv", c.target)
+				return err
+			},
+			"CSVStream": func() error {
+				s, err := NewCSVStream(strings.NewReader(c.text), "t.csv", c.target)
+				for err == nil {
+					_, err = s.Next(1)
+				}
+				return err
+			},
+			"lines": func() error {
+				_, err := parseByLines(t, "t.csv", c.text, c.target)
+				return err
+			},
+		}
+		for way, read := range ways {
+			t.Run(c.name+"/"+way, func(t *testing.T) {
+				err := read()
+				if err == nil || err.Error() != "t.csv:"+c.want {
+					t.Fatalf("error %v, want %q", err, "t.csv:"+c.want)
+				}
+			})
+		}
 	}
 }

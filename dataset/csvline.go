@@ -41,15 +41,12 @@ func DetectCSVLayout(name string, first, second []byte, target string) (*CSVLayo
 		}
 	}
 	l := &CSVLayout{Delim: sp.delim, Cols: len(row1)}
-	var names []string
 	if hasHeader(row1, row2) {
-		l.Header = make([]string, len(row1))
-		for j, f := range row1 {
-			l.Header[j] = string(f)
+		if l.Header, err = headerNames(row1); err != nil {
+			return nil, fmt.Errorf("%s: first line: %v", name, err)
 		}
-		names = l.columnNames()
 	}
-	if l.Target, err = resolveTarget(name, target, names, l.Cols); err != nil {
+	if l.Target, err = resolveTarget(name, target, l.Header, l.Cols); err != nil {
 		return nil, err
 	}
 	if l.D() == 0 {
@@ -70,19 +67,16 @@ func (l *CSVLayout) check() error {
 	case l.Header != nil && len(l.Header) != l.Cols:
 		return fmt.Errorf("dataset: CSV layout of %d columns with %d header fields", l.Cols, len(l.Header))
 	}
-	return nil
-}
-
-// columnNames returns the names of all columns: the header's, an empty one named "columnJ".
-func (l *CSVLayout) columnNames() []string {
-	names := make([]string, len(l.Header))
-	for j, h := range l.Header {
-		names[j] = h
-		if h == "" {
-			names[j] = "column" + strconv.Itoa(j+1)
+	if l.Header != nil {
+		fields := make([][]byte, len(l.Header))
+		for j, h := range l.Header {
+			fields[j] = []byte(h)
+		}
+		if _, err := headerNames(fields); err != nil {
+			return fmt.Errorf("dataset: CSV layout header: %v", err)
 		}
 	}
-	return names
+	return nil
 }
 
 // D is the number of feature columns.
@@ -99,7 +93,7 @@ func (l *CSVLayout) Names() []string {
 		return genNames(l.D())
 	}
 	var names []string
-	for j, s := range l.columnNames() {
+	for j, s := range l.Header {
 		if j != l.Target {
 			names = append(names, s)
 		}
@@ -116,7 +110,7 @@ func (l *CSVLayout) TargetName() string {
 	case l.Header == nil:
 		return "y"
 	}
-	return l.columnNames()[l.Target]
+	return l.Header[l.Target]
 }
 
 // CSVLineParser parses single lines with a [CSVLayout]. It reuses its buffers, so it is not safe for concurrent
@@ -177,7 +171,7 @@ func (p *CSVLineParser) Parse(line []byte, x []float64) ([]float64, string, erro
 		}
 		v, msg := parseNum(f)
 		if msg != "" {
-			return x[:n0], "", fmt.Errorf("column %d: %s", j+1, msg)
+			return x[:n0], "", fmt.Errorf("column %d: %s%s", j+1, msg, targetHint(fields, j))
 		}
 		x = append(x, v)
 	}

@@ -95,7 +95,9 @@ func TestCSVLayoutMatchesReadCSV(t *testing.T) {
 		{"1\t2\t3\n4\t5\t6\n", "2"},
 		{"1 2  3\n  4 5 6\n", "last"},
 		{"x,\"q,r\",label\n1.5,2,cat\n3,\"4\",dog\n5,6,cat\n", "label"},
-		{"x,,label\n1,2,a\n3,4,b\n", "LABEL"},
+		{"x,w,label\n1,2,a\n3,4,b\n", "LABEL"},
+		{"Q,2.5,8\nR,1.5,9\n", ""},
+		{"0.5,2.5,Q\n1.5,1.5,R\n", "first"},
 		{"a,b\n1,2\n", "none"},
 		{"a,b,y\n1,2,3\n4,x,6\n", ""},
 		{"a,b,y\n1,2,3\n4,6\n", ""},
@@ -151,7 +153,8 @@ func TestCSVLayoutHeaderAndChecks(t *testing.T) {
 		t.Error("a file without a header has a header line")
 	}
 	for _, bad := range []CSVLayout{{Delim: 'x', Cols: 2, Target: 1}, {Delim: ',', Cols: 0, Target: -1},
-		{Delim: ',', Cols: 2, Target: 2}, {Delim: ',', Cols: 1, Target: 0}, {Delim: ',', Cols: 2, Target: 1, Header: []string{"a"}}} {
+		{Delim: ',', Cols: 2, Target: 2}, {Delim: ',', Cols: 1, Target: 0}, {Delim: ',', Cols: 2, Target: 1, Header: []string{"a"}},
+		{Delim: ',', Cols: 2, Target: 1, Header: []string{"a", "a"}}, {Delim: ',', Cols: 2, Target: 1, Header: []string{"", "b"}}} {
 		if _, err := bad.Parser(); err == nil {
 			t.Errorf("layout %+v accepted", bad)
 		}

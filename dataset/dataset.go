@@ -293,22 +293,23 @@ func openFile(path string) (*input, error) {
 // openLimited opens a file for a whole-file loader with budget b: it refuses
 // a file whose content is known to exceed the budget (a plain file's size, a
 // gzip trailer's ISIZE) before reading it, and returns a reader that fails
-// once more than the budget has been read.
-func openLimited(path string, b *budget) (io.ReadCloser, int64, error) {
+// once more than the budget has been read, with what is known of the file's
+// sizes (in's size, isize and hint).
+func openLimited(path string, b *budget) (io.ReadCloser, *input, error) {
 	in, err := openFile(path)
 	if err != nil {
-		return nil, -1, err
+		return nil, nil, err
 	}
 	if in.gzip && in.isize > b.limit {
 		in.rc.Close()
-		return nil, -1, b.errorAt(0, "the decompressed input (as its gzip trailer states)", in.isize)
+		return nil, nil, b.errorAt(0, "the decompressed input (as its gzip trailer states)", in.isize)
 	}
 	r, err := limitInput(b, in.rc, in.size, in.gzip)
 	if err != nil {
 		in.rc.Close()
-		return nil, -1, err
+		return nil, nil, err
 	}
-	return &readCloser{Reader: r, close: in.rc.Close}, in.hint, nil
+	return &readCloser{Reader: r, close: in.rc.Close}, in, nil
 }
 
 type readCloser struct {

@@ -17,7 +17,8 @@
 //     delimiter is detected from the first line among ',', ';' and tab; a file
 //     with none of them but blank-separated fields is split on runs of
 //     blanks. A header is detected (a first row with a non-numeric field in
-//     a column where the second row is numeric). A UTF-8 BOM, CRLF line ends,
+//     a column where the second row is numeric); its names must be
+//     non-empty and distinct. A UTF-8 BOM, CRLF line ends,
 //     blank lines, spaces around fields and double-quoted fields are
 //     accepted. Options.Target picks the target column: "first", "last" (the
 //     default), "none", a header name or a 1-based column index. Feature
@@ -26,6 +27,8 @@
 //   - LibSVM / SVMlight (ReadLibSVM; .libsvm .svm .svmlight): lines of
 //     "label idx:val …" with 1-based sparse indices, densified with
 //     D = the largest index; '#' starts a comment; qid fields are skipped.
+//     A matrix larger than the memory available is refused whatever the
+//     budget, naming the line of the largest index.
 //   - IDX (ReadIDX, LoadIDX; .idx, or names like train-images-idx3-ubyte):
 //     LeCun's big-endian binary format of MNIST, element types unsigned byte
 //     (08), signed byte (09), int16 (0B), int32 (0C), float32 (0D) and
@@ -49,6 +52,12 @@
 //	train.libsvm:3: bad feature "3-1.0" (want index:value)
 //	t10k-images-idx3-ubyte.gz: truncated IDX file: [10000 28 28] needs 7840000 elements, got 4096
 //
+// A field that is not a number in the first or last column, where a class
+// label often is, adds a hint naming the Options.Target that would make it
+// the target:
+//
+//	letter.csv:1: column 1: "T" is not a number (a class label? target "first" makes column 1 the target)
+//
 // Errors from the operating system or the decompressor are wrapped with %w.
 // No input makes the readers panic.
 //
@@ -67,7 +76,8 @@
 // bytes each before densifying; the names of the columns of a LibSVM or IDX
 // file, 32 bytes each), checked before each array grows; it
 // bounds the dense LibSVM matrix and the IDX array its header describes
-// before they are allocated; and it bounds the input of a whole-file loader
+// before they are allocated (an uncompressed IDX file shorter than the array
+// its header claims is refused as truncated before that); and it bounds the input of a whole-file loader
 // after decompression: a plain file larger than the budget is refused
 // before it is read, a gzip file as soon as its trailer or the bytes
 // inflated so far exceed it, so a small file that inflates to gigabytes

@@ -53,21 +53,25 @@ func ReadIDX(r io.Reader, name string) (x []float64, dims []int, err error) {
 // ReadIDX is the function ReadIDX within the memory budget o.MaxBytes: it
 // refuses with a *BudgetError, before reading the elements, an array whose
 // dimensions need more than the budget (8 bytes per element), and an input
-// with more bytes than the budget. Only o.MaxBytes is used.
+// with more bytes than the budget. When r tells its size (a bytes.Reader,
+// strings.Reader or regular *os.File), an array larger than what follows the
+// header is refused as truncated before that. Only o.MaxBytes is used.
 func (o Options) ReadIDX(r io.Reader, name string) (x []float64, dims []int, err error) {
 	b := newBudget(name, o.MaxBytes)
 	size := inputSize(r)
 	if r, err = limitInput(b, r, size, false); err != nil {
 		return nil, nil, err
 	}
-	return readIDX(r, name, size, b, false)
+	return readIDX(r, name, size, size, b, false)
 }
 
-// readIDX is ReadIDX with an estimate of the size of the input in bytes (-1
-// if unknown), used only to preallocate, and the budget b, which r already
-// enforces on the input. With names, b is charged for the names of the
-// columns too (those of LoadIDX's X).
-func readIDX(r io.Reader, name string, sizeHint int64, b *budget, names bool) (x []float64, dims []int, err error) {
+// readIDX is ReadIDX with the size of the input in bytes when it is known
+// exactly (an uncompressed file; -1 if not), against which the array the
+// header claims is checked, an estimate of that size (-1 if unknown), used
+// only to preallocate, and the budget b, which r already enforces on the
+// input. With names, b is charged for the names of the columns too (those of
+// LoadIDX's X).
+func readIDX(r io.Reader, name string, fileSize, sizeHint int64, b *budget, names bool) (x []float64, dims []int, err error) {
 	var magic [4]byte
 	if n, err := io.ReadFull(r, magic[:]); err != nil {
 		if n == 0 && errors.Is(err, io.EOF) {
@@ -94,10 +98,16 @@ func readIDX(r io.Reader, name string, sizeHint int64, b *budget, names bool) (x
 		return nil, nil, fmt.Errorf("%s: IDX dimensions %v are too large", name, dimsUpTo(hdr, nd))
 	}
 	total := int(need / 8)
+	// A plain file shorter than the array its header claims is truncated or
+	// corrupt: say so before the budget, which raising would not help.
+	if payload, rest := int64(total)*int64(size), fileSize-int64(4+4*nd); fileSize >= 0 && rest < payload {
+		return nil, nil, fmt.Errorf("%s: truncated or corrupt IDX file: its header claims an array %s of %d-byte elements (%s), but only %d bytes follow the header",
+			name, dimsUpTo(hdr, nd), size, formatBytes(payload), max(0, rest))
+	}
 	if names && dims[0] > 0 {
 		need = satAdd(need, nameCost*int64(total/dims[0]))
 	}
-	if err := b.charge(need, 0, "the IDX array "+dimsUpTo(hdr, nd)); err != nil {
+	if err := b.charge(need, 0, "the IDX array "+dimsUpTo(hdr, nd)+" (as its header claims)"); err != nil {
 		return nil, nil, err
 	}
 
@@ -257,10 +267,10 @@ func (o Options) loadIDX(images string) (*Data, error) {
 }
 
 func readIDXFile(path string, b *budget, names bool) ([]float64, []int, error) {
-	r, hint, err := openLimited(path, b)
+	r, in, err := openLimited(path, b)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.Close()
-	return readIDX(r, path, hint, b, names)
+	return readIDX(r, path, in.size, in.hint, b, names)
 }

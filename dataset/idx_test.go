@@ -107,11 +107,12 @@ func TestIDXErrors(t *testing.T) {
 		{[]byte{0, 0, 0x0A, 1, 0, 0, 0, 1, 0}, []string{"m.idx: bad IDX magic number 00 00 0a 01"}},
 		{[]byte{0, 0, 8, 0}, []string{"m.idx: bad IDX magic number"}},
 		{good[:9], []string{"m.idx: truncated IDX file (in the dimensions)"}},
-		{good[:len(good)-1], []string{"m.idx: truncated IDX file", "[3 2] needs 6 elements, got 5"}},
-		{encodeIDX(idxInt32, []int{2}, []float64{1, 2})[:13], []string{"m.idx: truncated IDX file", "got 1"}},
+		// The reader tells its size: a short payload is refused before it is read.
+		{good[:len(good)-1], []string{"m.idx: truncated or corrupt IDX file: its header claims an array [3 2] of 1-byte elements (6 B), but only 5 bytes follow the header"}},
+		{encodeIDX(idxInt32, []int{2}, []float64{1, 2})[:13], []string{"m.idx: truncated or corrupt IDX file", "[2] of 4-byte elements (8 B), but only 5 bytes"}},
 		{encodeIDX(idxFloat32, []int{3}, []float64{1, math.NaN(), 3}), []string{"m.idx: element 1: NaN/Inf not allowed"}},
 		{encodeIDX(idxFloat64, []int{2}, []float64{math.Inf(-1), 3}), []string{"m.idx: element 0: NaN/Inf not allowed"}},
-		{encodeIDX(idxUint8, []int{1 << 16, 1 << 16}, nil), []string{"m.idx: the IDX array [65536 65536] needs at least 34359738368 bytes (32 GiB), over the memory budget of 8388608 bytes (8 MiB); set Options.MaxBytes"}},
+		{encodeIDX(idxUint8, []int{1 << 16, 1 << 16}, nil), []string{"m.idx: truncated or corrupt IDX file: its header claims an array [65536 65536] of 1-byte elements (4 GiB), but only 0 bytes follow the header"}},
 		{encodeIDX(idxUint8, []int{1<<32 - 1, 1<<32 - 1, 1<<32 - 1}, nil), []string{"m.idx: IDX dimensions [4294967295 4294967295 4294967295] are too large"}},
 	} {
 		_, _, err := opt.ReadIDX(bytes.NewReader(c.raw), "m.idx")
@@ -136,4 +137,81 @@ func TestIDXErrors(t *testing.T) {
 	checkErr(t, err, "flat.idx: items have no values")
 	_, err = LoadIDX(writeTemp(t, "cut.idx.gz", gz(t, good)[:20]), "")
 	checkErr(t, err, "cut.idx.gz:")
+}
+
+// TestIDXClaimedSize: an uncompressed IDX file shorter than the array its header claims is refused as truncated or
+// corrupt before anything is allocated for it, whatever the budget; a gzip file, whose content size is unknown, is
+// held to the budget with the claimed dimensions in the message, and is found truncated as it is read.
+func TestIDXClaimedSize(t *testing.T) {
+	huge := append(encodeIDX(idxUint8, []int{1 << 16, 1 << 16}, nil), 17, 42, 200) // claims 4 GiB, holds 3 bytes
+	small := encodeIDX(idxInt16, []int{3, 2}, []float64{-300, 21, 1000, -7, 513, 99})
+	cut := small[:len(small)-3]                  // 4.5 of 6 elements
+	long := append(slices.Clone(small), 1, 2, 3) // bytes after the array are ignored
+	labels := encodeIDX(idxUint8, []int{3}, []float64{20, 31, 250})
+	for _, c := range []struct {
+		name   string
+		read   func(t *testing.T) error
+		want   string
+		budget int64 // want a *BudgetError with this budget
+	}{
+		{name: "plain file, no budget", read: func(t *testing.T) error {
+			_, err := Load(writeTemp(t, "h.idx", huge), Options{MaxBytes: -1})
+			return err
+		}, want: "h.idx: truncated or corrupt IDX file: its header claims an array [65536 65536] of 1-byte elements (4 GiB), but only 3 bytes follow the header"},
+		{name: "plain file, small budget", read: func(t *testing.T) error {
+			_, err := Load(writeTemp(t, "h.idx", huge), Options{MaxBytes: 1 << 20})
+			return err
+		}, want: "h.idx: truncated or corrupt IDX file: its header claims an array [65536 65536]"},
+		{name: "plain labels file", read: func(t *testing.T) error {
+			_, err := Load(writeTemp(t, "i.idx", small), Options{Labels: writeTemp(t, "l.idx", labels[:len(labels)-1]), MaxBytes: -1})
+			return err
+		}, want: "l.idx: truncated or corrupt IDX file: its header claims an array [3] of 1-byte elements (3 B), but only 2 bytes follow the header"},
+		{name: "sized reader", read: func(t *testing.T) error {
+			_, _, err := Options{MaxBytes: -1}.ReadIDX(bytes.NewReader(cut), "r.idx")
+			return err
+		}, want: "r.idx: truncated or corrupt IDX file: its header claims an array [3 2] of 2-byte elements (12 B), but only 9 bytes follow the header"},
+		{name: "gzip file over the budget", read: func(t *testing.T) error {
+			_, err := Load(writeTemp(t, "h.idx.gz", gz(t, huge)), Options{MaxBytes: 1 << 20})
+			return err
+		}, want: "h.idx.gz: the IDX array [65536 65536] (as its header claims) needs at least 34361835520 bytes (32 GiB)", budget: 1 << 20}, // X and its column names
+		{name: "gzip file within the budget", read: func(t *testing.T) error {
+			_, err := Load(writeTemp(t, "c.idx.gz", gz(t, cut)), Options{MaxBytes: -1})
+			return err
+		}, want: "c.idx.gz: truncated IDX file: [3 2] needs 6 elements, got 4"},
+		{name: "reader of unknown size", read: func(t *testing.T) error {
+			_, _, err := Options{MaxBytes: -1}.ReadIDX(onlyReader{bytes.NewReader(cut)}, "u.idx")
+			return err
+		}, want: "u.idx: truncated IDX file: [3 2] needs 6 elements, got 4"},
+		{name: "trailing bytes", read: func(t *testing.T) error {
+			d, err := Load(writeTemp(t, "t.idx", long), Options{MaxBytes: -1, Format: FormatIDX})
+			if err == nil && !slices.Equal(d.X, []float64{-300, 21, 1000, -7, 513, 99}) {
+				t.Errorf("X = %v", d.X)
+			}
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			alloc := allocDuring(func() { err = c.read(t) })
+			if alloc > 1<<20 {
+				t.Errorf("allocated %d bytes", alloc)
+			}
+			switch {
+			case c.want == "":
+				if err != nil {
+					t.Fatal(err)
+				}
+			case c.budget > 0:
+				checkErr(t, err, c.want, "; set Options.MaxBytes to raise it")
+				if be := budgetError(err); be == nil || be.Budget != c.budget {
+					t.Errorf("%v: want a *BudgetError with a budget of %d", err, c.budget)
+				}
+			default:
+				checkErr(t, err, c.want)
+				if budgetError(err) != nil {
+					t.Errorf("a budget error: %v", err)
+				}
+			}
+		})
+	}
 }

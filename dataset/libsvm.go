@@ -25,7 +25,11 @@ func ReadLibSVM(r io.Reader, name string) (*Data, error) {
 
 // ReadLibSVM is the function ReadLibSVM within the memory budget o.MaxBytes,
 // which bounds the input, the sparse entries (12 bytes each) and the labels
-// as they are read, and then the dense N×D matrix before it is allocated.
+// as they are read, and then the dense N×D matrix before it is allocated: a
+// *BudgetError names the line of the largest feature index, which sets D. A
+// dense matrix larger than the memory available (see DefaultMaxBytes) is
+// refused whatever the budget, with an error that is not a *BudgetError,
+// since raising the budget cannot help: the file is likely corrupt.
 // o.Target "none" drops the labels (Y is nil); "" keeps them; other targets
 // are an error. o.Format and o.Labels are ignored.
 func (o Options) ReadLibSVM(r io.Reader, name string) (*Data, error) {
@@ -55,6 +59,7 @@ func readLibSVM(r io.Reader, name, target string, b *budget) (*Data, error) {
 		fields [][]byte
 		scr    []int32
 		maxIdx int
+		maxAt  int // the line where maxIdx first occurs
 	)
 	for {
 		line, err := lr.next()
@@ -102,7 +107,9 @@ func readLibSVM(r io.Reader, name, target string, b *budget) (*Data, error) {
 				sorted = false
 			}
 			prev = k
-			maxIdx = max(maxIdx, k)
+			if k > maxIdx {
+				maxIdx, maxAt = k, lr.line
+			}
 			if idx, err = grow(b, idx, 1, lr.line, parsedData); err != nil {
 				return nil, err
 			}
@@ -138,8 +145,14 @@ func readLibSVM(r io.Reader, name, target string, b *budget) (*Data, error) {
 		return nil, fmt.Errorf("%s: no features (every line has only a label)", name)
 	}
 	d := maxIdx
-	what := fmt.Sprintf("densifying %d rows × %d features", n, d)
-	if err := b.charge(satAdd(satMul(satMul(int64(n), int64(d)), 8), nameCost*int64(d)), 0, what); err != nil {
+	need := satAdd(satMul(satMul(int64(n), int64(d)), 8), nameCost*int64(d)) // X and the names of its columns
+	if avail := memoryAvailable(); avail > 0 && need > avail {
+		// No budget can make this fit: say which index sets the width, and do not suggest raising the budget.
+		return nil, fmt.Errorf("%s:%d: feature index %d makes %d rows × %d columns (%s), more than the memory available (%s); is the file corrupt? (a LibSVM file is densified: its largest feature index sets the number of columns)",
+			name, maxAt, d, n, d, formatBytes(need), formatBytes(avail))
+	}
+	what := fmt.Sprintf("densifying %d rows × %d features (feature index %d sets the width)", n, d, d)
+	if err := b.charge(need, maxAt, what); err != nil {
 		return nil, err
 	}
 	x := make([]float64, n*d)

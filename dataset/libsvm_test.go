@@ -115,9 +115,64 @@ func TestLibSVMErrors(t *testing.T) {
 		{"1 2:1 5:2 2:3\n", []string{"train.libsvm:1: feature index 2 repeated"}},
 		{"1 2:1 2:3\n", []string{"train.libsvm:1: feature index 2 repeated"}},
 		{"1\n-1\n", []string{"train.libsvm: no features"}},
-		{"1 1:1\n1 2000000:1\n", []string{"train.libsvm: densifying 2 rows × 2000000 features needs at least 96000", "memory budget of 8388608 bytes (8 MiB); set Options.MaxBytes"}},
+		{"1 1:1\n1 2000000:1\n", []string{"train.libsvm:2: densifying 2 rows × 2000000 features (feature index 2000000 sets the width) needs at least 96000", "memory budget of 8388608 bytes (8 MiB); set Options.MaxBytes"}},
 	} {
 		_, err := opt.ReadLibSVM(strings.NewReader(c.text), "train.libsvm")
 		checkErr(t, err, c.want...)
+	}
+}
+
+// TestLibSVMWidth: the error for a dense matrix too large names the line and the feature index that set its width;
+// when the matrix exceeds the memory available, no budget can help and the error asks whether the file is corrupt
+// instead of advising to raise the budget; nothing large is allocated either way.
+func TestLibSVMWidth(t *testing.T) {
+	defer func(f func() int64) { memoryAvailable = f }(memoryAvailable)
+	const huge = "1 2000000000:1\n-1 3:0.5\n" // 2 × 2e9 × 8 bytes, and 32 bytes per column name
+	for _, c := range []struct {
+		name     string
+		text     string
+		avail    int64 // the memory available, -1 unknown
+		maxBytes int64
+		want     string // the whole message, or its start for a *BudgetError
+		budget   bool   // want a *BudgetError
+	}{
+		{name: "beyond memory, no budget", text: huge, avail: 1 << 30, maxBytes: -1,
+			want: "w.libsvm:1: feature index 2000000000 makes 2 rows × 2000000000 columns (89.4 GiB), more than the memory available (1 GiB); is the file corrupt? (a LibSVM file is densified: its largest feature index sets the number of columns)"},
+		{name: "beyond memory, budget raised past it", text: huge, avail: 1 << 30, maxBytes: 1 << 40,
+			want: "w.libsvm:1: feature index 2000000000 makes 2 rows × 2000000000 columns (89.4 GiB), more than the memory available (1 GiB); is the file corrupt?"},
+		{name: "beyond memory, default budget", text: huge, avail: 1 << 30,
+			want: "w.libsvm:1: feature index 2000000000 makes 2 rows × 2000000000 columns (89.4 GiB)"},
+		{name: "largest index on a later line", text: "# made up\n1 4:0.25\n\n-1 7:1.5 2000000000:2\n1 7:-3 2000000000:4.5\n", avail: 1 << 30, maxBytes: -1,
+			want: "w.libsvm:4: feature index 2000000000 makes 3 rows × 2000000000 columns (104.3 GiB), more than the memory available (1 GiB)"},
+		{name: "within memory, over the budget", text: "1 4:0.25\n-1 3000:2\n1 3000:1.5\n", avail: 1 << 30, maxBytes: 16 << 10, budget: true,
+			want: "w.libsvm:2: densifying 3 rows × 3000 features (feature index 3000 sets the width) needs at least"},
+		{name: "memory unknown, over the budget", text: huge, avail: -1, maxBytes: 8 << 20, budget: true,
+			want: "w.libsvm:1: densifying 2 rows × 2000000000 features (feature index 2000000000 sets the width) needs at least"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			memoryAvailable = func() int64 { return c.avail }
+			var err error
+			alloc := allocDuring(func() { _, err = Options{MaxBytes: c.maxBytes}.ReadLibSVM(strings.NewReader(c.text), "w.libsvm") })
+			if alloc > 1<<20 {
+				t.Errorf("allocated %d bytes before refusing", alloc)
+			}
+			if c.budget {
+				checkBudgetErr(t, err, "w.libsvm:", c.maxBytes, "sets the width")
+				if !strings.HasPrefix(err.Error(), c.want) {
+					t.Errorf("error %q, want it to start with %q", err, c.want)
+				}
+				return
+			}
+			checkErr(t, err, c.want)
+			if budgetError(err) != nil || strings.Contains(err.Error(), "MaxBytes") || strings.Contains(err.Error(), "raise") {
+				t.Errorf("%v: advises raising the budget", err)
+			}
+		})
+	}
+	// A file that fits is read as before, whatever the budget.
+	memoryAvailable = func() int64 { return 1 << 30 }
+	d, err := Options{MaxBytes: -1}.ReadLibSVM(strings.NewReader("1 4:0.25\n-1 3000:2\n"), "w.libsvm")
+	if err != nil || d.D != 3000 || d.X[3] != 0.25 || d.X[3000+2999] != 2 {
+		t.Fatalf("a file within memory: %v", err)
 	}
 }

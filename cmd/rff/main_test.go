@@ -360,7 +360,7 @@ func TestMessagesNameTheInput(t *testing.T) {
 		{[]string{"fit", "--data", data, "--out", out, "-D", "8", "--cv", "31"}, "31-fold cross-validation needs at least 31 rows, have 30"},
 		{[]string{"fit", "--data", one, "--out", out, "-D", "8"}, "the median heuristic for σ needs at least 2 rows, have 1"},
 		{[]string{"fit", "--data", multi, "--out", out, "-D", "8", "--target", "none", "--ovk", "curl-free"}, "--ovk curl-free needs --targets"},
-		{[]string{"serve", "--models", dir, "--max-rows", "0"}, "--max-rows must be at least 1"},
+		{[]string{"serve", "--models", dir, "--max-rows", "0"}, "--max-rows must be ≥ 1, got 0"},
 		{[]string{"serve", "--models", dir, "--max-queue", "-2"}, "--max-queue must be ≥ -1"},
 	} {
 		code, stdout, stderr := runCLI(c.args...)

@@ -54,7 +54,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case *maxRows < 1:
-		return usagef("--max-rows must be at least 1, got %d", *maxRows)
+		return usagef("--max-rows must be ≥ 1, got %d", *maxRows)
 	case *maxConc < 0:
 		return usagef("--max-concurrent must be ≥ 0 (0: the default), got %d", *maxConc)
 	case *maxQueue < -1:
