@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rffkit/rff/internal/spool"
 )
 
 // Data is a dense numeric dataset: X is row-major N×D, Y holds targets (len N) or nil.
@@ -255,13 +258,19 @@ type input struct {
 // openFile opens a file, decompressing it when it starts with the gzip magic
 // bytes.
 func openFile(path string) (*input, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
+	var f fileReader
 	size := int64(-1)
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
+	if b, ok := spool.Get(path); ok { // an input read into memory once, such as a pipe
+		f, size = memFile{bytes.NewReader(b)}, int64(len(b))
+	} else {
+		osf, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := osf.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		f = osf
 	}
 	br := bufio.NewReaderSize(f, 1<<16)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -289,6 +298,19 @@ func openFile(path string) (*input, error) {
 	}
 	return &input{rc: &readCloser{Reader: br, close: f.Close}, size: size, isize: -1, hint: size}, nil
 }
+
+// fileReader is what openFile reads: an *os.File, or a memFile over an input package spool kept.
+type fileReader interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+}
+
+// memFile is a fileReader over bytes in memory.
+type memFile struct{ *bytes.Reader }
+
+// Close does nothing: the bytes stay with package spool.
+func (memFile) Close() error { return nil }
 
 // openLimited opens a file for a whole-file loader with budget b: it refuses
 // a file whose content is known to exceed the budget (a plain file's size, a

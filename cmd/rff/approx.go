@@ -264,6 +264,9 @@ func runApprox(args []string, stdout, stderr io.Writer) error {
 	if err := sf.checkPlot(df.path, df.labels); err != nil {
 		return err
 	}
+	if err := df.keepInputs(df.path, df.labels); err != nil {
+		return err
+	}
 	set := func(name string) bool { return flagSet(fs, name) }
 	switch {
 	case *kind == "" && (set("Ds") || set("dim")):

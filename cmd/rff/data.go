@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
 
+	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/spool"
 )
 
 // dataFlags are the flags every command that reads a dataset shares.
@@ -92,6 +95,28 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 		return nil, fmt.Errorf("%s: no data rows or no feature columns", f.path)
 	}
 	return data, nil
+}
+
+// keepInputs reads the inputs among paths that are pipes or devices (/dev/stdin, a process substitution) into memory
+// once, within the memory budget, so that reading one more than once — its format, its header, then its rows —
+// sees the same bytes (package spool). Regular files are read as usual.
+func (f *dataFlags) keepInputs(paths ...string) error {
+	limit := f.maxBytes()
+	if limit == 0 {
+		limit = dataset.DefaultMaxBytes()
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if _, err := spool.Keep(p, limit); err != nil {
+			if errors.Is(err, spool.ErrTooLarge) {
+				return usagef("%s: a pipe longer than the memory budget of %s; write it to a file or raise --max-memory", p, rff.FormatBytes(limit))
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // maxBytes is the --max-memory budget as dataset.Options.MaxBytes takes it (0: the default, negative: none).

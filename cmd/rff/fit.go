@@ -131,6 +131,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := checkReport(*reportPath, *out, inputs...); err != nil {
 		return err
 	}
+	if *stream && df.path != "" {
+		if fi, err := osStat(df.path); err == nil && !fi.Mode().IsRegular() {
+			return usagef("--stream reads --data %s twice; give a file (a pipe is read into memory without --stream)", df.path)
+		}
+	}
+	if err := df.keepInputs(inputs...); err != nil {
+		return err
+	}
 	if *landmarksFile != "" {
 		if cfg.Map != "nystrom" {
 			return usagef("--landmarks-file needs --map nystrom")

@@ -39,6 +39,9 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	if f.path == "" {
 		return nil, usagef("--model is required")
 	}
+	if err := f.data.keepInputs(f.data.path, f.data.labels); err != nil {
+		return nil, err
+	}
 	return rff.Load(f.path)
 }
 

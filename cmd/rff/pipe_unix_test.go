@@ -1,0 +1,62 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestPipeInput: a data file given as a named pipe (as /dev/stdin or a process substitution) is read once — its
+// format, header and rows from the same bytes — so fit, predict and eval work on it as on the file, and --stream,
+// which reads its file twice, refuses it.
+func TestPipeInput(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, 50, 2)
+	content, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.rff")
+	if code, _, errOut := runCLI("fit", "--data", data, "--out", model, "-D", "8", "--sigma", "1"); code != 0 {
+		t.Fatalf("fit: %s", errOut)
+	}
+	_, want, _ := runCLI("eval", "--model", model, "--data", data)
+	n := 0
+	pipe := func() string { // a fresh named pipe that a writer fills with the data file once
+		n++
+		p := filepath.Join(dir, "pipe"+strings.Repeat("x", n))
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skip(err)
+		}
+		go func() {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.Write(content)
+			f.Close()
+		}()
+		return p
+	}
+	p := pipe()
+	code, got, errOut := runCLI("eval", "--model", model, "--data", p)
+	if code != 0 || strings.TrimPrefix(got, filepath.Base(p)) != strings.TrimPrefix(want, filepath.Base(data)) {
+		t.Errorf("eval on a pipe: exit %d, %q (stderr %q); on the file %q", code, got, errOut, want)
+	}
+	p = pipe()
+	if code, _, errOut := runCLI("fit", "--data", p, "--out", filepath.Join(dir, "p.rff"), "-D", "8", "--sigma", "1"); code != 0 {
+		t.Errorf("fit on a pipe: exit %d, %s", code, errOut)
+	}
+	p = pipe()
+	code, _, errOut = runCLI("fit", "--data", p, "--stream", "--out", filepath.Join(dir, "s.rff"), "-D", "8")
+	if code != 2 || !strings.Contains(errOut, "--stream reads --data "+p+" twice") {
+		t.Errorf("--stream on a pipe: exit %d, %q", code, errOut)
+	}
+	if f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil { // release the waiting writer
+		f.Close()
+	}
+}
