@@ -386,6 +386,21 @@ var (
 	forms     = []string{"", "cossin", "cosphase"}
 )
 
+// distinctNames reports an empty name or one that repeats an earlier one: predictions match columns by name.
+func distinctNames(names []string) error {
+	seen := make(map[string]int, len(names))
+	for i, n := range names {
+		if n == "" {
+			return fmt.Errorf("name %d is empty", i+1)
+		}
+		if j, dup := seen[n]; dup {
+			return fmt.Errorf("%q is both name %d and name %d", n, j+1, i+1)
+		}
+		seen[n] = i
+	}
+	return nil
+}
+
 // Check validates every field of m against every other: known enumerations, shapes of the arrays against the
 // header's dimensions, finite numbers, names and labels. It does not rebuild the map (the root package does, and
 // compares the probe features).
@@ -415,6 +430,14 @@ func (m *Model) Check() error {
 		return fmt.Errorf("model: %d biases for %d outputs", len(m.Bias), h.Outputs)
 	case h.Names != nil && len(h.Names) != h.Dim:
 		return fmt.Errorf("model: %d input names for %d inputs", len(h.Names), h.Dim)
+	}
+	for _, list := range []struct {
+		what  string
+		names []string
+	}{{"input", h.Names}, {"target", h.Targets}} {
+		if err := distinctNames(list.names); err != nil {
+			return fmt.Errorf("model: %s names: %w", list.what, err)
+		}
 	}
 	if err := m.checkKind(); err != nil {
 		return err
