@@ -100,6 +100,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
+	if _, err := net.ResolveTCPAddr("tcp", *addr); err != nil { // a malformed address, before the models load
+		return usagef("--addr %s: %v", *addr, err)
+	}
 	s, err := serve.New(*dir, opts)
 	if errors.Is(err, serve.ErrTokenFile) {
 		return usagef("--token-file: %v (write one token, no spaces, into the file)", err)
@@ -112,7 +115,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return err
+		return usagef("--addr %s: %v", *addr, err)
 	}
 
 	ctx, stop := context.WithCancel(context.Background())

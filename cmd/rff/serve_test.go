@@ -52,6 +52,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"serve", "--models", dir, "--token-file", empty}, "must hold one token"},
 		{[]string{"serve", "--models", dir, "--token-file", filepath.Join(dir, "none")}, "no such file"},
 		{[]string{"serve", "--models", dir, "extra"}, "unexpected argument"},
+		{[]string{"serve", "--models", dir, "--addr", "127.0.0.1:99999"}, "--addr 127.0.0.1:99999: "},
 	} {
 		code, _, errOut := runCLI(c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
