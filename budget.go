@@ -75,11 +75,11 @@ func (s *settings) pointsDrawn(d int, k kernel.Kernel) (points, per int) {
 // checkRounding refuses an SR rule whose rounding to whole rules more than doubles D, or switches to the fallback
 // rule when one is configured.
 func (s *settings) checkRounding(d int, k kernel.Kernel) error {
-	if s.Exact {
+	if s.Exact || s.nystrom { // no rule draws points
 		return nil
 	}
 	got, per := s.pointsDrawn(d, k)
-	if got <= 2*s.Points {
+	if got-s.Points <= s.Points { // got ≤ 2·Points, without overflow
 		return nil
 	}
 	if s.Fallback != "" {

@@ -96,7 +96,10 @@ func ChooseSigma(cfg Config, sample []float64, sc *dataset.Scaler) (float64, err
 	if s.Sigma != 0 || isScaleFree(s.Kernel) {
 		return s.Sigma, nil
 	}
-	if sc == nil || sc.D < 1 || len(sample)%sc.D != 0 {
+	if sc == nil {
+		return 0, errors.New("no preprocessing: ChooseSigma measures the sample after it (the Scaler of the first pass)")
+	}
+	if sc.D < 1 || len(sample)%sc.D != 0 {
 		return 0, fmt.Errorf("a sample of %d values for the preprocessing of %d inputs", len(sample), sc.D)
 	}
 	x := slices.Clone(sample)

@@ -2,6 +2,7 @@ package rff
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,9 @@ import (
 // Save writes m to the file path in the current model format, atomically (a temporary file in the same directory,
 // synced, then renamed): an existing file at path survives any failure.
 func (m *Model) Save(path string) error {
+	if !m.ok() {
+		return errNoModel
+	}
 	b, err := m.encode()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -23,6 +27,9 @@ func (m *Model) Save(path string) error {
 
 // Write writes m to w in the current model format.
 func (m *Model) Write(w io.Writer) error {
+	if !m.ok() {
+		return errNoModel
+	}
 	b, err := m.encode()
 	if err != nil {
 		return err
@@ -62,6 +69,9 @@ func Load(path string) (*Model, error) {
 
 // Read reads a model from r, like Load.
 func Read(r io.Reader) (*Model, error) {
+	if r == nil {
+		return nil, errors.New("rff.Read: nil reader")
+	}
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, err

@@ -31,7 +31,12 @@ type Report struct {
 }
 
 // Report returns how m was fitted, or nil for a loaded model.
-func (m *Model) Report() *Report { return m.report }
+func (m *Model) Report() *Report {
+	if m == nil {
+		return nil
+	}
+	return m.report
+}
 
 // Fit fits a model on data. For scalar models data.Y holds the targets (numbers for regression; class labels or
 // numbers for classification); for vector-valued models (Config.OVK) the data are loaded without a target column
@@ -75,6 +80,27 @@ func checkData(data *dataset.Data) error {
 		return fmt.Errorf("data have %d column names for %d columns", len(data.Names), data.D)
 	case data.Y != nil && len(data.Y) != data.N:
 		return fmt.Errorf("data have %d targets for %d rows", len(data.Y), data.N)
+	case data.Labels != nil && data.Y == nil:
+		return fmt.Errorf("data have %d labels but no targets", len(data.Labels))
+	}
+	if data.Labels != nil { // Y holds indices into Labels
+		for i, y := range data.Y {
+			if !(y >= 0 && y < float64(len(data.Labels))) || y != math.Trunc(y) {
+				return fmt.Errorf("row %d: target %v is not the index of one of the %d labels", i+1, y, len(data.Labels))
+			}
+		}
+	}
+	if data.Names != nil {
+		seen := make(map[string]int, len(data.Names))
+		for j, n := range data.Names {
+			if k, dup := seen[n]; dup || n == "" {
+				if n == "" {
+					return fmt.Errorf("column %d has no name", j+1)
+				}
+				return fmt.Errorf("columns %d and %d are both named %q; predictions match columns by name", k+1, j+1, n)
+			}
+			seen[n] = j
+		}
 	}
 	return nil
 }
@@ -171,6 +197,11 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	}
 	h.Outputs = P
 	rep.Phases["load"] = time.Since(t0).Seconds()
+	if s.nystrom {
+		if _, err := s.centres(n); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case s.CV > n:
 		return nil, fmt.Errorf("%d-fold cross-validation needs at least %d rows, have %d", s.CV, s.CV, n)

@@ -72,8 +72,17 @@ type Info struct {
 	ExplainedVariance float64 `json:"explained_variance,omitempty"`
 }
 
-// Info describes m.
+// errNoModel is returned by the methods of a nil or zero Model (not from Fit, FitCSV, Load or Read).
+var errNoModel = errors.New("rff: no model (a nil or zero Model; get one from Fit, FitCSV, Load or Read)")
+
+// ok reports whether m is a model from Fit, FitCSV, Load or Read, not nil or a zero Model.
+func (m *Model) ok() bool { return m != nil && m.file != nil }
+
+// Info describes m (the zero Info for a nil or zero Model).
 func (m *Model) Info() Info {
+	if !m.ok() {
+		return Info{}
+	}
 	h := m.file.Header
 	in := Info{Task: h.Task, Kernel: h.Kernel, Sigma: h.Sigma, OVK: h.OVK, Exact: h.Exact, Rule: h.Rule,
 		Points: h.Points, Features: h.Features, Form: h.Form, Lambda: h.Lambda, Loss: h.Loss, Encoding: h.Encoding,
@@ -95,6 +104,9 @@ func (m *Model) Info() Info {
 
 // String is a one-line summary: task, kernel, σ, map, λ and preprocessing.
 func (m *Model) String() string {
+	if !m.ok() {
+		return "rff: no model"
+	}
 	in := m.Info()
 	what := fmt.Sprintf("%s features (D = %d points, %d columns)", in.Rule, in.Points, in.Features)
 	if in.Exact {
@@ -320,6 +332,9 @@ type Prediction struct {
 // the columns gives the same predictions; extra columns such as a target are ignored; a missing column is an
 // error); data whose columns have generated names (a file without a header) must have exactly the model's columns.
 func (m *Model) Predict(data *dataset.Data) (*Prediction, error) {
+	if !m.ok() {
+		return nil, errNoModel
+	}
 	X, err := m.Inputs(data)
 	if err != nil {
 		return nil, err
@@ -330,6 +345,9 @@ func (m *Model) Predict(data *dataset.Data) (*Prediction, error) {
 // PredictRows predicts the n rows of X (n×d, row-major, the columns in the model's input order, raw: the model
 // applies its own preprocessing).
 func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
+	if !m.ok() {
+		return nil, errNoModel
+	}
 	h := m.file.Header
 	if n < 0 || len(X) != n*h.Dim {
 		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
@@ -340,6 +358,9 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 		}
 	}
 	Z := m.preprocess(X, n)
+	if err := finiteRows(Z, n, "the preprocessed input", "is too large for the model's scaling"); err != nil {
+		return nil, err
+	}
 	P := h.Outputs
 	out := make([]float64, n*P)
 	var err error
@@ -356,6 +377,9 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := finiteRows(out, n, "the prediction", "overflows (an input far outside the training data?)"); err != nil {
+		return nil, err
+	}
 	p := &Prediction{N: n, Outputs: P, Values: out}
 	if h.Task == "classification" {
 		K := len(h.Labels)
@@ -370,6 +394,21 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 		}
 	}
 	return p, nil
+}
+
+// finiteRows returns an error naming the first row (1-based) of the n rows of v that holds a NaN or an infinity:
+// "row i: what why".
+func finiteRows(v []float64, n int, what, why string) error {
+	if n == 0 {
+		return nil
+	}
+	w := len(v) / n
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("row %d: %s %s", i/w+1, what, why)
+		}
+	}
+	return nil
 }
 
 // preprocess returns a preprocessed copy of the raw rows X: n×MapDim() values (fewer columns than X after a PCA
@@ -406,6 +445,9 @@ var ErrNoUncertainty = errors.New("this model was fitted without uncertainty (fi
 // PredictStd returns the n×P predictive standard deviations at the raw rows of X (columns in the model's order):
 // of the function value f(x) (the posterior's own uncertainty), or with noise of an observation y = f(x) + ε.
 func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
+	if !m.ok() {
+		return nil, errNoModel
+	}
 	if m.post == nil {
 		return nil, ErrNoUncertainty
 	}
@@ -422,6 +464,9 @@ func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
 // Sample draws K joint samples of the function from the posterior at the raw rows of X (pathwise: one θ per
 // sample, evaluated at every row), deterministic for the seed: K×n×P values, sample after sample.
 func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
+	if !m.ok() {
+		return nil, errNoModel
+	}
 	if m.post == nil {
 		return nil, ErrNoUncertainty
 	}
@@ -445,6 +490,9 @@ var ErrNoGradient = errors.New("this model provides no such derivative")
 // of a shift-invariant kernel, or of a regression model on Nyström features of a differentiable kernel, at the n raw
 // rows of X (columns in the model's order), in the raw coordinates.
 func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
+	if !m.ok() {
+		return nil, errNoModel
+	}
 	h := m.file.Header
 	if h.Task == "classification" || h.Outputs != 1 || (m.fmap == nil && m.nmap == nil) {
 		return nil, fmt.Errorf("%w: gradients need a single-output regression or hermite model on random or Nyström features (not exact or vector-valued)", ErrNoGradient)
@@ -477,6 +525,9 @@ func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 // Jacobian returns the p×d Jacobian ∂f_a/∂x_b of a vector-valued model on ORFF features at the raw input x, in
 // the raw coordinates: symmetric for a curl-free kernel and traceless for a divergence-free one.
 func (m *Model) Jacobian(x []float64) ([]float64, error) {
+	if !m.ok() {
+		return nil, errNoModel
+	}
 	h := m.file.Header
 	if m.ofit == nil {
 		return nil, fmt.Errorf("%w: the Jacobian needs a vector-valued model on ORFF features", ErrNoGradient)

@@ -22,12 +22,17 @@ type Score struct {
 // values f(x)), the target columns named in the model for vector-valued models (data then loaded without a target
 // column). Input columns are matched by name as in Predict.
 func (m *Model) Score(data *dataset.Data) (*Score, error) {
+	if !m.ok() {
+		return nil, errNoModel
+	}
 	h := m.file.Header
 	var Y []float64
 	var err error
 	switch {
 	case data == nil || data.N == 0:
 		return nil, fmt.Errorf("no data rows")
+	case data.Y != nil && len(data.Y) != data.N:
+		return nil, fmt.Errorf("the data have %d targets for %d rows", len(data.Y), data.N)
 	case h.OVK != "":
 		if Y, err = m.targets(data); err != nil {
 			return nil, err
@@ -55,6 +60,12 @@ func (m *Model) Score(data *dataset.Data) (*Score, error) {
 		}
 		Y = data.Y
 	}
+	if len(Y) != data.N*h.Outputs {
+		return nil, fmt.Errorf("the data have %d target values for %d rows of %d outputs", len(Y), data.N, h.Outputs)
+	}
+	if err := finiteRows(Y, data.N, "target", "is not a number: a score needs every target"); err != nil {
+		return nil, err
+	}
 	r := metrics.ScoreRegression(p.Values, Y, data.N, h.Outputs, h.Targets)
 	s.Regression = &r
 	return s, nil
@@ -75,6 +86,9 @@ func (m *Model) targetName() string {
 // only) or for vector-valued models (whose targets are ordinary named columns), and for a file without a header
 // "last" when it has one column more than the model's inputs, else "none". Other formats keep their labels ("").
 func (m *Model) TargetOption(path string, format dataset.Format) (string, error) {
+	if !m.ok() {
+		return "", errNoModel
+	}
 	if format == dataset.FormatAuto {
 		format = dataset.GuessFormat(path)
 	}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,7 +91,10 @@ func (c *Classes) Code(d *Data) ([]int, error) {
 // Target returns the target of row i as text: its label, or the number in its shortest 'g' form.
 func (d *Data) Target(i int) string {
 	if d.Labels != nil {
-		return d.Labels[int(d.Y[i])]
+		if k := d.Y[i]; k >= 0 && k < float64(len(d.Labels)) && k == math.Trunc(k) {
+			return d.Labels[int(k)]
+		}
+		return fmt.Sprintf("(not a label index: %v)", d.Y[i]) // a hand-built Data; Code then refuses it
 	}
 	return strconv.FormatFloat(d.Y[i], 'g', -1, 64)
 }

@@ -151,10 +151,11 @@ func (m *Model) named() []namedArray {
 // pointsPrefix names the arrays of the points in a file.
 const pointsPrefix = "points/"
 
-// ProbeInput returns the fixed input whose features are stored in a model file to check the rebuilt map.
+// ProbeInput returns the fixed input whose features are stored in a model file to check the rebuilt map: d values
+// (nil for a d below 0 or above the largest input dimension a model may have, 2²⁴).
 func ProbeInput(d int) []float64 {
-	if d < 0 {
-		d = 0
+	if d < 0 || d > maxDim { // no model has such a dimension (Model.Check)
+		return nil
 	}
 	x := make([]float64, d)
 	for i := range x {
@@ -378,6 +379,9 @@ func (m *Model) readV2(rest []byte) error {
 	return nil
 }
 
+// maxDim bounds the input dimension and the number of outputs of a model.
+const maxDim = 1 << 24
+
 // Known values of the header's enumerations.
 var (
 	tasks     = []string{"regression", "classification", "hermite"}
@@ -418,7 +422,7 @@ func (m *Model) Check() error {
 		return fmt.Errorf("model: unknown encoding %q", h.Encoding)
 	case !slices.Contains(forms, h.Form):
 		return fmt.Errorf("model: unknown form %q", h.Form)
-	case h.Dim < 1 || h.Outputs < 1 || h.Dim > 1<<24 || h.Outputs > 1<<24:
+	case h.Dim < 1 || h.Outputs < 1 || h.Dim > maxDim || h.Outputs > maxDim:
 		return fmt.Errorf("model: bad dimensions (d=%d, outputs=%d)", h.Dim, h.Outputs)
 	case !(h.Lambda >= 0) || math.IsInf(h.Lambda, 0):
 		return fmt.Errorf("model: λ = %v", h.Lambda)

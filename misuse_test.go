@@ -1,0 +1,89 @@
+package rff
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/misusetest"
+	"github.com/rffkit/rff/model"
+)
+
+// TestMisuse: the root package returns errors, not panics, for what a caller can get wrong: a nil or zero Model,
+// a nil reader or scaler, Data whose labels, targets or names do not hold together, inputs that overflow the
+// model's preprocessing, and sizes that overflow.
+func TestMisuse(t *testing.T) {
+	data := &dataset.Data{X: []float64{0.5, 1.5, 2.5, 3.5, 4.5, 5.5}, N: 6, D: 1, Y: []float64{1, 2, 1, 2, 1, 2},
+		Names: []string{"u"}, TargetName: "y"}
+	m, err := Fit(Config{Points: 16, Lambda: 1e-3, Sigma: 1, Seed: 1}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labelled := func(y ...float64) *dataset.Data {
+		return &dataset.Data{X: []float64{0.5, 1.5, 2.5, 3.5}, N: 4, D: 1, Y: y, Labels: []string{"a", "b"}}
+	}
+	tiny, err := Fit(Config{Points: 16, Lambda: 1e-3, Sigma: 1, Seed: 1}, &dataset.Data{
+		X: []float64{1e-3, 2e-3, 3e-3, 4e-3}, N: 4, D: 1, Y: []float64{1, 2, 1, 2}}) // standardizing divides by ~1e-3
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := Fit(Config{Task: "classification", Points: 8, Lambda: 1e-3, Sigma: 1, Seed: 1}, labelled(0, 1, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nilModel *Model
+	zero := &Model{}
+	fitData := func(d *dataset.Data) func() error {
+		return func() error {
+			_, err := Fit(Config{Task: "classification", Points: 8, Sigma: 1, Seed: 1}, d)
+			return err
+		}
+	}
+	cases := []misusetest.Case{
+		{"PredictRows on nil", func() error { _, err := nilModel.PredictRows([]float64{1}, 1); return err }, "no model"},
+		{"PredictRows on zero", func() error { _, err := zero.PredictRows([]float64{1}, 1); return err }, "no model"},
+		{"Predict on zero", func() error { _, err := zero.Predict(data); return err }, "no model"},
+		{"Score on zero", func() error { _, err := zero.Score(data); return err }, "no model"},
+		{"Save on zero", func() error { return zero.Save(t.TempDir() + "/m.rff") }, "no model"},
+		{"Write on nil", func() error { return nilModel.Write(&bytes.Buffer{}) }, "no model"},
+		{"Inputs on zero", func() error { _, err := zero.Inputs(data); return err }, "no model"},
+		{"PredictStd on zero", func() error { _, err := zero.PredictStd([]float64{1}, 1, false); return err }, "no model"},
+		{"Sample on nil", func() error { _, err := nilModel.Sample([]float64{1}, 1, 2, 1); return err }, "no model"},
+		{"Gradients on zero", func() error { _, err := zero.Gradients([]float64{1}, 1); return err }, "no model"},
+		{"Jacobian on zero", func() error { _, err := zero.Jacobian([]float64{1}); return err }, "no model"},
+		{"TargetOption on zero", func() error { _, err := zero.TargetOption("x.csv", dataset.FormatCSV); return err }, "no model"},
+		{"Read nil", func() error { _, err := Read(nil); return err }, "nil reader"},
+		{"ChooseSigma nil scaler", func() error { _, err := ChooseSigma(Config{}, []float64{1, 2}, nil); return err }, "no preprocessing"},
+		{"label index out of range", fitData(labelled(0, 1, 7, 1)), "not the index of one of the 2 labels"},
+		{"negative label index", fitData(labelled(0, 1, -1, 1)), "not the index"},
+		{"NaN label index", fitData(labelled(0, 1, math.NaN(), 1)), "not the index"},
+		{"fractional label index", fitData(labelled(0, 1, 0.5, 1)), "not the index"},
+		{"duplicate names", func() error {
+			_, err := Fit(Config{Points: 8, Sigma: 1}, &dataset.Data{X: []float64{1, 2, 3, 4}, N: 2, D: 2, Y: []float64{1, 2}, Names: []string{"a", "a"}})
+			return err
+		}, `both named "a"`},
+		{"Score with short targets", func() error {
+			_, err := m.Score(&dataset.Data{X: data.X, N: 6, D: 1, Y: data.Y[:5], Names: data.Names})
+			return err
+		}, "5 targets for 6 rows"},
+		{"Score with a NaN target", func() error {
+			_, err := m.Score(&dataset.Data{X: data.X, N: 6, D: 1, Y: []float64{1, 2, math.NaN(), 2, 1, 2}, Names: data.Names})
+			return err
+		}, "row 3: target is not a number"},
+		{"Score of a classifier with a bad label index", func() error { _, err := cls.Score(labelled(0, 1, 9, 1)); return err }, "not a label index"},
+		{"input overflowing the preprocessing", func() error { _, err := tiny.PredictRows([]float64{1.7e308}, 1); return err }, "row 1: the preprocessed input"},
+		{"input overflowing the features", func() error { _, err := m.PredictRows([]float64{0.5, 1.7e308}, 2); return err }, "row 2: the prediction overflows"},
+		{"nystrom centres overflow", func() error {
+			_, err := Fit(Config{Map: "nystrom", Centres: math.MaxInt, Sigma: 1}, data)
+			return err
+		}, "exceeds the 6 training rows"},
+	}
+	misusetest.Check(t, cases)
+	if in := zero.Info(); in.Task != "" || zero.String() != "rff: no model" || nilModel.Report() != nil {
+		t.Errorf("zero model: Info %+v, String %q", in, zero.String())
+	}
+	if p := model.ProbeInput(1 << 40); p != nil {
+		t.Errorf("ProbeInput(2⁴⁰) returned %d values", len(p))
+	}
+}
