@@ -369,3 +369,19 @@ func TestMessagesNameTheInput(t *testing.T) {
 		}
 	}
 }
+
+// TestModelOverBudget: a model file larger than the memory budget is refused before it is read.
+func TestModelOverBudget(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.rff")
+	if err := os.WriteFile(big, make([]byte, 3<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := writeCSV(t, 10, 2)
+	for _, cmd := range []string{"predict", "eval"} {
+		code, out, errOut := runCLI(cmd, "--model", big, "--data", data, "--max-memory", "1MiB")
+		if code != 2 || out != "" || !strings.Contains(errOut, "--model "+big+" is 3 MiB, over the memory budget of 1 MiB") {
+			t.Errorf("%s: exit %d, stderr %q", cmd, code, errOut)
+		}
+	}
+}

@@ -42,6 +42,13 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	if err := f.data.keepInputs(f.data.path, f.data.labels); err != nil {
 		return nil, err
 	}
+	// A model is read whole: a file larger than the budget (a wrong file, or a corrupt one) is refused unread.
+	if fi, err := osStat(f.path); err == nil && fi.Mode().IsRegular() {
+		if b := budgetOf(*f.data.mem); fi.Size() > b {
+			return nil, usagef("--model %s is %s, over the memory budget of %s (a model is read whole): is it a model file? Else raise --max-memory",
+				f.path, rff.FormatBytes(fi.Size()), rff.FormatBytes(b))
+		}
+	}
 	return rff.Load(f.path)
 }
 
