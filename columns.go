@@ -14,6 +14,9 @@ import (
 // whose columns carry generated names (x1, x2, …: a file without a header) must have exactly the model's columns,
 // in the model's order. Models without stored names, and data without column names, take the columns by position.
 func (m *Model) Inputs(data *dataset.Data) ([]float64, error) {
+	if !m.ok() {
+		return nil, errNoModel
+	}
 	if data == nil || data.N == 0 {
 		return nil, fmt.Errorf("no data rows")
 	}
