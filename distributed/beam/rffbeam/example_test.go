@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -186,17 +185,21 @@ func ExampleChunkRows() {
 	// 65536 256
 }
 
-// DefaultBatchRows gives each core of the machine a chunk: a whole number of chunks, and one chunk when the bundles
-// alone occupy every core.
+// DefaultBatchRows shares 8 chunks among the bundles a worker runs at once below F = 1024 features (one partial
+// ZᵀZ each), and is one chunk from F = 1024 on (mapped on all cores into one ZᵀZ) — whatever the machine's cores.
 func ExampleDefaultBatchRows() {
-	const F = 2048
-	chunk := rffbeam.ChunkRows(F)
-	one := rffbeam.DefaultBatchRows(F, 1)
-	fmt.Println("one bundle: a chunk per core:", one == chunk*runtime.NumCPU())
-	fmt.Println("a bundle per core: one chunk:", rffbeam.DefaultBatchRows(F, runtime.NumCPU()) == chunk)
+	for _, F := range []int{64, 1000, 1024, 8192} {
+		fmt.Print(F, ":")
+		for _, bundles := range []int{1, 2, 3, 4, 5, 8, 16} {
+			fmt.Print(" ", rffbeam.DefaultBatchRows(F, bundles)/rffbeam.ChunkRows(F))
+		}
+		fmt.Println(" chunks of", rffbeam.ChunkRows(F), "rows")
+	}
 	// Output:
-	// one bundle: a chunk per core: true
-	// a bundle per core: one chunk: true
+	// 64: 8 4 2 2 1 1 1 chunks of 2048 rows
+	// 1000: 8 4 2 2 1 1 1 chunks of 2048 rows
+	// 1024: 1 1 1 1 1 1 1 chunks of 2048 rows
+	// 8192: 1 1 1 1 1 1 1 chunks of 256 rows
 }
 
 // EstimateMemory says what the second pass holds for a map of 1024 points (F = 2048 features), and Need what the

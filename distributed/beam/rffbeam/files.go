@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
@@ -21,7 +24,7 @@ const maxLine = 16 << 20
 
 // ListFiles expands glob with Beam's file systems (local paths, gs://… when package
 // github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs is imported, …) and returns the files in
-// lexicographic order. No match is an error.
+// lexicographic order. No match is an error, and so is a local match that is not a regular file (CheckRegular).
 func ListFiles(ctx context.Context, glob string) ([]string, error) {
 	if glob == "" {
 		return nil, errors.New("no input: give a file or a glob")
@@ -39,7 +42,52 @@ func ListFiles(ctx context.Context, glob string) ([]string, error) {
 		return nil, fmt.Errorf("no files match %s", glob)
 	}
 	slices.Sort(files)
-	return slices.Compact(files), nil
+	files = slices.Compact(files)
+	if !strings.Contains(glob, "://") {
+		for _, f := range files {
+			if err := CheckRegular(f); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return files, nil
+}
+
+// CheckRegular refuses a local path that is not a regular file (links followed): a directory, a named pipe, a
+// device or a socket. Every pass reads every file again, and a file is read whole by one worker, so a pipe or a
+// device — read once, with no end or a different content each time — cannot be input (a named pipe would block
+// the fit forever).
+func CheckRegular(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	switch kind := fileKind(fi.Mode()); {
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory, not a data file; give the files in it (a glob such as %s)", path, filepath.Join(path, "*.csv"))
+	case kind != "":
+		return fmt.Errorf("%s is %s, not a regular file: the passes read every file two or three times, which a pipe or a device cannot give; copy the data to a file", path, kind)
+	}
+	return nil
+}
+
+// fileKind names the kind of a file that is not regular ("" for a regular file).
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }
 
 // openData opens a file with Beam's file systems, decompressed when it starts with the gzip magic bytes 1f 8b

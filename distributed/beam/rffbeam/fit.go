@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -51,9 +50,11 @@ type Options struct {
 	// (dataset.DefaultMaxBytes), a negative value no limit.
 	WorkerMemory int64
 	// Bundles is the number of bundles a worker processes at once, for the memory estimate and the default batch:
-	// 0 means min(8, files) for prism and direct (prism runs up to 8 bundles at once, each with at least one file),
-	// the number of CPUs here for other runners. BatchRows is the rows a bundle maps at a time (0:
-	// DefaultBatchRows), BlockRows the rows of a Rows element (0: 1024).
+	// 0 means min(8, files) (prism runs up to 8 bundles at once, each with at least one file; on Dataflow give the
+	// harness threads per worker). BatchRows is the rows a bundle maps at a time (0: DefaultBatchRows), BlockRows
+	// the rows of a Rows element (0: 1024). How rows are grouped into partial sums depends on these and the input,
+	// never on this machine's cores: in pure Go (or OpenBLAS with a fixed thread count, RFF_THREADS) the same input
+	// and options give the same model bytes on any number of cores.
 	Bundles, BatchRows, BlockRows int
 	// Log receives a line per step, or nothing when nil.
 	Log io.Writer
@@ -150,9 +151,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 		P = 2 - boolInt(cfg.Encoding == "simplex")
 	}
 	if o.Bundles <= 0 {
-		if o.Bundles = runtime.NumCPU(); local {
-			o.Bundles = min(8, len(files))
-		}
+		o.Bundles = min(8, len(files))
 	}
 	if o.BatchRows <= 0 {
 		o.BatchRows = DefaultBatchRows(F, o.Bundles)
@@ -395,11 +394,23 @@ func runDir(ctx context.Context, tempDir string, local bool) (string, func(), er
 	rand.Read(rnd[:])
 	name := "rff-beam-" + hex.EncodeToString(rnd[:])
 	if !strings.Contains(tempDir, "://") {
-		dir := filepath.Join(tempDir, name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		created, err := makeTempDir(tempDir)
+		if err != nil {
 			return "", nil, err
 		}
-		return dir, func() { os.RemoveAll(dir) }, nil
+		dir := filepath.Join(tempDir, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			if created {
+				os.Remove(tempDir)
+			}
+			return "", nil, fmt.Errorf("the temporary directory %s: %w", tempDir, err)
+		}
+		return dir, func() {
+			os.RemoveAll(dir)
+			if created {
+				os.Remove(tempDir) // only if empty: nothing else was put there meanwhile
+			}
+		}, nil
 	}
 	dir := strings.TrimSuffix(tempDir, "/") + "/" + name
 	return dir, func() {
@@ -414,6 +425,35 @@ func runDir(ctx context.Context, tempDir string, local bool) (string, func(), er
 			}
 		}
 	}, nil
+}
+
+// makeTempDir makes sure the local directory dir exists: it creates dir (and reports it, for the caller to remove)
+// when its parent is a directory, and refuses a dir that is not a directory or whose parent does not exist, rather
+// than create a tree of directories that would be left behind.
+func makeTempDir(dir string) (created bool, err error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return false, nil
+	case err == nil:
+		return false, fmt.Errorf("the temporary directory %s is not a directory; name a directory", dir)
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	switch pi, perr := os.Stat(parent); {
+	case perr != nil:
+		return false, fmt.Errorf("the temporary directory %s: the directory %s does not exist; create it, or name another", dir, parent)
+	case !pi.IsDir():
+		return false, fmt.Errorf("the temporary directory %s: %s is not a directory; name another", dir, parent)
+	case !errors.Is(err, os.ErrNotExist):
+		return false, fmt.Errorf("the temporary directory %s: %w", dir, err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() { // made meanwhile by another program: not ours
+			return false, nil
+		}
+		return false, fmt.Errorf("the temporary directory %s: %w", dir, err)
+	}
+	return true, nil
 }
 
 // WriteResult writes the single []byte element of col (the output of ScanFn or StatsFn) to the file path of

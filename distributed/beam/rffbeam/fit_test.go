@@ -11,9 +11,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
@@ -334,5 +337,122 @@ func TestFailureMessage(t *testing.T) {
 	}
 	if _, ok := FailureMessage(errors.New("connection refused")); ok {
 		t.Error("a message found in an error without one")
+	}
+}
+
+// simulateCPUs makes this process look like a machine of n cores for the test: numCPU, which the defaults read,
+// and GOMAXPROCS, which prism and the pure-Go linear algebra run on.
+func simulateCPUs(t *testing.T, n int) {
+	t.Helper()
+	oldNum, oldProcs := numCPU, runtime.GOMAXPROCS(n)
+	numCPU = func() int { return n }
+	t.Cleanup(func() {
+		numCPU = oldNum
+		runtime.GOMAXPROCS(oldProcs)
+	})
+}
+
+// The same input and options give the same model bytes on any number of cores, with the default batch and
+// bundles: how rows are grouped into partial sums must not follow the machine (one 6000-row shard at F = 64 was
+// mapped in batches of one 2048-row chunk on one core and of two on two, and the bytes differed).
+func TestSameBytesOnAnyCores(t *testing.T) {
+	header, lines := dataLines(6000, 3, "reg", 21)
+	one, _ := writeShards(t, t.TempDir(), header, lines, []string{"part-0.csv"})
+	three, _ := writeShards(t, t.TempDir(), header, lines, []string{"part-0.csv", "part-1.csv.gz", "part-2.csv"})
+	cfg := rff.Config{Points: 32, Lambda: 1e-4, Seed: 3, Sigma: 1}
+	for _, glob := range []string{one, three} {
+		for _, bundles := range []int{0, 2} { // the default, and given
+			var want []byte
+			for _, cpus := range []int{1, 2, 16} {
+				simulateCPUs(t, cpus)
+				r := fitBeam(t, Options{Config: cfg, Input: glob, Bundles: bundles})
+				if r.Memory.F != 64 || r.Rows != 6000 {
+					t.Fatalf("F = %d, %d rows", r.Memory.F, r.Rows)
+				}
+				got := modelBytes(t, r.Model)
+				if want == nil {
+					want = got
+					continue
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s, bundles %d: on %d cores the model's bytes differ from those on 1 core (%s)", glob, bundles, cpus, r.Memory)
+				}
+			}
+		}
+	}
+}
+
+// A local temporary directory is created only in an existing directory, and removed with the results: a missing
+// parent or a file is refused, and nothing is left behind.
+func TestTempDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	writeFile(t, file, "", []string{"x"})
+	for _, c := range []struct{ tempDir, want string }{
+		{filepath.Join(dir, "missing", "tmp"), "the temporary directory " + filepath.Join(dir, "missing", "tmp") + ": the directory " + filepath.Join(dir, "missing") + " does not exist; create it, or name another"},
+		{file, "the temporary directory " + file + " is not a directory; name a directory"},
+		{filepath.Join(file, "tmp"), "the temporary directory " + filepath.Join(file, "tmp") + ": " + file + " is not a directory; name another"},
+	} {
+		_, _, err := runDir(context.Background(), c.tempDir, true)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v, want %q", c.tempDir, err, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+		t.Errorf("a refused temporary directory was created: %v", err)
+	}
+	for _, tempDir := range []string{filepath.Join(dir, "new"), dir} {
+		run, cleanup, err := runDir(context.Background(), tempDir, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(run); err != nil || !fi.IsDir() || filepath.Dir(run) != tempDir {
+			t.Fatalf("run directory %s: %v", run, err)
+		}
+		writeFile(t, filepath.Join(run, "pass1"), "", []string{"result"})
+		cleanup()
+		if _, err := os.Stat(run); !os.IsNotExist(err) {
+			t.Errorf("%s left behind", run)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+		t.Error("the temporary directory the fit created was left behind")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("an existing temporary directory was removed: %v", err)
+	}
+}
+
+// A local input that is not a regular file is refused when the glob is expanded, before anything reads it: a
+// named pipe would block the fit forever.
+func TestListFilesRegularOnly(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "part-0.csv"), "a,y", []string{"1,2"})
+	if err := os.Mkdir(filepath.Join(dir, "part-1.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ListFiles(context.Background(), filepath.Join(dir, "part-*"))
+	want := filepath.Join(dir, "part-1.csv") + " is a directory, not a data file; give the files in it (a glob such as " + filepath.Join(dir, "part-1.csv", "*.csv") + ")"
+	if err == nil || err.Error() != want {
+		t.Errorf("a directory: %v, want %q", err, want)
+	}
+	os.Remove(filepath.Join(dir, "part-1.csv"))
+	fifo := filepath.Join(dir, "part-2.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Fit(context.Background(), Options{Config: rff.Config{Points: 8, Sigma: 1}, Input: filepath.Join(dir, "part-*")})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		want := fifo + " is a named pipe, not a regular file: the passes read every file two or three times, which a pipe or a device cannot give; copy the data to a file"
+		if err == nil || err.Error() != want {
+			t.Errorf("a named pipe: %v, want %q", err, want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Fit blocked on a named pipe")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/learn"
 )
 
 // Memory is the estimated peak memory of the second pass, which dominates the fit, in bytes.
@@ -13,7 +14,7 @@ type Memory struct {
 	F int `json:"features"` // features
 	P int `json:"outputs"`  // coded targets
 	// Shards is the number of partial ZᵀZ matrices a bundle's learn.Accumulator holds: one per chunk of a batch, at
-	// most 8 and together under 512 MiB (package learn).
+	// most 8 and together under 512 MiB, and one from F = 1024 on (package learn).
 	Shards int `json:"shards"`
 	// Bundle is what one bundle holds: the partial statistics, the features of the chunks being mapped, the rows
 	// waiting for a batch and the encoded accumulator (the packed upper triangle of ZᵀZ, F(F+1)/2·8 bytes).
@@ -27,17 +28,40 @@ type Memory struct {
 	Driver int64 `json:"driver_bytes"`
 }
 
-// ChunkRows is the number of rows of the chunks learn.Accumulator maps at a time for F features: 16 MiB of
-// features, a multiple of 256 rows between 256 and 2048.
+// numCPU is the number of CPUs of this machine (runtime.NumCPU), a variable so that tests can simulate other
+// machines. It enters only the memory estimate (EstimateMemory's default bundles and the chunks mapped at once) —
+// never how rows are grouped into partial sums, so that a fit gives the same model bytes on any number of cores.
+var numCPU = runtime.NumCPU
+
+// batchChunks is the number of chunks the bundles of a worker map at once by default, together: the 8 partial
+// ZᵀZ matrices of one learn.Accumulator, shared among up to 8 bundles. It is a constant, not the machine's
+// cores, on which the model's bytes would then depend.
+const batchChunks = 8
+
+// ChunkRows is the number of rows of the chunks learn.Accumulator maps at a time for F features
+// (learn.GramChunk): 16 MiB of features, a multiple of 256 rows between 256 and 2048.
 func ChunkRows(F int) int {
-	return min(max((16<<20)/(8*max(F, 1))/256*256, 256), 2048)
+	return learn.GramChunk(F)
 }
 
-// DefaultBatchRows is the batch StatsFn maps at a time when a worker runs bundles bundles at once: enough chunks
-// (ChunkRows) to give every core of this machine one, and no more — a batch of k chunks holds k partial ZᵀZ
-// matrices, so when bundles already occupy the cores one chunk (one partial matrix per bundle) is best.
+// accumulatorShards is the number of partial ZᵀZ matrices a learn.Accumulator splits a batch into for F features
+// (as package learn computes it): one from F = 1024 on, where each chunk is mapped on all cores and added to one
+// ZᵀZ by a multithreaded update; below, at most 8, together under 512 MiB, that run side by side.
+func accumulatorShards(F int) int {
+	if F >= 1024 {
+		return 1
+	}
+	return max(1, min((512<<20)/max(8*F*F, 1), 8))
+}
+
+// DefaultBatchRows is the batch StatsFn maps at a time by default for F features when a worker runs bundles
+// bundles at once: whole chunks (ChunkRows), 8 among the bundles — 8 for one bundle, 4 each for two, one each
+// from five — each chunk one partial ZᵀZ mapped on its own core; from F = 1024 on, one chunk, which
+// learn.Accumulator maps on all cores into one ZᵀZ. It depends only on F and the bundles, never on this machine's
+// cores: how rows are grouped into partial sums decides the rounding of the statistics, so the same input and
+// options give the same model bytes on any machine.
 func DefaultBatchRows(F, bundles int) int {
-	return ChunkRows(F) * max(1, runtime.NumCPU()/max(bundles, 1))
+	return ChunkRows(F) * max(1, min(accumulatorShards(F), batchChunks/max(bundles, 1)))
 }
 
 // EstimateMemory estimates the memory of the second pass for F features, P coded targets, d inputs, a map of
@@ -45,20 +69,19 @@ func DefaultBatchRows(F, bundles int) int {
 // number of CPUs).
 func EstimateMemory(F, P, d, points, batchRows, bundles int) Memory {
 	if bundles <= 0 {
-		bundles = runtime.NumCPU()
+		bundles = numCPU()
 	}
 	if batchRows <= 0 {
 		batchRows = DefaultBatchRows(F, bundles)
 	}
 	m := Memory{F: F, P: P, Bundles: bundles}
 	f, p := float64(F), float64(P)
-	// learn.Accumulator: at most 512 MiB/(8F²) and 8 shards; a batch fills one shard per chunk.
+	// learn.Accumulator: a batch fills one shard per chunk, up to accumulatorShards(F).
 	chunk := ChunkRows(F)
-	shards := max(1, min((512<<20)/max(8*F*F, 1), 8))
-	m.Shards = min(shards, (batchRows+chunk-1)/chunk)
+	m.Shards = min(accumulatorShards(F), (batchRows+chunk-1)/chunk)
 	stats := f*f + f*p + f + 2*p
 	packed := f*(f+1)/2 + f*p + f + 2*p
-	mapping := float64(min(m.Shards, runtime.NumCPU())) * float64(chunk) * (f + float64(points))
+	mapping := float64(min(m.Shards, numCPU())) * float64(chunk) * (f + float64(points))
 	pending := float64(batchRows+1024) * (float64(d) + p) * 2
 	m.Bundle = bytes8(float64(m.Shards)*stats + mapping + pending + packed)
 	m.Merge = bytes8(2*stats + packed)

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -148,8 +149,8 @@ func newFitFlags() *fitFlags {
 	fs.BoolVar(&f.skipBadRows, "skip-bad-rows", false, "skip rows that do not parse, count them and record the count in the model, instead of failing on the first one")
 	fs.Var(&f.workerMemory, "worker-memory", "memory a worker may spend on the statistics, in bytes or with a unit (12GiB): a fit whose estimate exceeds it is refused before it starts; 0 = half of this machine's available memory, -1 = no limit")
 	fs.Var(&f.maxMemory, "max-memory", "memory budget of this program (which solves): 0 = half of the available memory, -1 = no limit")
-	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate (0 = min(8, files) for prism and direct, which run up to 8 bundles at once; the CPUs of this machine for other runners; on Dataflow, give the harness threads per worker)")
-	fs.IntVar(&f.batchRows, "batch-rows", 0, "rows a bundle maps at a time (default: enough 16 MiB chunks of features to give each core of this machine one among the bundles): each chunk of a batch is one more partial ZᵀZ matrix in memory and one more core used by the bundle")
+	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate and the default --batch-rows (0 = min(8, files): prism and direct run up to 8 bundles at once; on Dataflow, give the harness threads per worker)")
+	fs.IntVar(&f.batchRows, "batch-rows", 0, "rows a bundle maps at a time (default: below F = 1024 features, 8 chunks of 16 MiB of features shared among the --bundles, one partial ZᵀZ matrix and one core each; from F = 1024, one chunk, mapped on all cores into one ZᵀZ — never the machine's cores, so the model's bytes do not depend on them): below F = 1024 each chunk of a batch, up to 8, is one more partial ZᵀZ in memory and one more core used by the bundle")
 	fs.StringVar(&f.tempDir, "temp-dir", "", "where the passes leave their results for this program: a location the workers share (default: a local temporary directory for prism and direct, --temp_location for other runners)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.verbose, "v", false, "print the plan, the passes and Beam's log on stderr")
@@ -246,17 +247,30 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if f.gamma > 0 {
 		f.cfg.Sigma = kernel.SigmaFromGamma(f.gamma)
 	}
-	if err := checkOutput(f.out, f.input); err != nil {
-		return err
-	}
 	f.cfg.MaxMemory = int64(f.maxMemory)
 	runner := "prism"
 	if *runners.Runner != "" {
 		runner = *runners.Runner
 	}
-	tempDir := f.tempDir
-	if t := flag.CommandLine.Lookup("temp_location"); tempDir == "" && t != nil && runner != "prism" && runner != "direct" {
-		tempDir = t.Value.String()
+	if err := checkRunner(runner); err != nil {
+		return err
+	}
+	inputs, err := localInputs(f.input)
+	if err != nil {
+		return err
+	}
+	if err := checkOutput(f.out, inputs); err != nil {
+		return err
+	}
+	tempDir, tempFlag := f.tempDir, "--temp-dir"
+	if t := flag.CommandLine.Lookup("temp_location"); tempDir == "" && t != nil && !localRunner(runner) {
+		tempDir, tempFlag = t.Value.String(), "--temp_location"
+	}
+	if tempDir == "" && !localRunner(runner) {
+		return fmt.Errorf("--runner %s needs --temp-dir or --temp_location: a location the workers and this program share (gs://bucket/tmp)", runner)
+	}
+	if err := checkTempDir(tempFlag, tempDir); err != nil {
+		return err
 	}
 	if !beam.Initialized() {
 		beam.Init()
@@ -311,8 +325,52 @@ func memoryMessage(e *rffbeam.MemoryError) error {
 		rff.FormatBytes(e.Need), m.Need(), rff.FormatBytes(e.Budget))
 }
 
-// checkOutput refuses an output that is also the input or whose directory does not exist.
-func checkOutput(out, input string) error {
+// runnerNames are the runners this program registers (the imports above), under the names the usage gives;
+// runnerAliases are the other names Beam registers them under.
+var (
+	runnerNames   = []string{"prism", "direct", "dataflow", "flink", "spark", "universal"}
+	runnerAliases = []string{"PrismRunner", "DirectRunner", "DataflowRunner", "FlinkRunner", "SparkRunner", "PortableRunner", "portable"}
+)
+
+// checkRunner refuses a runner this program does not register (Beam would end the process on it, or the fit would
+// be refused for another reason).
+func checkRunner(runner string) error {
+	if slices.Contains(runnerNames, runner) || slices.Contains(runnerAliases, runner) {
+		return nil
+	}
+	return fmt.Errorf("--runner %s: unknown runner; the runners are %s (the default), %s and %s", runner, runnerNames[0],
+		strings.Join(runnerNames[1:len(runnerNames)-1], ", "), runnerNames[len(runnerNames)-1])
+}
+
+// localRunner reports whether runner runs the pipelines in this process (prism, direct).
+func localRunner(runner string) bool {
+	switch runner {
+	case "prism", "direct", "PrismRunner", "DirectRunner":
+		return true
+	}
+	return false
+}
+
+// localInputs returns the local files the glob input matches (none for a remote glob, gs://…, or no match: the
+// fit then says so), refusing one that is not a regular file — a named pipe or a device would be read two or three
+// times, and a pipe would block the fit forever.
+func localInputs(input string) ([]string, error) {
+	if strings.Contains(input, "://") {
+		return nil, nil
+	}
+	matches, _ := filepath.Glob(input)
+	for _, m := range matches {
+		if err := rffbeam.CheckRegular(m); err != nil {
+			return nil, fmt.Errorf("--input %s: %v", input, err)
+		}
+	}
+	return matches, nil
+}
+
+// checkOutput refuses an output that is a directory, that is also one of the input files — by its path, or by
+// another name for the same file: a symbolic or hard link, a path through a linked directory — or whose
+// directory does not exist.
+func checkOutput(out string, inputs []string) error {
 	if strings.Contains(out, "://") {
 		return fmt.Errorf("--out %s: the model is written to a local file", out)
 	}
@@ -320,17 +378,50 @@ func checkOutput(out, input string) error {
 	if err != nil {
 		return fmt.Errorf("--out %s: %v", out, err)
 	}
-	if !strings.Contains(input, "://") {
-		if matches, _ := filepath.Glob(input); len(matches) > 0 {
-			for _, m := range matches {
-				if a, err := filepath.Abs(m); err == nil && a == abs {
-					return fmt.Errorf("--out %s is also an input file; choose another output path", out)
-				}
-			}
+	cur, curErr := os.Stat(out) // what is there now, links followed
+	if curErr == nil && cur.IsDir() {
+		return fmt.Errorf("--out %s is a directory; name a file in it", out)
+	}
+	for _, in := range inputs {
+		same := false
+		if a, err := filepath.Abs(in); err == nil && a == abs {
+			same = true
+		} else if curErr == nil {
+			fi, err := os.Stat(in)
+			same = err == nil && os.SameFile(fi, cur)
+		}
+		if same {
+			return fmt.Errorf("--out %s is also an input file (%s); choose another output path", out, in)
 		}
 	}
 	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
 		return fmt.Errorf("--out %s: the directory %s does not exist", out, filepath.Dir(out))
+	}
+	return nil
+}
+
+// checkTempDir refuses a local temporary directory (given by the flag name) that is not a directory, or that does
+// not exist and whose parent does not either: the fit creates the directory in an existing one (and removes it at
+// the end), never a tree of directories it would leave behind.
+func checkTempDir(name, dir string) error {
+	if dir == "" || strings.Contains(dir, "://") {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		return fmt.Errorf("%s %s is not a directory; name a directory, or a new one in an existing directory", name, dir)
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	switch pi, perr := os.Stat(parent); {
+	case perr != nil:
+		return fmt.Errorf("%s %s: the directory %s does not exist; create it, or choose another %s", name, dir, parent, name)
+	case !pi.IsDir():
+		return fmt.Errorf("%s %s: %s is not a directory; choose another %s", name, dir, parent, name)
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s %s: %v", name, dir, err)
 	}
 	return nil
 }
