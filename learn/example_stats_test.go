@@ -336,3 +336,16 @@ func ExampleStats_Validate() {
 	// statistics contain NaN or Inf
 	// slice lengths do not match F=2, P=1
 }
+
+// GramShards and GramChunk give the shape of an Accumulator's work for F features: how many partial ZᵀZ matrices it
+// fills side by side, and how many rows each rank-k update adds. Both depend on F alone.
+func ExampleGramShards() {
+	for _, F := range []int{100, 1023, 1024, 8192} {
+		fmt.Printf("F = %d: %d partial matrices, chunks of %d rows\n", F, learn.GramShards(F), learn.GramChunk(F))
+	}
+	// Output:
+	// F = 100: 8 partial matrices, chunks of 2048 rows
+	// F = 1023: 8 partial matrices, chunks of 2048 rows
+	// F = 1024: 1 partial matrices, chunks of 2048 rows
+	// F = 8192: 1 partial matrices, chunks of 256 rows
+}

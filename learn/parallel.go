@@ -33,6 +33,11 @@ func chunkRows(F int) int {
 // use it to time the BLAS update alone in the shape the accumulation runs it.
 func GramChunk(F int) int { return chunkRows(F) }
 
+// GramShards is the number of partial ZᵀZ matrices an [Accumulator] splits each batch of rows into for F features:
+// up to 8 side by side (together at most 512 MiB) below F = 1024, one from F = 1024, where each rank-k update keeps
+// every core busy. It depends only on F, never on the machine, so accumulation gives the same bits anywhere.
+func GramShards(F int) int { return numShards(F) }
+
 // mapBlocks maps the n rows of X through m in S shards of blocks of BlockRows rows (blocks.Map).
 func mapBlocks(m Mapper, X []float64, n, S int, fn func(s int, z []float64, r0, rows int)) {
 	blocks.Map(m, X, n, S, BlockRows, nil, fn)

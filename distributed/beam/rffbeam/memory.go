@@ -44,16 +44,6 @@ func ChunkRows(F int) int {
 	return learn.GramChunk(F)
 }
 
-// accumulatorShards is the number of partial ZᵀZ matrices a learn.Accumulator splits a batch into for F features
-// (as package learn computes it): one from F = 1024 on, where each chunk is mapped on all cores and added to one
-// ZᵀZ by a multithreaded update; below, at most 8, together under 512 MiB, that run side by side.
-func accumulatorShards(F int) int {
-	if F >= 1024 {
-		return 1
-	}
-	return max(1, min((512<<20)/max(8*F*F, 1), 8))
-}
-
 // DefaultBatchRows is the batch StatsFn maps at a time by default for F features when a worker runs bundles
 // bundles at once: whole chunks (ChunkRows), 8 among the bundles — 8 for one bundle, 4 each for two, one each
 // from five — each chunk one partial ZᵀZ mapped on its own core; from F = 1024 on, one chunk, which
@@ -61,7 +51,7 @@ func accumulatorShards(F int) int {
 // cores: how rows are grouped into partial sums decides the rounding of the statistics, so the same input and
 // options give the same model bytes on any machine.
 func DefaultBatchRows(F, bundles int) int {
-	return ChunkRows(F) * max(1, min(accumulatorShards(F), batchChunks/max(bundles, 1)))
+	return ChunkRows(F) * max(1, min(learn.GramShards(F), batchChunks/max(bundles, 1)))
 }
 
 // EstimateMemory estimates the memory of the second pass for F features, P coded targets, d inputs, a map of
@@ -76,9 +66,9 @@ func EstimateMemory(F, P, d, points, batchRows, bundles int) Memory {
 	}
 	m := Memory{F: F, P: P, Bundles: bundles}
 	f, p := float64(F), float64(P)
-	// learn.Accumulator: a batch fills one shard per chunk, up to accumulatorShards(F).
+	// learn.Accumulator: a batch fills one shard per chunk, up to learn.GramShards(F).
 	chunk := ChunkRows(F)
-	m.Shards = min(accumulatorShards(F), (batchRows+chunk-1)/chunk)
+	m.Shards = min(learn.GramShards(F), (batchRows+chunk-1)/chunk)
 	stats := f*f + f*p + f + 2*p
 	packed := f*(f+1)/2 + f*p + f + 2*p
 	mapping := float64(min(m.Shards, numCPU())) * float64(chunk) * (f + float64(points))
