@@ -30,9 +30,20 @@ type tensor struct {
 	name     string
 	datatype string
 	shape    []int64
-	data     []byte // the JSON array, as sent
-	count    int    // the numbers in data
-	has      uint8  // which fields were present: hasName | hasShape | …
+	data     []byte  // the JSON array, as sent
+	count    int     // the numbers in data
+	nest     nesting // how data is nested
+	bad      string  // why data is not an array of numbers ("" when it is), reported once the datatype is checked
+	has      uint8   // which fields were present: hasName | hasShape | …
+}
+
+// nesting is how a tensor's data are nested, as the grammar pass finds it: the length of the arrays at each depth
+// when the data form a regular array (all the arrays at a depth have the same length and hold only numbers or
+// only arrays), or why they do not.
+type nesting struct {
+	depth     int          // 1 for a flat array
+	dims      [maxRank]int // the length of the arrays at depth 1 … depth
+	irregular string       // why the arrays do not form a regular array ("" when they do)
 }
 
 const (
@@ -296,13 +307,31 @@ func (s *scanner) skip(depth int) error {
 	}
 }
 
-// data reads a tensor's data: an array of numbers, possibly nested (row-major), flattened. With dst nil it only
-// checks the grammar and counts the numbers; otherwise it parses number k into dst[off+k*stride] with the
-// precision of bits (64 or 32) and stops at the first value that is not finite, returning its index and kind.
-// The nesting is followed with a counter, not recursion.
-func (s *scanner) data(dst []float64, off, stride, bits int) (count, bad, kind int, err error) {
+// data reads a tensor's data: an array of numbers, possibly nested (row-major, at most maxRank deep), flattened.
+// With dst nil it only checks the grammar, counts the numbers and, when nest is not nil, records how they are
+// nested; otherwise it parses number k into dst[off+k*stride] with the precision of bits (64 or 32) and stops at
+// the first value that is not finite, returning its index and kind. The nesting is followed with a counter, not
+// recursion.
+func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (count, bad, kind int, err error) {
 	if !s.consume('[') {
-		return 0, 0, 0, s.fail("data must be an array of numbers")
+		return 0, 0, 0, s.fail(notA("data must be an array of numbers", s.peek()))
+	}
+	var (
+		length          [maxRank + 1]int // the elements so far of the array open at each depth
+		numbers, arrays uint16           // bit k: an array at depth k holds a number, an array
+		nst             = nesting{depth: 1}
+	)
+	for k := range nst.dims {
+		nst.dims[k] = -1
+	}
+	// closed records the length of an array at depth k as it closes.
+	closed := func(k int) {
+		switch d := &nst.dims[k-1]; {
+		case *d < 0:
+			*d = length[k]
+		case *d != length[k] && nst.irregular == "":
+			nst.irregular = fmt.Sprintf("arrays of %d and %d elements at depth %d", *d, length[k], k)
+		}
 	}
 	depth, open := 1, true // open: just after '[', where ']' may close an empty array
 	for depth > 0 {
@@ -311,11 +340,17 @@ func (s *scanner) data(dst []float64, off, stride, bits int) (count, bad, kind i
 		switch {
 		case open && c == ']':
 			s.i++
+			closed(depth)
 			depth--
 		case c == '[':
-			if depth++; depth > maxDepth {
-				return 0, 0, 0, s.fail("data nested too deeply")
+			if depth == maxRank {
+				return 0, 0, 0, s.fail(fmt.Sprintf("data nested too deeply: more than %d levels (at most one per dimension of the shape)", maxRank))
 			}
+			length[depth]++
+			arrays |= 1 << depth
+			depth++
+			length[depth] = 0
+			nst.depth = max(nst.depth, depth)
 			s.i++
 			open = true
 			continue
@@ -324,6 +359,8 @@ func (s *scanner) data(dst []float64, off, stride, bits int) (count, bad, kind i
 			if err != nil {
 				return 0, 0, 0, err
 			}
+			length[depth]++
+			numbers |= 1 << depth
 			if dst != nil {
 				if off+count*stride >= len(dst) {
 					return 0, 0, 0, s.fail("more numbers than the shape holds")
@@ -346,7 +383,7 @@ func (s *scanner) data(dst []float64, off, stride, bits int) (count, bad, kind i
 			}
 			count++
 		default:
-			return 0, 0, 0, s.fail("data must hold numbers")
+			return 0, 0, 0, s.fail(notA("data must hold numbers", c))
 		}
 		// after a value: ',' or one or more ']'
 		open = false
@@ -357,10 +394,48 @@ func (s *scanner) data(dst []float64, off, stride, bits int) (count, bad, kind i
 			if !s.consume(']') {
 				return 0, 0, 0, s.fail("expected ',' or ']'")
 			}
+			closed(depth)
 			depth--
 		}
 	}
+	if both := numbers & arrays; both != 0 && nst.irregular == "" {
+		k := 0
+		for both&(1<<k) == 0 {
+			k++
+		}
+		nst.irregular = fmt.Sprintf("numbers and arrays side by side at depth %d", k)
+	}
+	if nest != nil {
+		*nest = nst
+	}
 	return count, -1, finite, nil
+}
+
+// valueKind names the kind of JSON value that starts with c, for error messages ("" when none does).
+func valueKind(c byte) string {
+	switch {
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '-' || isDigit(c):
+		return "a number"
+	}
+	return ""
+}
+
+// notA returns msg, followed by ", not" and the kind of value that starts with c when there is one.
+func notA(msg string, c byte) string {
+	if k := valueKind(c); k != "" {
+		return msg + ", not " + k
+	}
+	return msg
 }
 
 var (
@@ -449,39 +524,62 @@ func fastFloat(text []byte, bits int) (v float64, ok bool) {
 
 // parseRequest parses an inference request body (Open Inference Protocol v2, REST): the id, the inputs (at most
 // maxInputs) with their names, shapes, datatypes and data, and the requested outputs. Unknown fields and the
-// parameters objects are skipped; nothing after the top-level object but white space is allowed.
+// parameters objects are skipped; nothing after the top-level object but white space is allowed. A key the
+// server reads ("id", "inputs", "outputs"; an input's "name", "shape", "datatype", "data"; an output's "name") may
+// appear once in its object: a duplicate is refused rather than resolved silently.
 func parseRequest(body []byte, maxInputs int) (*request, error) {
 	s := &scanner{b: body}
 	req := &request{}
+	var seen uint8
+	once := func(bit uint8, key string) error {
+		if seen&bit != 0 {
+			return fmt.Errorf("duplicate key %s in the request object: send each key once", quote(key))
+		}
+		seen |= bit
+		return nil
+	}
 	err := s.object(func(key string) error {
 		switch key {
 		case "id":
+			if err := once(1, key); err != nil {
+				return err
+			}
 			id, err := s.str()
 			req.id, req.hasID = id, true
 			return err
 		case "inputs":
-			req.inputs = req.inputs[:0]
+			if err := once(2, key); err != nil {
+				return err
+			}
 			return s.array(func() error {
 				if len(req.inputs) >= maxInputs {
 					return fmt.Errorf("too many inputs: the model takes one [n, d] tensor or one tensor per column (%d)", maxInputs)
 				}
 				var t tensor
-				if err := s.input(&t); err != nil {
+				if err := s.input(&t, len(req.inputs)+1); err != nil {
 					return err
 				}
 				req.inputs = append(req.inputs, t)
 				return nil
 			})
 		case "outputs":
+			if err := once(4, key); err != nil {
+				return err
+			}
 			req.outputs = []string{}
 			return s.array(func() error {
 				if len(req.outputs) >= maxOutputs {
 					return fmt.Errorf("too many outputs requested (at most %d)", maxOutputs)
 				}
+				k, named := len(req.outputs)+1, false
 				return s.object(func(key string) error {
 					if key != "name" {
 						return s.skip(1)
 					}
+					if named {
+						return fmt.Errorf("duplicate key \"name\" in output %d: send each key once", k)
+					}
+					named = true
 					name, err := s.str()
 					req.outputs = append(req.outputs, name)
 					return err
@@ -500,20 +598,33 @@ func parseRequest(body []byte, maxInputs int) (*request, error) {
 	return req, nil
 }
 
-// input reads one input tensor object.
-func (s *scanner) input(t *tensor) error {
+// input reads input tensor number k (from 1) of the request. Data that are JSON but not an array of numbers are
+// not an error here: t.bad says why, reported once the datatype is checked (so that a BYTES or BOOL tensor is
+// refused for its datatype).
+func (s *scanner) input(t *tensor, k int) error {
 	return s.object(func(key string) error {
+		var bit uint8
+		switch key {
+		case "name":
+			bit = hasName
+		case "shape":
+			bit = hasShape
+		case "datatype":
+			bit = hasDatatype
+		case "data":
+			bit = hasData
+		}
+		if t.has&bit != 0 {
+			return fmt.Errorf("duplicate key %s in input %d: send each key once", quote(key), k)
+		}
+		t.has |= bit
 		var err error
 		switch key {
 		case "name":
 			t.name, err = s.str()
-			t.has |= hasName
 		case "datatype":
 			t.datatype, err = s.str()
-			t.has |= hasDatatype
 		case "shape":
-			t.shape = t.shape[:0]
-			t.has |= hasShape
 			err = s.array(func() error {
 				if len(t.shape) >= maxRank {
 					return s.fail("shape has too many dimensions")
@@ -531,9 +642,13 @@ func (s *scanner) input(t *tensor) error {
 			})
 		case "data":
 			start := s.i
-			t.count, _, _, err = s.data(nil, 0, 0, 64)
+			t.count, _, _, err = s.data(nil, 0, 0, 64, &t.nest)
+			if serr, ok := err.(*syntaxError); ok { // every error of data is one
+				if s.i = start; s.skip(1) == nil { // JSON, but not numbers
+					t.bad, err = serr.msg, nil
+				}
+			}
 			t.data = s.b[start:s.i]
-			t.has |= hasData
 		default:
 			err = s.skip(1)
 		}

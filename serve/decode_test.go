@@ -133,6 +133,10 @@ func FuzzDecodeInfer(f *testing.F) {
 		`{"inputs":[]} `,
 		`[1,2]`,
 		"{\"inputs\":[{\"name\":\"a\xff\",\"shape\":[1],\"datatype\":\"FP64\",\"data\":[1]}]}",
+		`{"inputs":[{"name":"input","shape":[2,3],"datatype":"FP64","data":[[1,2],[3,4,5,6]]}]}`,
+		`{"inputs":[{"name":"input","shape":[2,3],"datatype":"FP64","data":[[[1,2,3]],[[4,5,6]]]}]}`,
+		`{"inputs":[{"name":"input","shape":[1,3],"datatype":"BYTES","data":["a","b",{"c":[true,null]}]}]}`,
+		`{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[1,2,3]}],"inputs":[],"outputs":[{"name":"a","name":"b"}]}`,
 	} {
 		f.Add([]byte(seed))
 	}

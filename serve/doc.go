@@ -19,9 +19,12 @@
 //
 // An inference request holds its rows either as one tensor of shape [n, d] (any name; "input" in the metadata),
 // or as one tensor per input column, named after the column, of shape [n] or [n, 1]; the column names are the
-// model's ("rff".inputs in the metadata). Datatypes FP64 and FP32; data flat or nested, row-major:
+// model's ("rff".inputs in the metadata). Datatypes FP64 and FP32; data row-major, flat or nested exactly as the
+// shape (an [n, d] tensor as n arrays of d numbers: ragged or otherwise nested arrays are refused). A key may
+// appear once in its object. The body is JSON as sent, without a Content-Encoding:
 //
 //	{"inputs": [{"name": "input", "shape": [2, 3], "datatype": "FP64", "data": [1, 2, 3, 4, 5, 6]}]}
+//	{"inputs": [{"name": "input", "shape": [2, 3], "datatype": "FP64", "data": [[1, 2, 3], [4, 5, 6]]}]}
 //	{"inputs": [{"name": "temp", "shape": [2], "datatype": "FP64", "data": [1, 4]}, …one per column…]}
 //
 // The response holds the tensor "predictions", [n, p] FP64: the model's outputs, equal bit for bit to
@@ -32,10 +35,14 @@
 // "model_version" says which version of the model answered.
 //
 // Errors are answered with their status code and {"error": "…"} naming the input at fault: 400 for malformed JSON,
-// wrong shapes, unknown inputs, NaN or infinite values; 401 for a missing or wrong bearer token (Options.Token;
-// the health checks need none); 404 for an unknown model, version or path; 405 for a wrong method; 413 for a body
-// over Options.MaxBodyBytes or more rows than Options.MaxRows; 503 with Retry-After when every inference slot is
-// busy and the bounded queue is full. No panic reaches a client, and responses never hold stacks or file paths.
+// duplicate keys, unsupported datatypes, wrong shapes or nesting, unknown inputs, NaN or infinite values; 401 for
+// a missing or wrong bearer token (Options.Token; the health checks need none); 404 for an unknown model, version
+// or path; 405 for a wrong method; 408 for a body that does not arrive within the read timeout; 413 for a body over
+// Options.MaxBodyBytes or more rows than Options.MaxRows; 415 for a body with a Content-Encoding; 503 with
+// Retry-After when every inference slot is busy and the bounded queue is full, or the bodies held at once would
+// exceed MaxConcurrent × MaxBodyBytes bytes. A request's body is read before it takes an inference slot, so
+// clients that send slowly hold no slot. No panic reaches a client, and responses never hold stacks, file paths
+// or network addresses.
 //
 // Reload (and Watch, which polls the directory) swaps the set of models atomically: a new or changed file is
 // loaded and checked completely first, a file that fails leaves the previous model in service, and a request in

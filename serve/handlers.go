@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -228,35 +232,86 @@ func (s *Server) acquire(r *http.Request) bool {
 	}
 }
 
-// readBody reads the request body into a pooled buffer, refusing more than MaxBodyBytes (413).
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b []byte) ([]byte, *apiError) {
-	max := s.opts.MaxBodyBytes
-	if r.ContentLength > max {
-		return b, errorf(http.StatusRequestEntityTooLarge, "the request body has %d bytes; at most %d are taken", r.ContentLength, max)
+// checkEncoding refuses a body with a Content-Encoding (415): the server reads JSON as sent, and a compressed body
+// would otherwise be reported as malformed JSON.
+func checkEncoding(w http.ResponseWriter, r *http.Request) *apiError {
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				w.Header().Set("Accept-Encoding", "identity")
+				return errorf(http.StatusUnsupportedMediaType, "Content-Encoding %s is not supported: send the JSON uncompressed, without a Content-Encoding header",
+					quote(clip([]byte(c))))
+			}
+		}
 	}
-	if r.ContentLength > 0 && int64(cap(b)) <= r.ContentLength {
-		b = make([]byte, 0, r.ContentLength+1)
+	return nil
+}
+
+// firstChunk is the memory given to a body before its bytes arrive (unless a pooled buffer has more): the buffer
+// then grows as they do, so a client cannot make the server allocate by declaring a large Content-Length.
+const firstChunk = 4 << 10
+
+// readBody reads the request body into b, a pooled buffer, refusing more than MaxBodyBytes (413). The buffer grows
+// as the bytes arrive, doubling (to at most twice what was received, beyond firstChunk), and the bytes received
+// count against the server's budget of body bytes (MaxConcurrent × MaxBodyBytes): a body that would exceed it is
+// refused with 503. held is the number of bytes counted, which the caller gives back (s.bodyHeld) once it is done
+// with the body. A body that does not arrive within the read timeout is answered 408; no message holds the
+// connection's addresses.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b []byte) (_ []byte, held int64, _ *apiError) {
+	maxBody := s.opts.MaxBodyBytes
+	if r.ContentLength > maxBody {
+		return b, 0, errorf(http.StatusRequestEntityTooLarge, "the request body has %d bytes; at most %d are taken", r.ContentLength, maxBody)
+	}
+	// Room for one byte more than the body can hold, so that the read past its end returns EOF (or, for a body
+	// over MaxBodyBytes, MaxBytesReader's error) without a larger buffer.
+	limit := maxBody
+	if limit < math.MaxInt64 {
+		limit++
+	}
+	if r.ContentLength >= 0 {
+		limit = r.ContentLength + 1
 	}
 	if u, ok := w.(interface{ Unwrap() http.ResponseWriter }); ok {
 		w = u.Unwrap() // the server's own writer: MaxBytesReader then closes the connection after a body too large
 	}
-	body := http.MaxBytesReader(w, r.Body, max)
+	body := http.MaxBytesReader(w, r.Body, maxBody)
 	b = b[:0]
 	for {
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+			c := min(max(2*int64(cap(b)), firstChunk), limit)
+			if c <= int64(len(b)) { // not reached: the readers stop before the limit
+				c = int64(len(b)) + 1
+			}
+			nb := make([]byte, len(b), c)
+			copy(nb, b)
+			b = nb
 		}
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
+		held += int64(n)
+		if s.bodyHeld.Add(int64(n)) > s.bodyMax {
+			return b, held, errorf(http.StatusServiceUnavailable, "the server is at capacity (request bodies in memory); retry later")
+		}
 		if err == io.EOF {
-			return b, nil
+			return b, held, nil
 		}
 		if err != nil {
 			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return b, errorf(http.StatusRequestEntityTooLarge, "the request body has more than %d bytes", max)
+			var netErr net.Error
+			switch {
+			case errors.As(err, &tooLarge):
+				return b, held, errorf(http.StatusRequestEntityTooLarge, "the request body has more than %d bytes", maxBody)
+			case errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+				return b, held, errorf(http.StatusRequestTimeout, "the request body did not arrive within the read timeout: send it faster, or send less per request")
+			case errors.Is(err, io.ErrUnexpectedEOF) && r.ContentLength < 0:
+				return b, held, errorf(http.StatusBadRequest, "the request body ended before its last chunk: send the whole body")
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				return b, held, errorf(http.StatusBadRequest, "the request body ended after %d of the %d bytes its Content-Length announced: send the whole body",
+					len(b), r.ContentLength)
+			default:
+				s.log.Debug("reading a request body failed", "remote", r.RemoteAddr, "err", err)
+				return b, held, errorf(http.StatusBadRequest, "the request body could not be read (the connection failed): send the request again")
 			}
-			return b, errorf(http.StatusBadRequest, "reading the request body: %v", err)
 		}
 	}
 }

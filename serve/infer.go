@@ -15,6 +15,27 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		writeError(w, aerr)
 		return ""
 	}
+	if aerr := checkEncoding(w, r); aerr != nil {
+		writeError(w, aerr)
+		return e.name
+	}
+	// The body is read before the request takes a slot: a client that sends it slowly holds its connection and the
+	// bytes it sent, never a slot, which is held only while the request is decoded, predicted and answered.
+	bp := getBytes(&s.bodies)
+	defer s.bodies.Put(bp)
+	s.reading.Add(1)
+	body, held, aerr := s.readBody(w, r, *bp)
+	s.reading.Add(-1)
+	defer s.bodyHeld.Add(-held)
+	*bp = body
+	if aerr != nil {
+		if aerr.code == http.StatusServiceUnavailable {
+			s.metrics.rejected.Inc()
+			w.Header().Set("Retry-After", "1")
+		}
+		writeError(w, aerr)
+		return e.name
+	}
 	if !s.acquire(r) {
 		s.metrics.rejected.Inc()
 		w.Header().Set("Retry-After", "1")
@@ -27,14 +48,6 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		<-s.slots
 	}()
 
-	bp := getBytes(&s.bodies)
-	defer s.bodies.Put(bp)
-	body, aerr := s.readBody(w, r, *bp)
-	*bp = body
-	if aerr != nil {
-		writeError(w, aerr)
-		return e.name
-	}
 	req, err := parseRequest(body, max(e.dim, 1))
 	if err != nil {
 		writeError(w, errorf(http.StatusBadRequest, "%v", err))
@@ -59,9 +72,9 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 	s.metrics.predict.WithLabelValues(e.name).Observe(time.Since(start).Seconds())
 	if err != nil {
 		// The rows are finite and of the model's shape, which is all PredictRows asks of raw rows: what remains is
-		// a value that overflows in the model's preprocessing or map.
+		// a value that overflows in the model's preprocessing or map, which its error names (row and stage).
 		s.log.Warn("rows the model cannot predict", "model", e.name, "version", e.version, "rows", n, "err", err)
-		writeError(w, errorf(http.StatusBadRequest, "the model cannot predict these rows: their values overflow its preprocessing (values too large?)"))
+		writeError(w, errorf(http.StatusBadRequest, "the model cannot predict these rows: %v", err))
 		return e.name
 	}
 	if i := firstNonFinite(p.Values); i >= 0 {
@@ -107,8 +120,10 @@ func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 	return o, nil
 }
 
-// Pooled buffers: request bodies, input matrices and response bodies are reused across requests. Their number is
-// bounded by the inference slots, their size by MaxBodyBytes and MaxRows.
+// Pooled buffers: request bodies, input matrices and response bodies are reused across requests. The input
+// matrices and response bodies are used while a request holds a slot, so their number is bounded by the slots and
+// their size by MaxRows; the request bodies in use hold at most MaxConcurrent × MaxBodyBytes bytes received
+// (readBody).
 func getBytes(p interface{ Get() any }) *[]byte {
 	if b, ok := p.Get().(*[]byte); ok {
 		return b

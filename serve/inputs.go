@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -75,6 +76,9 @@ func (e *entry) inputs(req *request, maxRows int, buf []float64) ([]float64, int
 			return nil, 0, errorf(http.StatusBadRequest, "input %s: datatype %s is not supported (send FP64 or FP32)",
 				quote(t.name), quote(t.datatype))
 		}
+		if t.bad != "" {
+			return nil, 0, errorf(http.StatusBadRequest, "input %s: %s", quote(t.name), t.bad)
+		}
 		if len(t.shape) < 1 || len(t.shape) > 2 {
 			return nil, 0, errorf(http.StatusBadRequest, "input %s: shape %s must be [n, d] or [n]", quote(t.name), shapeString(t.shape))
 		}
@@ -91,9 +95,8 @@ func (e *entry) inputs(req *request, maxRows int, buf []float64) ([]float64, int
 		if err != nil {
 			return nil, 0, err
 		}
-		if t0.count != n*d {
-			return nil, 0, errorf(http.StatusBadRequest, "input %s: shape %s holds %d values, data has %d",
-				quote(t0.name), shapeString(t0.shape), n*d, t0.count)
+		if err := fits(t0); err != nil {
+			return nil, 0, err
 		}
 		X := grow(buf, n*d)
 		if err := e.parse(t0, X, 0, 1); err != nil {
@@ -128,9 +131,8 @@ func (e *entry) inputs(req *request, maxRows int, buf []float64) ([]float64, int
 			return nil, 0, err
 		}
 		n = m
-		if t.count != n {
-			return nil, 0, errorf(http.StatusBadRequest, "input %s: shape %s holds %d values, data has %d",
-				quote(t.name), shapeString(t.shape), n, t.count)
+		if err := fits(t); err != nil {
+			return nil, 0, err
 		}
 	}
 	var missing []string
@@ -157,6 +159,42 @@ func (e *entry) hasColumn(name string) bool {
 	return ok
 }
 
+// fits checks that the data of tensor t (of rank 1 or 2, its row count checked) hold the values of its shape: flat,
+// or nested exactly as the shape (an [n, d] tensor as n arrays of d numbers), row-major.
+func fits(t *tensor) *apiError {
+	want := int64(1)
+	for _, d := range t.shape {
+		want *= d
+	}
+	expect := func() string {
+		if len(t.shape) == 2 {
+			return fmt.Sprintf("send %d numbers, flat or nested as %d arrays of %d numbers", want, t.shape[0], t.shape[1])
+		}
+		return fmt.Sprintf("send %d numbers in one flat array", want)
+	}
+	nest := &t.nest
+	switch {
+	case nest.irregular != "":
+		return errorf(http.StatusBadRequest, "input %s: the data's arrays are not nested as shape %s (%s): %s",
+			quote(t.name), shapeString(t.shape), nest.irregular, expect())
+	case nest.depth == 1:
+		if int64(t.count) != want {
+			return errorf(http.StatusBadRequest, "input %s: shape %s holds %d values, data has %d",
+				quote(t.name), shapeString(t.shape), want, t.count)
+		}
+		return nil
+	}
+	dims := make([]int64, nest.depth)
+	for k := range dims {
+		dims[k] = int64(nest.dims[k])
+	}
+	if !slices.Equal(dims, t.shape) {
+		return errorf(http.StatusBadRequest, "input %s: data nested as %s, not as shape %s: %s",
+			quote(t.name), shapeString(dims), shapeString(t.shape), expect())
+	}
+	return nil
+}
+
 // rows checks a row count.
 func (e *entry) rows(n int64, maxRows int) (int, *apiError) {
 	switch {
@@ -171,7 +209,7 @@ func (e *entry) rows(n int64, maxRows int) (int, *apiError) {
 // parse parses tensor t's data into X[off + k·stride].
 func (e *entry) parse(t *tensor, X []float64, off, stride int) *apiError {
 	s := scanner{b: t.data}
-	_, bad, kind, err := s.data(X, off, stride, precision(t.datatype))
+	_, bad, kind, err := s.data(X, off, stride, precision(t.datatype), nil)
 	if err != nil {
 		return errorf(http.StatusBadRequest, "input %s: %v", quote(t.name), err)
 	}

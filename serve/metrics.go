@@ -70,6 +70,9 @@ func (m *metrics) register(s *Server) {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rff_serve_queued_requests",
 		Help: "Inference requests waiting for a slot."}, func() float64 { return float64(s.waiting.Load()) }))
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rff_serve_receiving_requests",
+		Help: "Inference requests whose body is being received (they hold no slot yet)."},
+		func() float64 { return float64(s.reading.Load()) }))
 }
 
 // observe records a finished request.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"runtime"
@@ -22,11 +23,16 @@ const (
 
 // Options configure a Server. The zero value of a field means its default.
 type Options struct {
-	// MaxBodyBytes is the largest request body accepted (default 32 MiB); a larger one is answered 413.
+	// MaxBodyBytes is the largest request body accepted (default 32 MiB); a larger one is answered 413. A body is
+	// read before its request takes an inference slot, into memory that grows as its bytes arrive; the bodies held
+	// at once (being received, waiting for a slot or being processed) total at most MaxConcurrent × MaxBodyBytes
+	// bytes received, and a request whose body would exceed that is answered 503 with a Retry-After header.
 	MaxBodyBytes int64
 	// MaxRows is the largest number of rows in one inference request (default 100000); more are answered 413.
 	MaxRows int
-	// MaxConcurrent is the number of inference requests processed at once (default 2 × GOMAXPROCS).
+	// MaxConcurrent is the number of inference requests processed (decoded, predicted and answered) at once
+	// (default 2 × GOMAXPROCS). A request takes its slot only once its whole body has arrived, so clients that
+	// send slowly do not hold slots.
 	MaxConcurrent int
 	// MaxQueue is the number of inference requests that may wait for a free slot (default 8 × MaxConcurrent;
 	// negative: none wait). A request that finds the queue full, or waits longer than QueueTimeout, is answered
@@ -99,6 +105,9 @@ type Server struct {
 	seen     map[string]stamp // the directory as the last reload found it (guarded by reloadMu)
 
 	slots    chan struct{} // one per inference request being processed
+	bodyMax  int64         // the bytes of request bodies held at once: MaxConcurrent × MaxBodyBytes (see readBody)
+	bodyHeld atomic.Int64  // the bytes of request bodies held now
+	reading  atomic.Int64  // inference requests whose body is being received
 	chunks   chunkWorkers  // one per chunk of rows of a large request being predicted (see predict)
 	waiting  atomic.Int64  // inference requests waiting for a slot
 	draining atomic.Bool   // set when a graceful shutdown starts: not ready any more
@@ -127,6 +136,10 @@ func New(dir string, opts Options) (*Server, error) {
 	}
 	s := &Server{dir: dir, opts: opts, log: opts.Logger, metrics: newMetrics(),
 		slots: make(chan struct{}, opts.MaxConcurrent), chunks: newChunkWorkers()}
+	s.bodyMax = opts.MaxBodyBytes * int64(opts.MaxConcurrent)
+	if s.bodyMax/int64(opts.MaxConcurrent) != opts.MaxBodyBytes { // overflow
+		s.bodyMax = math.MaxInt64
+	}
 	if err := s.initToken(); err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func TestGracefulShutdown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "both requests to hold a slot", func() bool { return len(s.slots) == 2 })
+	waitFor(t, "both requests to be receiving their bodies", func() bool { return s.reading.Load() == 2 })
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
@@ -111,7 +111,7 @@ func TestShutdownDrainTimeout(t *testing.T) {
 		}
 	}()
 	_, _ = pw.Write([]byte(`{"inputs":`))
-	waitFor(t, "the request to hold a slot", func() bool { return len(s.slots) == 1 })
+	waitFor(t, "the request to be receiving its body", func() bool { return s.reading.Load() == 1 })
 	start := time.Now()
 	err = stop()
 	if err == nil || !strings.Contains(err.Error(), "graceful shutdown") {

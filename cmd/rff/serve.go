@@ -147,8 +147,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if tlsConfig != nil {
 		scheme = "https"
 	}
+	o := s.Options()
 	logger.Info("listening", "url", scheme+"://"+ln.Addr().String(), "models", s.Models(),
-		"max_concurrent", s.Options().MaxConcurrent, "max_queue", s.Options().MaxQueue, "auth", opts.Token != "")
+		"max_concurrent", o.MaxConcurrent, "max_queue", o.MaxQueue, "auth", o.Token != "" || o.TokenFile != "")
 	if serveListening != nil {
 		serveListening(ln.Addr())
 	}

@@ -384,6 +384,9 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Fatalf("log line is not JSON: %q", sc.Text())
 		}
 		msgs = append(msgs, fmt.Sprint(rec["msg"]))
+		if rec["msg"] == "listening" && rec["auth"] != true {
+			t.Errorf("with --token-file, the listening line says auth=%v: %s", rec["auth"], sc.Text())
+		}
 	}
 	joined := strings.Join(msgs, "|")
 	for _, w := range []string{"model loaded", "listening", "SIGHUP: reloading the model directory", "model replaced", "shut down"} {
@@ -408,6 +411,9 @@ func TestServeWatch(t *testing.T) {
 	}
 	if code := get("/v2/health/ready"); code != 503 {
 		t.Errorf("ready with no model: %d", code)
+	}
+	if !strings.Contains(stderr.String(), "msg=listening") || !strings.Contains(stderr.String(), "auth=false") {
+		t.Errorf("without --token-file, the listening line does not say auth=false: %s", stderr.String())
 	}
 	copyGolden(t, models, "cls-onehot", "iris")
 	deadline := time.Now().Add(10 * time.Second)
