@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -73,16 +72,6 @@ func appendFloats(b []byte, v []float64) []byte {
 
 // outputSet says which output tensors a response holds.
 type outputSet struct{ predictions, labels, scores bool }
-
-// firstNonFinite returns the index of the first value that is NaN or infinite, or −1.
-func firstNonFinite(v []float64) int {
-	for i, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return i
-		}
-	}
-	return -1
-}
 
 // appendTensorHead appends the start of an output tensor object up to the opening bracket of its data.
 func appendTensorHead(b []byte, first bool, name, datatype string, shape ...int) []byte {

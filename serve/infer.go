@@ -77,10 +77,6 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		writeError(w, errorf(http.StatusBadRequest, "the model cannot predict these rows: %v", err))
 		return e.name
 	}
-	if i := firstNonFinite(p.Values); i >= 0 {
-		writeError(w, errorf(http.StatusBadRequest, "the prediction of row %d is not finite (values too large for this model?)", i/p.Outputs+1))
-		return e.name
-	}
 	s.metrics.rows.WithLabelValues(e.name).Add(float64(n))
 
 	ap := getBytes(&s.answers)
