@@ -10,6 +10,7 @@ import (
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/colnames"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
@@ -90,17 +91,11 @@ func checkData(data *dataset.Data) error {
 			}
 		}
 	}
-	if data.Names != nil {
-		seen := make(map[string]int, len(data.Names))
-		for j, n := range data.Names {
-			if k, dup := seen[n]; dup || n == "" {
-				if n == "" {
-					return fmt.Errorf("column %d has no name", j+1)
-				}
-				return fmt.Errorf("columns %d and %d are both named %q; predictions match columns by name", k+1, j+1, n)
-			}
-			seen[n] = j
-		}
+	switch bad, prev := colnames.Check(data.Names); {
+	case bad >= 0 && prev < 0:
+		return fmt.Errorf("column %d has no name", bad+1)
+	case bad >= 0:
+		return fmt.Errorf("columns %d and %d are both named %q; predictions match columns by name", prev+1, bad+1, data.Names[bad])
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rffkit/rff/internal/colnames"
 )
 
 // ReadCSV reads delimited numeric text from r. name is used in error messages.
@@ -346,18 +348,17 @@ func (p *csvRows) labels() ([]string, []float64, error) {
 // so every column must have a name of its own.
 func headerNames(fields [][]byte) ([]string, error) {
 	names := make([]string, len(fields))
-	seen := make(map[string]int, len(fields))
 	for j, f := range fields {
-		if len(f) == 0 {
-			return nil, fmt.Errorf("column %d has no name; a header must name every column", j+1)
-		}
 		names[j] = string(f)
-		if k, dup := seen[names[j]]; dup {
-			return nil, fmt.Errorf("column %d: the name %s is also column %d's; column names must be unique", j+1, quote(f), k+1)
-		}
-		seen[names[j]] = j
 	}
-	return names, nil
+	switch bad, prev := colnames.Check(names); {
+	case bad < 0:
+		return names, nil
+	case prev < 0:
+		return nil, fmt.Errorf("column %d has no name; a header must name every column", bad+1)
+	default:
+		return nil, fmt.Errorf("column %d: the name %s is also column %d's; column names must be unique", bad+1, quote(fields[bad]), prev+1)
+	}
 }
 
 // targetHint returns what to append to the error of the feature field in column j (0-based) of a row of ncols

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/atomicfile"
+	"github.com/rffkit/rff/internal/colnames"
 	"github.com/rffkit/rff/rule"
 )
 
@@ -392,15 +393,11 @@ var (
 
 // distinctNames reports an empty name or one that repeats an earlier one: predictions match columns by name.
 func distinctNames(names []string) error {
-	seen := make(map[string]int, len(names))
-	for i, n := range names {
-		if n == "" {
-			return fmt.Errorf("name %d is empty", i+1)
-		}
-		if j, dup := seen[n]; dup {
-			return fmt.Errorf("%q is both name %d and name %d", n, j+1, i+1)
-		}
-		seen[n] = i
+	switch bad, prev := colnames.Check(names); {
+	case bad >= 0 && prev < 0:
+		return fmt.Errorf("name %d is empty", bad+1)
+	case bad >= 0:
+		return fmt.Errorf("%q is both name %d and name %d", names[bad], prev+1, bad+1)
 	}
 	return nil
 }
