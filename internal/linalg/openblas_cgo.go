@@ -145,6 +145,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -417,8 +418,45 @@ func (l *openblas) gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, ld
 func (l *openblas) syrk(upper, trans bool, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if p := int(C.rff_int(l.getThreads)); upper && trans && l.setThreads != nil && useTiledGram(n, k, p) {
+		l.syrkTiles(p, n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
 	C.rff_dsyrk(l.dsyrk, cUplo(upper), cTr(trans), C.int(n), C.int(k), C.double(alpha), ptr(a), C.int(lda),
 		C.double(beta), ptr(c), C.int(ldc))
+}
+
+// syrkTiles is the upper-triangle Gram update C = alpha·AᵀA + beta·C (A k×n) cut into the tiles of
+// gramTiles(n, 2p) and run by p goroutines, each taking the next tile of the list when it finishes one and calling
+// single-threaded dsyrk (diagonal tiles) or dgemm (the others) on it, with OpenBLAS's thread count set to 1 meanwhile
+// (tiles.go says why). The caller holds l.mu, so no other call runs with the changed count; the p concurrent calls
+// stay within OpenBLAS's limits on simultaneous callers (p is the thread count it was configured with). Each tile is
+// one call with the same arguments whichever goroutine makes it, so the result does not depend on the timing.
+func (l *openblas) syrkTiles(p, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	tiledGramCalls.Add(1)
+	C.rff_setint(l.setThreads, 1)
+	defer C.rff_setint(l.setThreads, C.int(p))
+	tiles := gramTiles(n, 2*p)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range p {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(tiles); i = int(next.Add(1) - 1) {
+				t := tiles[i]
+				cij := c[t.r0*ldc+t.c0:]
+				if t.diagonal() {
+					C.rff_dsyrk(l.dsyrk, cUpper, cTrans, C.int(t.r1-t.r0), C.int(k), C.double(alpha), ptr(a[t.r0:]),
+						C.int(lda), C.double(beta), ptr(cij), C.int(ldc))
+					continue
+				}
+				C.rff_dgemm(l.dgemm, cTrans, cNoTrans, C.int(t.r1-t.r0), C.int(t.c1-t.c0), C.int(k), C.double(alpha),
+					ptr(a[t.r0:]), C.int(lda), ptr(a[t.c0:]), C.int(lda), C.double(beta), ptr(cij), C.int(ldc))
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (l *openblas) syrk32(upper, trans bool, n, k int, alpha float32, a []float32, lda int, beta float32, c []float32, ldc int) {
