@@ -19,15 +19,3 @@ func ExampleGram() {
 	fmt.Println(K)
 	// Output: [0.5 0.5 0.5 0.5 1 0.5 0.5 0.5 1]
 }
-
-func ExampleGramSerial() {
-	// Kernel values of a block of rows against landmarks, on this goroutine (other blocks run on other cores).
-	X := []float64{0, 0, 1, 0} // two rows in R²
-	L := []float64{0, 0, 0, 1} // two landmarks
-	K := make([]float64, 4)
-	if err := kernel.GramSerial(K, kernel.Gaussian{S: 1}, X, 2, L, 2, 2); err != nil {
-		panic(err)
-	}
-	fmt.Printf("%.4f\n", K)
-	// Output: [1.0000 0.6065 0.6065 0.3679]
-}

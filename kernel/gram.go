@@ -95,31 +95,19 @@ const gramRelTol = 1e-12
 // the pairwise value, and a Gaussian entry within 1e-12·max_t t·e^{−t} < 4e-13 of it. Other kernels, and d < 8,
 // use the pairwise loop. Rows are computed in parallel on all cores.
 func Gram(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int) error {
-	return gram("kernel.Gram", dst, k, X, n, Y, m, d, false)
-}
-
-// GramSerial is [Gram] on the calling goroutine: the matrix product in pure Go (the packed AVX2+FMA kernel where the
-// CPU has it) and the rows one after the other, whatever the BLAS backend, with the same error control. It is for
-// callers that already compute blocks of rows on all cores, such as feature maps evaluated a block at a time: there
-// Gram's own parallelism and multithreaded BLAS calls would only compete with the other blocks.
-func GramSerial(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int) error {
-	return gram("kernel.GramSerial", dst, k, X, n, Y, m, d, true)
-}
-
-func gram(where string, dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int, serial bool) error {
 	if isNil(k) {
-		return errors.New(where + ": nil kernel")
+		return errors.New("kernel.Gram: nil kernel")
 	}
 	if d <= 0 || !size.Is(len(X), n, d) || !size.Is(len(Y), m, d) || !size.Is(len(dst), n, m) {
-		return fmt.Errorf("%s: shapes do not match (len X=%d, n=%d; len Y=%d, m=%d; d=%d; len dst=%d)",
-			where, len(X), n, len(Y), m, d, len(dst))
+		return fmt.Errorf("kernel.Gram: shapes do not match (len X=%d, n=%d; len Y=%d, m=%d; d=%d; len dst=%d)",
+			len(X), n, len(Y), m, d, len(dst))
 	}
 	if r, ok := k.(sqRadial); ok && d >= gemmMinDim && n > 0 && m > 0 {
-		gramSqRadial(dst, r, X, n, Y, m, d, serial)
+		gramSqRadial(dst, r, X, n, Y, m, d)
 		return nil
 	}
 	ek, isExp := k.(expKernel)
-	forRows(n, rowWorkers(serial), func(_, i int) {
+	parallel.For(n, 0, func(i int) {
 		xi := X[i*d : (i+1)*d]
 		row := dst[i*m : (i+1)*m]
 		if isExp {
@@ -154,18 +142,14 @@ func (k Laplacian) expArg(x, y []float64) float64 {
 }
 
 // gramSqRadial is Gram for a sqRadial kernel through dst = X·Yᵀ (see Gram for the error control).
-func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y []float64, m, d int, serial bool) {
+func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y []float64, m, d int) {
 	nx, ny := sqNorms(X, n, d), sqNorms(Y, m, d)
-	if serial {
-		linalg.GemmSerial(false, true, n, m, d, 1, X, d, Y, d, 0, dst, m)
-	} else {
-		linalg.Gemm(false, true, n, m, d, 1, X, d, Y, d, 0, dst, m)
-	}
-	workers := rowWorkers(serial)
+	linalg.Gemm(false, true, n, m, d, 1, X, d, Y, d, 0, dst, m)
 	c := float64(2*d+2) * 0x1p-53 / gramRelTol
 	_, isGauss := k.(Gaussian)
+	workers := runtime.GOMAXPROCS(0)
 	scratch := make([][]float64, workers)
-	forRows(n, workers, func(w, i int) {
+	parallel.ForWorker(n, workers, func(w, i int) {
 		xi := X[i*d : (i+1)*d]
 		row := dst[i*m : (i+1)*m]
 		for j, g := range row {
@@ -181,26 +165,6 @@ func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y []float64, m,
 		}
 		k.ofSqDistRow(row, scratch[w])
 	})
-}
-
-// rowWorkers is the number of goroutines Gram's rows run on: GOMAXPROCS, or 1 (the caller's) when serial.
-func rowWorkers(serial bool) int {
-	if serial {
-		return 1
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
-// forRows calls f(w, i) for i < n on workers goroutines (worker w < workers), or in order on the calling goroutine
-// (w = 0) when workers is 1.
-func forRows(n, workers int, f func(w, i int)) {
-	if workers > 1 {
-		parallel.ForWorker(n, workers, f)
-		return
-	}
-	for i := range n {
-		f(0, i)
-	}
 }
 
 // sqNorms returns ‖x_i‖² for the n rows of X (n×d).

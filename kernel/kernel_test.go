@@ -330,21 +330,6 @@ func TestGramMatchesEval(t *testing.T) {
 	if err := Gram(make([]float64, 3), k, X, n, Y, m, d); err == nil {
 		t.Error("wrong dst length must be an error")
 	}
-	if err := GramSerial(make([]float64, 3), k, X, n, Y, m, d); err == nil {
-		t.Error("GramSerial: wrong dst length must be an error")
-	}
-	// GramSerial's pairwise path is Gram's, row by row: the same bits.
-	for _, k := range []Kernel{Matern{1.5, 0.8}, Gaussian{S: 0.02}, Laplacian{S: 0.5}} {
-		a, b := make([]float64, n*m), make([]float64, n*m)
-		if Gram(a, k, X, n, Y, m, d) != nil || GramSerial(b, k, X, n, Y, m, d) != nil {
-			t.Fatal("Gram failed")
-		}
-		for i := range a {
-			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-				t.Fatalf("%s: GramSerial entry %d = %v, Gram %v", k.Name(), i, b[i], a[i])
-			}
-		}
-	}
 }
 
 func TestNew(t *testing.T) {
@@ -418,22 +403,20 @@ func TestGramProductPath(t *testing.T) {
 			if _, ok := k.(sqRadial); !ok {
 				t.Fatalf("%s: not on the product path", k.Name())
 			}
-			for _, gram := range []func([]float64, Kernel, []float64, int, []float64, int, int) error{Gram, GramSerial} {
-				K := make([]float64, c.n*c.m)
-				if err := gram(K, k, X, c.n, Y, c.m, d); err != nil {
-					t.Fatal(err)
-				}
-				tol := 1e-12 + 8*0x1p-53 // the bound above plus a few ulps of κ ≤ 1
-				for i := range c.n {
-					for j := range c.m {
-						want := k.Eval(X[i*d:(i+1)*d], Y[j*d:(j+1)*d])
-						if e := math.Abs(K[i*c.m+j] - want); e > tol {
-							t.Fatalf("%s, %s: K(%d,%d) = %.17g, Eval %.17g (|Δ| = %.3g > %.1g)", c.name, k.Name(), i, j,
-								K[i*c.m+j], want, e, tol)
-						}
-						if c.name == "equal rows" && i == j && K[i*c.m+j] != 1 {
-							t.Fatalf("%s: K(x, x) = %.17g, want exactly 1", k.Name(), K[i*c.m+j])
-						}
+			K := make([]float64, c.n*c.m)
+			if err := Gram(K, k, X, c.n, Y, c.m, d); err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-12 + 8*0x1p-53 // the bound above plus a few ulps of κ ≤ 1
+			for i := range c.n {
+				for j := range c.m {
+					want := k.Eval(X[i*d:(i+1)*d], Y[j*d:(j+1)*d])
+					if e := math.Abs(K[i*c.m+j] - want); e > tol {
+						t.Fatalf("%s, %s: K(%d,%d) = %.17g, Eval %.17g (|Δ| = %.3g > %.1g)", c.name, k.Name(), i, j,
+							K[i*c.m+j], want, e, tol)
+					}
+					if c.name == "equal rows" && i == j && K[i*c.m+j] != 1 {
+						t.Fatalf("%s: K(x, x) = %.17g, want exactly 1", k.Name(), K[i*c.m+j])
 					}
 				}
 			}

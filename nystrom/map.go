@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
@@ -260,38 +262,31 @@ func (m *Map) Selection() string { return m.selection }
 // Seed is the seed the landmarks were selected with (0 for given landmarks).
 func (m *Map) Seed() uint64 { return m.seed }
 
-// TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine, in pure Go
-// whatever the BLAS backend (kernel.GramSerial and linalg.GemmSerial: its callers run blocks on all cores). proj is
-// scratch of length ≥ rows×Points() (nil to allocate) for the kernel values k_M(x). In the Cholesky basis the
-// triangular product ψ = Normᵀk runs over blocks of triBlock landmarks, each one product of their kernel values with
-// their rows of Norm from the block's first column on (the zeros below its diagonal add nothing). This is the unchecked hot path: it panics if a
-// slice is too short; TransformRows checks.
+// TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine (kernel.Gram and
+// the matrix product may use other cores). proj is scratch of length ≥ rows×Points() (nil to allocate) for the
+// kernel values k_M(x) of the eigen basis; the Cholesky basis forms them in dst and does not use it. This is the
+// unchecked hot path: it panics if a slice is too short; TransformRows checks.
 func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	if rows == 0 {
+		return
+	}
+	if m.tri { // M = M': the kernel values go into dst and the triangular product runs in place
+		kx := dst[:rows*m.f]
+		if err := kernel.Gram(kx, m.kern, x[:rows*m.d], rows, m.landmarks, m.m, m.d); err != nil {
+			panic("nystrom: TransformBlock: " + err.Error())
+		}
+		linalg.Blas{}.Dtrmm(blas.Right, blas.Upper, blas.NoTrans, blas.NonUnit, rows, m.f, 1, m.norm, m.f, kx, m.f)
 		return
 	}
 	if len(proj) < rows*m.m {
 		proj = make([]float64, rows*m.m)
 	}
 	kx := proj[:rows*m.m]
-	if err := kernel.GramSerial(kx, m.kern, x[:rows*m.d], rows, m.landmarks, m.m, m.d); err != nil {
+	if err := kernel.Gram(kx, m.kern, x[:rows*m.d], rows, m.landmarks, m.m, m.d); err != nil {
 		panic("nystrom: TransformBlock: " + err.Error())
 	}
-	if !m.tri {
-		linalg.GemmSerial(false, false, rows, m.f, m.m, 1, kx, m.m, m.norm, m.f, 0, dst[:rows*m.f], m.f)
-		return
-	}
-	beta := 0.0
-	for i0 := 0; i0 < m.f; i0 += triBlock {
-		i1 := min(i0+triBlock, m.f)
-		linalg.GemmSerial(false, false, rows, m.f-i0, i1-i0, 1, kx[i0:], m.m, m.norm[i0*m.f+i0:], m.f, beta, dst[i0:], m.f)
-		beta = 1
-	}
+	linalg.Gemm(false, false, rows, m.f, m.m, 1, kx, m.m, m.norm, m.f, 0, dst[:rows*m.f], m.f)
 }
-
-// triBlock is the number of landmarks per block of the Cholesky basis's triangular product: the products cover
-// M'²/2 + M'·triBlock/2 multiply-adds against the triangle's M'²/2.
-const triBlock = 64
 
 // TransformRows maps the n rows of x (n×d) into dst (n×Features()), a block of rows at a time on all cores. It
 // returns an error for a nil or zero map, shapes that do not match, and NaN or infinite inputs.
