@@ -43,10 +43,9 @@ func numShards(F int) int {
 // to ZᵀZ by one BLAS-3 update that runs on all cores (OpenBLAS's threads, or the pure-Go kernel's goroutines), chunk
 // after chunk in row order — the two phases never compete for the cores, and the Gram update, which is nearly all
 // the work, runs at the rate of the BLAS. With fewer features the chunks are grouped into S contiguous shards (S ≤ 8)
-// that run concurrently, each adding its chunks in row order to its own Stats on its own goroutine (the pure-Go
-// kernels of linalg.SyrkSerial and GemmSerial, whatever the backend: BLAS calls per shard would queue for the
-// library and wake its threads), and [Accumulator.Stats] merges the shards in order. The layout depends only on the
-// batch sizes and F, so the result is bit-for-bit identical for every GOMAXPROCS. Memory: S·F² (S = 1 from F = 1024) + 16 MiB per core (a shard's matrix is allocated when it first
+// that run concurrently, each adding its chunks in row order to its own Stats, and [Accumulator.Stats] merges the
+// shards in order. The layout depends only on the batch sizes and F, so the result is bit-for-bit identical for every
+// GOMAXPROCS. Memory: S·F² (S = 1 from F = 1024) + 16 MiB per core (a shard's matrix is allocated when it first
 // receives rows).
 //
 // An Accumulator is not safe for concurrent use; Add itself uses every core.
@@ -153,7 +152,7 @@ func (a *Accumulator) add(where string, X []float64, n int, Y []float64) error {
 		return nil
 	}
 	blocks.Map(a.m, X, n, S, a.chunk, nil, func(s int, z []float64, r0, rows int) {
-		a.parts[s].addSerial(z, Y[r0*p:(r0+rows)*p], rows)
+		a.parts[s].Add(z, Y[r0*p:(r0+rows)*p], rows)
 		if a.Progress != nil {
 			a.Progress(rows)
 		}

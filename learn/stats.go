@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/size"
 )
 
@@ -88,40 +87,18 @@ func (s *Stats) Add(Z []float64, Y []float64, rows int) {
 		r := min(chunk, rows-r0)
 		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: F, Stride: F, Data: Z[r0*F : (r0+r)*F]}, 1, c)
 	}
-	s.addLinear(Z, Y, rows, false)
+	s.addLinear(Z, Y, rows)
 	s.sym = false
 }
 
-// addSerial is Add on the calling goroutine in pure Go ([linalg.SyrkSerial], [linalg.GemmSerial]), for the
-// accumulator's shards, which run on all cores at once: the same sums as Add up to rounding, with bits that depend
-// neither on the backend nor on the number of threads. Its arguments have been checked.
-func (s *Stats) addSerial(Z []float64, Y []float64, rows int) {
-	if rows == 0 {
-		return
-	}
-	F := s.F
-	chunk := chunkRows(F)
-	for r0 := 0; r0 < rows; r0 += chunk {
-		r := min(chunk, rows-r0)
-		linalg.SyrkSerial(F, r, 1, Z[r0*F:(r0+r)*F], F, 1, s.ZtZ, F)
-	}
-	s.addLinear(Z, Y, rows, true)
-	s.sym = false
-}
-
-// addLinear accumulates everything of Add except ZᵀZ: ZᵀY, Σz, Σy, Σy² and N; serial computes YᵀZ with
-// linalg.GemmSerial on the calling goroutine.
-func (s *Stats) addLinear(Z []float64, Y []float64, rows int, serial bool) {
+// addLinear accumulates everything of Add except ZᵀZ: ZᵀY, Σz, Σy, Σy² and N.
+func (s *Stats) addLinear(Z []float64, Y []float64, rows int) {
 	F, P := s.F, s.P
 	z := blas64.General{Rows: rows, Cols: F, Stride: F, Data: Z[:rows*F]}
 	y := blas64.General{Rows: rows, Cols: P, Stride: P, Data: Y[:rows*P]}
 	// YᵀZ (P×F) runs gonum's Gemm along rows of length F (ZᵀY directly would run along rows of length P).
 	yz := make([]float64, P*F)
-	if serial {
-		linalg.GemmSerial(true, false, P, F, rows, 1, y.Data, P, z.Data, F, 0, yz, F)
-	} else {
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, y, z, 0, blas64.General{Rows: P, Cols: F, Stride: F, Data: yz})
-	}
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, y, z, 0, blas64.General{Rows: P, Cols: F, Stride: F, Data: yz})
 	addTransposed(s.ZtY, yz, P, F)
 	ones := make([]float64, rows)
 	for i := range ones {

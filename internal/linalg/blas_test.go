@@ -126,9 +126,6 @@ func TestSyrk(t *testing.T) {
 								got = clone(c)
 								SyrkBlocked(n, k, alpha, a, lda, beta, got, ldc)
 								maxDiff(t, got, want, 1e-13*float64(k+1), "SyrkBlocked "+name)
-								got = clone(c)
-								SyrkSerial(n, k, alpha, a, lda, beta, got, ldc)
-								maxDiff(t, got, want, 1e-13*float64(k+1), "SyrkSerial "+name)
 							}
 						}
 					}

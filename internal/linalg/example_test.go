@@ -36,15 +36,6 @@ func ExampleSyrk() {
 	// Output: 11 15 21
 }
 
-func ExampleSyrkSerial() {
-	// The Gram matrix of a shard of rows, on this goroutine (other shards on others).
-	z := []float64{1, 2, 3, 4} // 2 rows × 2 features
-	g := make([]float64, 4)
-	linalg.SyrkSerial(2, 2, 1, z, 2, 0, g, 2)
-	fmt.Println(g[0], g[1], g[3])
-	// Output: 10 14 20
-}
-
 func ExampleSyrkBlocked() {
 	z := []float64{1, 2, 3, 4, 5, 6} // 3 rows × 2 features
 	g := make([]float64, 4)

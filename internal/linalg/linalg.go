@@ -124,21 +124,3 @@ func GemmSerial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b
 	}
 	goBlas.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
-
-// SyrkSerial is Syrk on the calling goroutine in pure Go, whatever the backend: SyrkBlocked's packed AVX2+FMA kernel
-// on one goroutine when the CPU has it and the problem is large enough for the kernel to pay, gonum's Dsyrk
-// otherwise. Like GemmSerial it is for Gram updates that the caller already runs in parallel (one per shard of rows):
-// on OpenBLAS they would queue for the lock, and each call would wake the library's threads, which then spin while
-// the caller's goroutines compute. Its results do not depend on the backend or the number of threads. Like gonum, it
-// panics on bad dimensions or short slices.
-func SyrkSerial(n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
-	if !syrkOK(blas.Upper, blas.Trans, n, k, a, lda, nil, 0, false, c, ldc) {
-		goBlas.Dsyrk(blas.Upper, blas.Trans, n, k, alpha, a, lda, beta, c, ldc) // panics with gonum's message
-		return
-	}
-	if useKernel && alpha != 0 && k > 0 && n >= packedSyrkMinN && n*n*k >= packedGemmMinWork {
-		syrkBlocked(true, true, n, k, alpha, a, lda, beta, c, ldc, 1)
-		return
-	}
-	goDsyrk(blas.Upper, blas.Trans, n, k, alpha, a, lda, beta, c, ldc)
-}
