@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rffkit/rff/internal/linalg"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
 	"github.com/rffkit/rff/internal/size"
 )
 
@@ -173,15 +175,14 @@ func (p *densePoints) Dim() int           { return p.d }
 func (p *densePoints) Len() int           { return p.n }
 func (p *densePoints) Weights() []float64 { return p.w }
 func (p *densePoints) Zero() float64      { return p.zero }
-
-// Project is one product on the calling goroutine in pure Go (linalg.GemmSerial), whatever the BLAS backend: its
-// callers map blocks of rows on all cores at once, and a multithreaded BLAS call per block would run one block at a
-// time and leave the BLAS's threads spinning while the cores compute the rest of the map and the Gram updates.
 func (p *densePoints) Project(dst, x []float64, rows int) {
 	if rows == 0 {
 		return
 	}
-	linalg.GemmSerial(false, true, rows, p.n, p.d, 1, x[:rows*p.d], p.d, p.W, p.d, 0, dst[:rows*p.n], p.n)
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+		blas64.General{Rows: rows, Cols: p.d, Stride: p.d, Data: x[:rows*p.d]},
+		blas64.General{Rows: p.n, Cols: p.d, Stride: p.d, Data: p.W},
+		0, blas64.General{Rows: rows, Cols: p.n, Stride: p.n, Data: dst[:rows*p.n]})
 }
 
 // batch is the number of input rows a structured operator processes at once, in coordinate-major layout.
