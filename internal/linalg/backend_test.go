@@ -104,6 +104,14 @@ func TestUseAndInfo(t *testing.T) {
 			t.Errorf("OpenBLAS runs %q, asked for %q", info.CoreType, value)
 		}
 	}
+	// The thread time-out: this package's when the process started without one, the user's otherwise.
+	want := threadTimeout
+	if timeoutWasSet {
+		want = timeoutAtStart
+	}
+	if got, ok := cGetenv("OPENBLAS_THREAD_TIMEOUT"); !ok || got != want {
+		t.Errorf("C environment OPENBLAS_THREAD_TIMEOUT = %q, %v; want %q", got, ok, want)
+	}
 	prev := info.Threads
 	if n := SetThreads(1); n != 1 || Info().Threads != 1 {
 		t.Errorf("SetThreads(1) = %d, Info().Threads = %d", n, Info().Threads)

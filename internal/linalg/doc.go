@@ -60,9 +60,16 @@
 //	                           Determinism, below).
 //	RFF_OPENBLAS_LIB=path      open this file instead of searching.
 //	OPENBLAS_CORETYPE=name     see below.
+//	OPENBLAS_THREAD_TIMEOUT=n  OpenBLAS's own: its worker threads spin 2^n
+//	                           cycles after a call before they sleep. Set to 4
+//	                           (the least) when unset, before loading: the
+//	                           callers compute on all cores between calls, and
+//	                           spinning workers (2^28 cycles by default) took
+//	                           those cores.
 //
-// UseEnv reads RFF_BLAS and RFF_THREADS at each call; RFF_OPENBLAS_LIB and
-// OPENBLAS_CORETYPE are read once, when the library is loaded. go test caches
+// UseEnv reads RFF_BLAS and RFF_THREADS at each call; RFF_OPENBLAS_LIB,
+// OPENBLAS_CORETYPE and OPENBLAS_THREAD_TIMEOUT are read once, when the library
+// is loaded. go test caches
 // results without noticing them: use -count=1 when changing them. [Use]
 // switches backends by name, ignoring RFF_BLAS, and after the first call
 // safely while other goroutines compute; [SetThreads] changes the thread

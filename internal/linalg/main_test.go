@@ -41,6 +41,9 @@ var (
 	atImport processState
 	// envErr is what TestMain's UseEnv returned.
 	envErr error
+	// timeoutAtStart is OPENBLAS_THREAD_TIMEOUT before TestMain's UseEnv (timeoutWasSet: whether it was set).
+	timeoutAtStart string
+	timeoutWasSet  bool
 )
 
 // TestMain enables the backend RFF_BLAS asks for, as the rff command does, so
@@ -50,6 +53,7 @@ var (
 // which report it.
 func TestMain(m *testing.M) {
 	atImport = observe()
+	timeoutAtStart, timeoutWasSet = os.LookupEnv("OPENBLAS_THREAD_TIMEOUT")
 	envErr = UseEnv()
 	if envErr != nil && os.Getenv(helperEnv) == "" {
 		fmt.Fprintln(os.Stderr, "linalg tests:", envErr)
