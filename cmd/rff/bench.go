@@ -35,6 +35,7 @@ type backendReport struct {
 	CoreType       string `json:"core_type,omitempty"`
 	CoreTypeSource string `json:"core_type_source,omitempty"`
 	Threads        int    `json:"threads"`
+	ThreadTimeout  string `json:"thread_timeout,omitempty"` // OPENBLAS_THREAD_TIMEOUT at load
 	Library        string `json:"library,omitempty"`
 	Config         string `json:"config,omitempty"`
 	Note           string `json:"note,omitempty"`
@@ -45,7 +46,7 @@ type backendReport struct {
 func linalgBackend() backendReport {
 	in := linalg.Info()
 	r := backendReport{Summary: in.String(), Backend: in.Backend, Version: in.Version, CoreType: in.CoreType,
-		CoreTypeSource: in.CoreTypeSource, Threads: in.Threads, Library: in.Library, Config: in.Config, Note: in.Note,
+		CoreTypeSource: in.CoreTypeSource, Threads: in.Threads, ThreadTimeout: in.ThreadTimeout, Library: in.Library, Config: in.Config, Note: in.Note,
 		GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	if in.Err != nil {
 		r.Err = in.Err.Error()

@@ -63,6 +63,10 @@ type BackendInfo struct {
 	// DefaultThreads, whatever GOMAXPROCS is); for PureGo, the goroutines
 	// SyrkBlocked uses (gonum's own Dgemm uses GOMAXPROCS).
 	Threads int
+	// ThreadTimeout is the OPENBLAS_THREAD_TIMEOUT the library loaded with:
+	// the user's value, or this package's "4" when it was unset (see the
+	// package documentation); empty for PureGo.
+	ThreadTimeout string
 	// Config is openblas_get_config(), e.g. "OpenBLAS 0.3.21 NO_LAPACKE
 	// DYNAMIC_ARCH NO_AFFINITY Zen MAX_THREADS=64".
 	Config string
@@ -246,6 +250,7 @@ func nativeBackend(lib nativeLib, threads int) *backend {
 	cfg := lib.config()
 	info := BackendInfo{
 		Backend:        OpenBLAS,
+		ThreadTimeout:  loadedThreadTimeout(),
 		Version:        configVersion(cfg),
 		Library:        lib.name(),
 		CoreType:       lib.corename(),

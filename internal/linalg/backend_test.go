@@ -109,8 +109,8 @@ func TestUseAndInfo(t *testing.T) {
 	if timeoutWasSet {
 		want = timeoutAtStart
 	}
-	if got, ok := cGetenv("OPENBLAS_THREAD_TIMEOUT"); !ok || got != want {
-		t.Errorf("C environment OPENBLAS_THREAD_TIMEOUT = %q, %v; want %q", got, ok, want)
+	if got, ok := cGetenv("OPENBLAS_THREAD_TIMEOUT"); !ok || got != want || info.ThreadTimeout != want {
+		t.Errorf("C environment OPENBLAS_THREAD_TIMEOUT = %q, %v, Info().ThreadTimeout = %q; want %q", got, ok, info.ThreadTimeout, want)
 	}
 	prev := info.Threads
 	if n := SetThreads(1); n != 1 || Info().Threads != 1 {

@@ -205,12 +205,13 @@ type openblas struct {
 }
 
 var (
-	loadOnce sync.Once
-	loaded   *openblas
-	loadErr  error
-	loadNote string
-	loadCore string // the OPENBLAS_CORETYPE value in force when the library initialized
-	loadSrc  string
+	loadOnce    sync.Once
+	loaded      *openblas
+	loadErr     error
+	loadNote    string
+	loadCore    string // the OPENBLAS_CORETYPE value in force when the library initialized
+	loadTimeout string // the OPENBLAS_THREAD_TIMEOUT value in force when the library initialized
+	loadSrc     string
 )
 
 // loadOpenBLAS opens the library once per process. The core type and the
@@ -229,8 +230,10 @@ func loadOpenBLAS() (nativeLib, error) {
 			unsetenvC("OPENBLAS_CORETYPE")
 		}
 		loadCore, loadSrc = ct, src
-		if _, set := os.LookupEnv("OPENBLAS_THREAD_TIMEOUT"); !set {
+		var userTimeout bool
+		if loadTimeout, userTimeout = os.LookupEnv("OPENBLAS_THREAD_TIMEOUT"); !userTimeout {
 			setenvC("OPENBLAS_THREAD_TIMEOUT", threadTimeout)
+			loadTimeout = threadTimeout
 		}
 		loaded, loadErr = openLibrary()
 	})
@@ -263,6 +266,9 @@ func setenvC(k, v string) {
 		C.rff_setenv(ck, cv)
 	}
 }
+
+// loadedThreadTimeout reports the OPENBLAS_THREAD_TIMEOUT in force when the library loaded.
+func loadedThreadTimeout() string { return loadTimeout }
 
 // loadedCoreType reports the OPENBLAS_CORETYPE decision made before loading.
 func loadedCoreType() (value, source, note string) { return loadCore, loadSrc, loadNote }

@@ -15,4 +15,6 @@ func loadOpenBLAS() (nativeLib, error) {
 
 func loadedCoreType() (value, source, note string) { return "", coreNone, "" }
 
+func loadedThreadTimeout() string { return "" }
+
 func cGetenv(k string) (string, bool) { return "", false }
