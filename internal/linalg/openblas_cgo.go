@@ -200,6 +200,7 @@ type openblas struct {
 	dpotrf, dsyevd                            unsafe.Pointer
 	getConfig, getCorename                    unsafe.Pointer
 	getThreads, setThreads                    unsafe.Pointer
+	tiles                                     bool // the tiled Gram update may run (see resolve)
 
 	path string
 }
@@ -367,9 +368,13 @@ func resolve(path string) (*openblas, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s: missing symbols %s", path, strings.Join(missing, ", "))
 	}
-	if cfg := l.config(); strings.Contains(cfg, "USE64BITINT") {
+	cfg := l.config()
+	if strings.Contains(cfg, "USE64BITINT") {
 		return nil, fmt.Errorf("%s: 64-bit integer (ILP64) build %q is not supported", path, cfg)
 	}
+	// Concurrent single-threaded calls (the tiled Gram update) only on the pthreads build, whose memory
+	// allocator locks for simultaneous callers; the OpenMP build keeps dsyrk (a serial build reports one thread).
+	l.tiles = !strings.Contains(cfg, "USE_OPENMP")
 	return l, nil
 }
 
@@ -439,7 +444,7 @@ func (l *openblas) gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, ld
 func (l *openblas) syrk(upper, trans bool, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if p := int(C.rff_int(l.getThreads)); upper && trans && l.setThreads != nil && useTiledGram(n, k, p) {
+	if p := int(C.rff_int(l.getThreads)); upper && trans && l.tiles && l.setThreads != nil && useTiledGram(n, k, p) {
 		l.syrkTiles(p, n, k, alpha, a, lda, beta, c, ldc)
 		return
 	}

@@ -12,7 +12,9 @@ import (
 // (real flops), and the same triangle cut into tiles — the diagonal blocks by single-threaded dsyrk, the blocks
 // above them by single-threaded dgemm, each thread taking the next tile as it finishes one — at 89–90%; at n = 4096,
 // k = 512 90% against 95% (docs/performance.md, "The Gram matrix: fused path against dgemm"). For large n
-// (F = 8192) dsyrk is already at dgemm's rate and the tiles gain nothing; for small n the tiles are too small.
+// (F = 8192) dsyrk is already at dgemm's rate and the tiles gain nothing; for small n the tiles are too small. The
+// tiles run on OpenBLAS's pthreads build only (Debian's default), whose memory allocator is locked for
+// simultaneous callers; its OpenMP build keeps its own dsyrk.
 
 // tiledGramCalls counts the tiled updates, for tests.
 var tiledGramCalls atomic.Int64
