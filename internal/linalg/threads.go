@@ -138,3 +138,15 @@ func ratio(quota, period string) float64 {
 	}
 	return q / p
 }
+
+// threadTimeout is the OPENBLAS_THREAD_TIMEOUT set when the user has not set
+// one: OpenBLAS's worker threads spin for 2^4 cycles after a call instead of
+// the default 2^28 (about 0.1 s) before they sleep. This package's callers
+// compute on all cores between BLAS calls — mapping blocks of rows, the tiles of
+// the Gram update, FALKON's kernel blocks — and spinning workers took those
+// cores: on two Zen 3 cores the fused map → Gram accumulation at F = 2048 ran
+// at 50–66 GFLOP/s with the default and 59–70 with this, FALKON on LETTER
+// (M = 1000, 20 iterations) in a median 1.88 s against 2.23 s, the Nyström
+// ridge on LETTER (M = 500, 1000) in 0.26 and 0.63 s against 0.30 and 0.70 s
+// (docs/performance.md).
+const threadTimeout = "4"
