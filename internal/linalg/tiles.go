@@ -35,16 +35,18 @@ func (t gramTile) work() int {
 	return (t.r1 - t.r0) * (t.c1 - t.c0)
 }
 
-// Bounds of the tiled Gram update: n (the side of C) and k (the rows of A) for which it pays on the CPUs measured.
+// Bounds of the tiled Gram update, for which it paid on the CPU measured (two cores): the side of a block (n/2p for
+// p threads) at least tiledGramMinSide, so that each single-threaded call runs at its dgemm rate; n at most
+// tiledGramMaxN, beyond which dsyrk is as fast; k (the rows of A) at least tiledGramMinK.
 const (
-	tiledGramMinN = 1536
-	tiledGramMaxN = 6144
-	tiledGramMinK = 256
+	tiledGramMinSide = 384
+	tiledGramMaxN    = 6144
+	tiledGramMinK    = 256
 )
 
 // useTiledGram reports whether the Gram update of an n×n triangle from k rows on p threads is split into tiles.
 func useTiledGram(n, k, p int) bool {
-	return p >= 2 && n >= tiledGramMinN && n <= tiledGramMaxN && k >= tiledGramMinK
+	return p >= 2 && n >= 2*p*tiledGramMinSide && n <= tiledGramMaxN && k >= tiledGramMinK
 }
 
 // gramTiles cuts the upper triangle of an n×n matrix into blocks block rows and columns (block boundaries are

@@ -54,7 +54,7 @@ func TestUseTiledGram(t *testing.T) {
 		want    bool
 	}{
 		{2048, 1024, 2, true}, {2048, 1024, 1, false}, {512, 1024, 2, false}, {1024, 2048, 2, false}, {2048, 64, 2, false},
-		{8192, 256, 2, false}, {4096, 512, 8, true},
+		{8192, 256, 2, false}, {4096, 512, 4, true}, {4096, 512, 8, false}, {1535, 1024, 2, false}, {1536, 1024, 2, true},
 	} {
 		if got := useTiledGram(tc.n, tc.k, tc.p); got != tc.want {
 			t.Errorf("useTiledGram(%d, %d, %d) = %v, want %v", tc.n, tc.k, tc.p, got, tc.want)
@@ -71,7 +71,7 @@ func TestSyrkTiled(t *testing.T) {
 	defer restore()
 	defer SetThreads(SetThreads(0))
 	rng := rand.New(rand.NewPCG(7, 7))
-	n, k, pad := tiledGramMinN+6, tiledGramMinK+3, 3
+	n, k, pad := 6*tiledGramMinSide+6, tiledGramMinK+3, 3 // tiled for 2 and 3 threads
 	lda, ldc := n+pad, n+pad
 	a := randMat(rng, k, n, lda, math.NaN())
 	for _, p := range []int{2, 3} {
