@@ -27,6 +27,7 @@ type nativeLib interface {
 	gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
 	syrk(upper, trans bool, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int)
 	syrk32(upper, trans bool, n, k int, alpha float32, a []float32, lda int, beta float32, c []float32, ldc int)
+	gemm32(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
 	syr2k(upper, trans bool, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
 	trsm(left, upper, trans, unit bool, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int)
 	trmm(left, upper, trans, unit bool, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int)

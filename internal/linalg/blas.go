@@ -55,8 +55,8 @@ func validSide(s blas.Side) bool { return s == blas.Left || s == blas.Right }
 
 func validDiag(d blas.Diag) bool { return d == blas.NonUnit || d == blas.Unit }
 
-// gemmOK reports whether gonum's Dgemm accepts the arguments.
-func gemmOK(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) bool {
+// gemmOK reports whether gonum's Dgemm (Sgemm) accepts the arguments.
+func gemmOK[T float32 | float64](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) bool {
 	if !validTrans(tA) || !validTrans(tB) || m < 0 || n < 0 || k < 0 || ldc < max(1, n) {
 		return false
 	}

@@ -34,7 +34,21 @@ func Syrk32(n, k int, alpha float32, a []float32, lda int, beta float32, c []flo
 	goBlas.Ssyrk(blas.Upper, blas.Trans, n, k, alpha, a, lda, beta, c, ldc) // panics with gonum's message if !ok
 }
 
-// FastFloat32 reports whether Syrk32 runs a SIMD kernel at about twice the
+// Gemm32 is Gemm in single precision: C = alpha·op(A)·op(B) + beta·C, row-major, op(X) = Xᵀ when the flag is set.
+// On the OpenBLAS backend it runs sgemm, at about twice the rate of dgemm; in pure Go gonum's Sgemm, which is slow
+// (see FastFloat32). Its one user computes products that are exact in single precision (integers whose partial sums
+// stay below 2²⁴; kernel.Gram), so no result of the library is only single-precision accurate. With beta = 0, C need
+// not be initialized. Like gonum, it panics on bad dimensions or short slices.
+func Gemm32(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	ta, tb := trans(tA), trans(tB)
+	if lib := native(); lib != nil && alpha != 0 && m*n*k >= nativeMinWork && gemmOK(ta, tb, m, n, k, a, lda, b, ldb, c, ldc) {
+		lib.gemm32(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	goBlas.Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// FastFloat32 reports whether Syrk32 and Gemm32 run a SIMD kernel at about twice the
 // rate of Syrk, which is what makes single-precision Gram matrices worth
 // computing: true on the OpenBLAS backend. The pure-Go backend has a packed
 // kernel for float64 only; there gonum's Ssyrk runs at a few GFLOP/s.

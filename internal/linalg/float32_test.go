@@ -129,3 +129,64 @@ func TestGramVectorBits(t *testing.T) {
 		t.Errorf("pure Go, FMA %v: GramVectorBits() = %d, want %d", cpu.FMA, got, want)
 	}
 }
+
+// TestGemm32 checks Gemm32 on integer matrices whose products and partial sums stay below 2²⁴ in magnitude: every
+// single-precision operation on them is exact in any order, so the result must equal the integer product exactly,
+// on every backend, for every transposition, with padded strides; beta = 0 must overwrite a NaN in C.
+func TestGemm32(t *testing.T) {
+	withBackend(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 32))
+		for _, s := range [][3]int{{1, 1, 1}, {5, 7, 3}, {40, 33, 100}, {130, 70, 257}, {64, 300, 512}} {
+			m, n, k := s[0], s[1], s[2]
+			// |a|, |b| ≤ 15 and |c| ≤ 100: |Σ a·b| + |β·c| ≤ 512·225 + 300 < 2²⁴.
+			for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+				for _, beta := range []float32{0, 1, -2} {
+					ar, ac := m, k
+					if tr[0] {
+						ar, ac = k, m
+					}
+					br, bc := k, n
+					if tr[1] {
+						br, bc = n, k
+					}
+					lda, ldb, ldc := ac+2, bc+1, n+3
+					ints := func(rows, ld, hi int) []float32 {
+						x := make([]float32, (rows-1)*ld+ld)
+						for i := range x {
+							x[i] = float32(rng.IntN(2*hi+1) - hi)
+						}
+						return x
+					}
+					a, b, c := ints(ar, lda, 15), ints(br, ldb, 15), ints(m, ldc, 100)
+					if beta == 0 {
+						for i := range c {
+							c[i] = float32(math.NaN())
+						}
+					}
+					got := append([]float32(nil), c...)
+					Gemm32(tr[0], tr[1], m, n, k, 1, a, lda, b, ldb, beta, got, ldc)
+					at := func(x []float32, ld int, tx bool, i, j int) int {
+						if tx {
+							i, j = j, i
+						}
+						return int(x[i*ld+j])
+					}
+					for i := range m {
+						for j := range n {
+							want := 0
+							for p := range k {
+								want += at(a, lda, tr[0], i, p) * at(b, ldb, tr[1], p, j)
+							}
+							if beta != 0 {
+								want += int(beta) * int(c[i*ldc+j])
+							}
+							if g := got[i*ldc+j]; g != float32(want) {
+								t.Fatalf("Gemm32(%v,%v,%d,%d,%d,β=%v): C[%d,%d] = %v, want %d", tr[0], tr[1], m, n, k, beta, i, j, g, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -19,6 +19,7 @@ enum { RowMajor = 101 };
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
 typedef void (*dsyrk_fn)(int, int, int, int, int, double, const double*, int, double, double*, int);
 typedef void (*ssyrk_fn)(int, int, int, int, int, float, const float*, int, float, float*, int);
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 typedef void (*dsyr2k_fn)(int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
 typedef void (*dtrxm_fn)(int, int, int, int, int, int, int, double, const double*, int, double*, int);
 typedef void (*dsymm_fn)(int, int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
@@ -55,6 +56,11 @@ static void rff_dsyrk(void *f, int ul, int t, int n, int k, double alpha, const 
 static void rff_ssyrk(void *f, int ul, int t, int n, int k, float alpha, const float *a, int lda, float beta,
 		float *c, int ldc) {
 	((ssyrk_fn)f)(RowMajor, ul, t, n, k, alpha, a, lda, beta, c, ldc);
+}
+
+static void rff_sgemm(void *f, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
+		const float *b, int ldb, float beta, float *c, int ldc) {
+	((sgemm_fn)f)(RowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 static void rff_dsyr2k(void *f, int ul, int t, int n, int k, double alpha, const double *a, int lda,
@@ -196,7 +202,7 @@ type openblas struct {
 	mu sync.Mutex
 
 	dgemm, dsyrk, dsyr2k, dtrsm, dtrmm, dsymm unsafe.Pointer
-	ssyrk                                     unsafe.Pointer
+	ssyrk, sgemm                              unsafe.Pointer
 	dpotrf, dsyevd                            unsafe.Pointer
 	getConfig, getCorename                    unsafe.Pointer
 	getThreads, setThreads                    unsafe.Pointer
@@ -333,6 +339,7 @@ func resolve(path string) (*openblas, error) {
 		dgemm:       sym("cblas_dgemm"),
 		dsyrk:       sym("cblas_dsyrk"),
 		ssyrk:       sym("cblas_ssyrk"),
+		sgemm:       sym("cblas_sgemm"),
 		dsyr2k:      sym("cblas_dsyr2k"),
 		dtrsm:       sym("cblas_dtrsm"),
 		dtrmm:       sym("cblas_dtrmm"),
@@ -347,7 +354,7 @@ func resolve(path string) (*openblas, error) {
 	var missing []string
 	for name, p := range map[string]unsafe.Pointer{
 		"cblas_dgemm": l.dgemm, "cblas_dsyrk": l.dsyrk, "cblas_dsyr2k": l.dsyr2k, "cblas_dtrsm": l.dtrsm,
-		"cblas_dtrmm": l.dtrmm, "cblas_dsymm": l.dsymm, "cblas_ssyrk": l.ssyrk, "dpotrf_": l.dpotrf, "dsyevd_": l.dsyevd,
+		"cblas_dtrmm": l.dtrmm, "cblas_dsymm": l.dsymm, "cblas_ssyrk": l.ssyrk, "cblas_sgemm": l.sgemm, "dpotrf_": l.dpotrf, "dsyevd_": l.dsyevd,
 		"openblas_get_config": l.getConfig,
 	} {
 		if p == nil {
@@ -479,6 +486,13 @@ func (l *openblas) syrk32(upper, trans bool, n, k int, alpha float32, a []float3
 	defer l.mu.Unlock()
 	C.rff_ssyrk(l.ssyrk, cUplo(upper), cTr(trans), C.int(n), C.int(k), C.float(alpha),
 		(*C.float)(unsafe.Pointer(&a[0])), C.int(lda), C.float(beta), (*C.float)(unsafe.Pointer(&c[0])), C.int(ldc))
+}
+
+func (l *openblas) gemm32(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	C.rff_sgemm(l.sgemm, cTr(tA), cTr(tB), C.int(m), C.int(n), C.int(k), C.float(alpha), (*C.float)(unsafe.Pointer(&a[0])),
+		C.int(lda), (*C.float)(unsafe.Pointer(&b[0])), C.int(ldb), C.float(beta), (*C.float)(unsafe.Pointer(&c[0])), C.int(ldc))
 }
 
 func (l *openblas) syr2k(upper, trans bool, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
