@@ -19,3 +19,17 @@ func ExampleGram() {
 	fmt.Println(K)
 	// Output: [0.5 0.5 0.5 0.5 1 0.5 0.5 0.5 1]
 }
+
+func ExampleNewCentres() {
+	// Landmarks fixed once, kernel matrices against them for block after block of rows (Nyström features).
+	landmarks := []float64{0, 0, 1, 1} // two points in R²
+	c, _ := kernel.NewCentres(kernel.Gaussian{S: 1}, landmarks, 2, 2)
+	for _, block := range [][]float64{{0, 0}, {1, 0, 2, 2}} {
+		K := make([]float64, len(block)/2*c.Points())
+		_ = c.Gram(K, block, len(block)/2)
+		fmt.Printf("%.4f\n", K)
+	}
+	// Output:
+	// [1.0000 0.3679]
+	// [0.6065 0.6065 0.0183 0.3679]
+}

@@ -35,6 +35,20 @@ func TestMisuse(t *testing.T) {
 		{"Gram d = 0", func() error { return Gram(nil, g, nil, 2, nil, 2, 0) }, "shapes"},
 		{"Gram negative n", func() error { return Gram(nil, g, nil, -1, nil, 1, 1) }, "shapes"},
 		{"Gram overflowing n·d", func() error { return Gram(nil, g, nil, big, nil, 0, big) }, "shapes"},
+		{"NewCentres nil kernel", func() error { _, err := NewCentres(nil, x[:4], 2, 2); return err }, "kernel"},
+		{"NewCentres short Y", func() error { _, err := NewCentres(g, x[:3], 2, 2); return err }, "shapes"},
+		{"NewCentres d = 0", func() error { _, err := NewCentres(g, nil, 2, 0); return err }, "shapes"},
+		{"NewCentres overflowing m·d", func() error { _, err := NewCentres(g, nil, big, big); return err }, "shapes"},
+		{"Centres.Gram nil", func() error { var c *Centres; return c.Gram(make([]float64, 4), x[:4], 2) }, "nil"},
+		{"Centres.Gram zero", func() error { return (&Centres{}).Gram(make([]float64, 4), x[:4], 2) }, "NewCentres"},
+		{"Centres.Gram short X", func() error {
+			c, _ := NewCentres(g, x[:4], 2, 2)
+			return c.Gram(make([]float64, 4), x[:3], 2)
+		}, "shapes"},
+		{"Centres.Gram short dst", func() error {
+			c, _ := NewCentres(g, x[:4], 2, 2)
+			return c.Gram(make([]float64, 3), x[:4], 2)
+		}, "shapes"},
 		{"GramDense nil kernel", func() error {
 			_, err := GramDense(nil, mat.NewDense(2, 2, x[:4]), mat.NewDense(2, 2, x[:4]))
 			return err

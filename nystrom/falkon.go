@@ -151,7 +151,11 @@ func (f Falkon) Fit(k kernel.Kernel, centres []float64, M, d int, X []float64, n
 		return nil, err
 	}
 	C := append([]float64(nil), centres[:M*d]...)
-	pass := &rowPass{k: k, X: X, n: n, d: d, C: C, M: M, rows: rows}
+	cent, err := kernel.NewCentres(k, C, M, d)
+	if err != nil {
+		return nil, fmt.Errorf("nystrom: Falkon: %w", err)
+	}
+	pass := &rowPass{cent: cent, X: X, n: n, d: d, M: M, rows: rows}
 	if f.StoreKernel {
 		pass.all = make([]float64, n*M)
 	}
@@ -337,9 +341,13 @@ func (ft *FalkonFit) Predict(dst, X []float64, n int) error {
 	}
 	rows := min(n, max(64, falkonBlockFloats/ft.M))
 	kb := make([]float64, rows*ft.M)
+	cent, err := kernel.NewCentres(ft.Kernel, ft.Centres, ft.M, ft.D)
+	if err != nil {
+		return fmt.Errorf("nystrom: FalkonFit.Predict: %w", err)
+	}
 	for r0 := 0; r0 < n; r0 += rows {
 		nb := min(rows, n-r0)
-		if err := kernel.Gram(kb[:nb*ft.M], ft.Kernel, X[r0*ft.D:(r0+nb)*ft.D], nb, ft.Centres, ft.M, ft.D); err != nil {
+		if err := cent.Gram(kb[:nb*ft.M], X[r0*ft.D:(r0+nb)*ft.D], nb); err != nil {
 			return fmt.Errorf("nystrom: FalkonFit.Predict: %w", err)
 		}
 		out := dst[r0*ft.P : (r0+nb)*ft.P]

@@ -9,13 +9,12 @@ import (
 
 // rowPass forms the products of K_NM (the kernel between the N rows of X and the M centres C) with vectors a block
 // of rows at a time: memory rows·M, not N·M, unless all is set (Falkon.StoreKernel). The blocks are processed in row
-// order, each with kernel.Gram and matrix products that use every core, so the sums are the same bits for every
+// order, each with kernel.Centres.Gram and matrix products that use every core, so the sums are the same bits for every
 // GOMAXPROCS (on one backend).
 type rowPass struct {
-	k       kernel.Kernel
-	X       []float64 // n×d
+	cent    *kernel.Centres // the M centres
+	X       []float64       // n×d
 	n, d    int
-	C       []float64 // M×d
 	M, rows int
 	kb, t   []float64 // a block of K_NM (rows×M) and of K_NM·V (rows×p)
 	// all, when not nil, holds K_NM (n×M); filled says that the first pass has computed it.
@@ -38,7 +37,7 @@ func (r *rowPass) kernelBlock(r0, nb int) ([]float64, error) {
 		}
 		kb = r.kb[:nb*r.M]
 	}
-	if err := kernel.Gram(kb, r.k, r.X[r0*r.d:(r0+nb)*r.d], nb, r.C, r.M, r.d); err != nil {
+	if err := r.cent.Gram(kb, r.X[r0*r.d:(r0+nb)*r.d], nb); err != nil {
 		return nil, fmt.Errorf("nystrom: Falkon: %w", err)
 	}
 	return kb, nil

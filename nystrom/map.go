@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 
@@ -42,6 +43,21 @@ type Map struct {
 	threshold float64
 	selection string
 	seed      uint64
+	// cent is the landmarks as kernel.Centres (their norms and grid form, computed once), made on first use.
+	cent atomic.Pointer[kernel.Centres]
+}
+
+// centres returns the landmarks as kernel.Centres, making them on the first call.
+func (m *Map) centres() *kernel.Centres {
+	if c := m.cent.Load(); c != nil {
+		return c
+	}
+	c, err := kernel.NewCentres(m.kern, m.landmarks, m.m, m.d)
+	if err != nil {
+		panic("nystrom: " + err.Error()) // the map was checked (m.check)
+	}
+	m.cent.CompareAndSwap(nil, c)
+	return m.cent.Load()
 }
 
 // An Option changes how New and FromLandmarks build a map.
@@ -272,7 +288,7 @@ func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	}
 	if m.tri { // M = M': the kernel values go into dst and the triangular product runs in place
 		kx := dst[:rows*m.f]
-		if err := kernel.Gram(kx, m.kern, x[:rows*m.d], rows, m.landmarks, m.m, m.d); err != nil {
+		if err := m.centres().Gram(kx, x[:rows*m.d], rows); err != nil {
 			panic("nystrom: TransformBlock: " + err.Error())
 		}
 		linalg.Blas{}.Dtrmm(blas.Right, blas.Upper, blas.NoTrans, blas.NonUnit, rows, m.f, 1, m.norm, m.f, kx, m.f)
@@ -282,7 +298,7 @@ func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 		proj = make([]float64, rows*m.m)
 	}
 	kx := proj[:rows*m.m]
-	if err := kernel.Gram(kx, m.kern, x[:rows*m.d], rows, m.landmarks, m.m, m.d); err != nil {
+	if err := m.centres().Gram(kx, x[:rows*m.d], rows); err != nil {
 		panic("nystrom: TransformBlock: " + err.Error())
 	}
 	linalg.Gemm(false, false, rows, m.f, m.m, 1, kx, m.m, m.norm, m.f, 0, dst[:rows*m.f], m.f)
