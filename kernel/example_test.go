@@ -33,3 +33,14 @@ func ExampleNewCentres() {
 	// [1.0000 0.3679]
 	// [0.6065 0.6065 0.0183 0.3679]
 }
+
+func ExampleCentres_Gram() {
+	// Pixels divided by 255 lie on a grid: their kernel matrices take the exact single-precision path on OpenBLAS
+	// (docs/conventions.md §13.4); the values are those of the pairwise formula either way.
+	centres := []float64{0, 0, 0, 255.0 / 255, 128.0 / 255, 1.0 / 255}
+	c, _ := kernel.NewCentres(kernel.Gaussian{S: 0.5}, centres, 2, 3)
+	K := make([]float64, 2)
+	_ = c.Gram(K, []float64{0, 0, 1.0 / 255}, 1)
+	fmt.Printf("%.6f %.6f\n", K[0], K[1])
+	// Output: 0.999969 0.081763
+}
