@@ -96,11 +96,11 @@ const gramRelTol = 1e-12
 // use the pairwise loop. Rows are computed in parallel on all cores.
 //
 // Data on a grid — every entry a small integer times one step, as pixels/255 or integer counts scaled by their
-// maximum — take an exact path on the OpenBLAS backend (d ≥ 32, m ≥ 128): the squared distances are s²·R with R the
-// exact integer ‖q_x − q_y‖², from single-precision products whose partial sums are integers below 2²⁴ (exact in
-// any order), at about 1.6 times the speed of the double-precision product on an AVX2 CPU, within the same 1e-12 of
-// the pairwise value (docs/conventions.md §13.4). To form K(X, Y) for many X and the
-// same Y, use Centres.
+// maximum — take an exact path on the OpenBLAS backend (d ≥ 32, n and m ≥ 128): the squared distances are s²·R
+// with R the exact integer ‖q_x − q_y‖², from single-precision products whose partial sums are integers below 2²⁴
+// (exact in any order), at about 1.6 times the speed of the double-precision product on an AVX2 CPU, within the
+// same 1e-12 of the pairwise value (docs/conventions.md §13.4). To form K(X, Y) for many X and the same Y, use
+// Centres.
 func Gram(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int) error {
 	if isNil(k) {
 		return errors.New("kernel.Gram: nil kernel")
@@ -109,7 +109,8 @@ func Gram(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int
 		return fmt.Errorf("kernel.Gram: shapes do not match (len X=%d, n=%d; len Y=%d, m=%d; d=%d; len dst=%d)",
 			len(X), n, len(Y), m, d, len(dst))
 	}
-	newCentres(k, Y, m, d, false).gram(dst, X, n)
+	c := newCentres(k, Y, m, d, false, n)
+	c.gram(dst, X, n)
 	return nil
 }
 
@@ -134,11 +135,12 @@ func NewCentres(k Kernel, Y []float64, m, d int) (*Centres, error) {
 	if d <= 0 || m < 0 || !size.Is(len(Y), m, d) {
 		return nil, fmt.Errorf("kernel.NewCentres: shapes do not match (len Y=%d, m=%d, d=%d)", len(Y), m, d)
 	}
-	return newCentres(k, Y, m, d, true), nil
+	return newCentres(k, Y, m, d, true, -1), nil
 }
 
-// newCentres is NewCentres on checked arguments; Y is copied when own is set.
-func newCentres(k Kernel, Y []float64, m, d int, own bool) *Centres {
+// newCentres is NewCentres on checked arguments; Y is copied when own is set. rows is the number of rows the
+// centres will meet (−1: unknown, many), for useGrid.
+func newCentres(k Kernel, Y []float64, m, d int, own bool, rows int) *Centres {
 	if own {
 		Y = append([]float64(nil), Y[:m*d]...)
 	}
@@ -146,7 +148,7 @@ func newCentres(k Kernel, Y []float64, m, d int, own bool) *Centres {
 	if r, ok := k.(sqRadial); ok && d >= gemmMinDim && m > 0 {
 		c.sq = r
 		c.ny = sqNorms(Y, m, d)
-		if useGrid(m, d) {
+		if useGrid(m, d, rows) {
 			c.grid = newGridCentres(Y, m, d)
 		}
 	}

@@ -36,9 +36,9 @@ const gridTol = 3 * 0x1p-53
 // magnitude at most 2²⁴, which float32 represents exactly.
 const gridChunk = 1 << 24
 
-// gridMinDim and gridMinRows are the smallest d and number of centres m for which the grid path runs: converting
-// the rows costs O(n·d) against the product's O(n·m·d), and the product must be large enough for the
-// single-precision kernel's speed to show.
+// gridMinDim and gridMinRows are the smallest d and numbers of centres m and rows n (of a one-off Gram) for which the
+// grid path runs: converting costs O((n+m)·d) against the product's O(n·m·d), and the product must be large enough
+// for the single-precision kernel's speed to show.
 const (
 	gridMinDim  = 32
 	gridMinRows = 128
@@ -221,13 +221,14 @@ func (g *gridCentres) gram(dst []float64, k sqRadial, X []float64, n, m, d int) 
 	return true
 }
 
-// useGrid reports whether Gram should try the grid path for m centres in d dimensions.
-func useGrid(m, d int) bool {
+// useGrid reports whether Gram should try the grid path for m centres in d dimensions met by the given number of
+// rows (−1: unknown, as for Centres): converting the centres costs O(m·d), which pays over many rows only.
+func useGrid(m, d, rows int) bool {
 	switch gridMode {
 	case gridOff:
 		return false
 	case gridAlways:
 		return true
 	}
-	return linalg.FastFloat32() && d >= gridMinDim && m >= gridMinRows
+	return linalg.FastFloat32() && d >= gridMinDim && m >= gridMinRows && (rows < 0 || rows >= gridMinRows)
 }

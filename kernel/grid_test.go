@@ -323,7 +323,7 @@ func TestCentresGram(t *testing.T) {
 					}
 				}
 				tol := 0.0
-				if _, sq := k.(sqRadial); sq && d >= gemmMinDim && (!onGrid || !useGrid(m, d)) {
+				if _, sq := k.(sqRadial); sq && d >= gemmMinDim && !(onGrid && useGrid(m, d, n)) {
 					tol = 8e-13
 				}
 				for i := range got {
@@ -337,7 +337,7 @@ func TestCentresGram(t *testing.T) {
 }
 
 // TestGramGridAuto checks that on the OpenBLAS backend Gram takes the exact path by itself for pixel data at the
-// sizes where it pays (d ≥ 32, m ≥ 128): every entry is κ(s²·R) for the exact integer R.
+// sizes where it pays (d ≥ 32, n and m ≥ 128): every entry is κ(s²·R) for the exact integer R.
 func TestGramGridAuto(t *testing.T) {
 	if !linalg.FastFloat32() {
 		t.Skip("the grid path runs by itself on the OpenBLAS backend only")
@@ -346,7 +346,7 @@ func TestGramGridAuto(t *testing.T) {
 		t.Fatalf("gridMode = %d, want gridAuto", gridMode)
 	}
 	rng := rand.New(rand.NewPCG(6, 6))
-	n, m, d := 20, gridMinRows, gridMinDim
+	n, m, d := gridMinRows, gridMinRows, gridMinDim
 	X, Y := gridData(rng, n, d, 1.0/255, 0, 255, 0.2), gridData(rng, m, d, 1.0/255, 0, 255, 0.2)
 	Y[0] = 1.0 / 255
 	k := Gaussian{S: 0.7}

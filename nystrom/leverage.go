@@ -196,6 +196,10 @@ func scores(k kernel.Kernel, X []float64, d int, rowsPerm []int, XS, KSS, w, dia
 	b := max(1, min(rows, levBlockFloats/s))
 	C := make([]float64, b*s)
 	xb := make([]float64, b*d)
+	cent, err := kernel.NewCentres(k, XS, s, d)
+	if err != nil {
+		return nil, fmt.Errorf("nystrom: leverage selection: %w", err)
+	}
 	for r0 := 0; r0 < rows; r0 += b {
 		nb := min(b, rows-r0)
 		for j := range nb {
@@ -203,7 +207,7 @@ func scores(k kernel.Kernel, X []float64, d int, rowsPerm []int, XS, KSS, w, dia
 			copy(xb[j*d:(j+1)*d], X[r*d:(r+1)*d])
 		}
 		c := C[:nb*s]
-		if err := kernel.Gram(c, k, xb[:nb*d], nb, XS, s, d); err != nil {
+		if err := cent.Gram(c, xb[:nb*d], nb); err != nil {
 			return nil, fmt.Errorf("nystrom: leverage selection: %w", err)
 		}
 		// c·U⁻¹: its squared row norms are k_S(x)ᵀ(UᵀU)⁻¹k_S(x).
