@@ -101,9 +101,9 @@ func newGridCentres(Y []float64, m, d int) *gridCentres {
 	return g
 }
 
-// quantize writes q − shift of the rows of A (rows×d) into dst as float32 and their squared norms
-// into norms (when not nil), widening lo and hi to the range of q − shift in each column; it reports false when an
-// entry is not within gridTol of the grid or |q| > gridMaxQ. Rows are split among the cores.
+// quantize writes q − shift of the rows of A (rows×d) into dst as float32 and their squared norms into norms (when
+// not nil), and sets lo and hi to the range of q − shift in each column; it reports false when an entry is not
+// within gridTol of the grid or |q| > gridMaxQ. Rows are split among the cores.
 func (g *gridCentres) quantize(dst []float32, norms []float64, A []float64, rows, d int, lo, hi []int32) bool {
 	for j := range d {
 		lo[j], hi[j] = math.MaxInt32, math.MinInt32
