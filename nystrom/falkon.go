@@ -341,13 +341,20 @@ func (ft *FalkonFit) Predict(dst, X []float64, n int) error {
 	}
 	rows := min(n, max(64, falkonBlockFloats/ft.M))
 	kb := make([]float64, rows*ft.M)
-	cent, err := kernel.NewCentres(ft.Kernel, ft.Centres, ft.M, ft.D)
-	if err != nil {
-		return fmt.Errorf("nystrom: FalkonFit.Predict: %w", err)
+	// One block: a single kernel matrix. Several: the centres prepared once (kernel.Centres).
+	gram := func(dst, x []float64, nb int) error {
+		return kernel.Gram(dst, ft.Kernel, x, nb, ft.Centres, ft.M, ft.D)
+	}
+	if n > rows {
+		cent, err := kernel.NewCentres(ft.Kernel, ft.Centres, ft.M, ft.D)
+		if err != nil {
+			return fmt.Errorf("nystrom: FalkonFit.Predict: %w", err)
+		}
+		gram = cent.Gram
 	}
 	for r0 := 0; r0 < n; r0 += rows {
 		nb := min(rows, n-r0)
-		if err := cent.Gram(kb[:nb*ft.M], X[r0*ft.D:(r0+nb)*ft.D], nb); err != nil {
+		if err := gram(kb[:nb*ft.M], X[r0*ft.D:(r0+nb)*ft.D], nb); err != nil {
 			return fmt.Errorf("nystrom: FalkonFit.Predict: %w", err)
 		}
 		out := dst[r0*ft.P : (r0+nb)*ft.P]
