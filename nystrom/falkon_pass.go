@@ -9,8 +9,8 @@ import (
 
 // rowPass forms the products of K_NM (the kernel between the N rows of X and the M centres C) with vectors a block
 // of rows at a time: memory rows·M, not N·M, unless all is set (Falkon.StoreKernel). The blocks are processed in row
-// order, each with kernel.Centres.Gram and matrix products that use every core, so the sums are the same bits for every
-// GOMAXPROCS (on one backend).
+// order, each with kernel.Centres.Gram and matrix products that use every core, so the sums are the same bits for
+// every GOMAXPROCS (on one backend).
 type rowPass struct {
 	cent    *kernel.Centres // the M centres
 	X       []float64       // n×d
