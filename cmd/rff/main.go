@@ -58,7 +58,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 2 && args[0] == "help" { // rff help CMD: the command's own help
 		args = []string{args[1], "-h"}
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	if len(args) == 0 { // a usage error, as for go and git: the usage on stderr, exit 2
+		printUsage(stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "rff help: give one command, as in \"rff help fit\"\n")
 			return 2

@@ -130,10 +130,14 @@ func TestErrorsAreOneLine(t *testing.T) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	for _, args := range [][]string{{}, {"help"}, {"--help"}, {"approx", "-h"}, {"demo", "--help"}} {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"approx", "-h"}, {"demo", "--help"}} {
 		if code, out, _ := runCLI(args...); code != 0 || out == "" {
 			t.Errorf("%v: exit %d, output %q", args, code, out)
 		}
+	}
+	// No command is a usage error: the usage on stderr, nothing on stdout, exit 2.
+	if code, out, errOut := runCLI(); code != 2 || out != "" || !strings.Contains(errOut, "Usage: rff <command>") {
+		t.Errorf("no command: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if code, out, _ := runCLI("help", "fit"); code != 0 || !strings.HasPrefix(out, "Usage: rff fit") {
 		t.Errorf("help fit: exit %d, %q", code, out)
