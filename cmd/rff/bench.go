@@ -103,6 +103,7 @@ type benchReport struct {
 	GramOverGEMM float64     `json:"gram_over_gemm"`
 	Grams        []gramShape `json:"grams"`
 	Map          []mapResult `json:"map"`
+	KernelGram   kernelGram  `json:"kernel_gram"`
 	Fit          fitResult   `json:"fit"`
 	Seconds      float64     `json:"seconds"`
 	// LoadAverage is /proc/loadavg before and after the run (Linux): numbers from a busy machine are low.
@@ -158,6 +159,19 @@ type fitResult struct {
 	TrainMSE float64            `json:"train_mse"`
 }
 
+// kernelGram is a Gaussian kernel matrix of rows of pixels/255 (80% zeros) against as many centres, as Nyström
+// features and FALKON form it block after block (kernel.Centres.Gram): on the pixels, which lie on a grid (the exact
+// single-precision path where the backend has fast float32 products, docs/conventions.md §13.4), and on the same
+// pixels moved off the grid by at most 1e-9 (the double-precision product). GFLOP/s count 2·rows·centres·d.
+type kernelGram struct {
+	Rows    int        `json:"rows"`
+	Centres int        `json:"centres"`
+	Dim     int        `json:"d"`
+	Grid    rateResult `json:"grid"`
+	Double  rateResult `json:"double"`
+	Speedup float64    `json:"speedup"` // Double.Seconds / Grid.Seconds
+}
+
 // benchConfig are the sizes of one bench run.
 type benchConfig struct {
 	blasN      int   // GEMM / Gram size
@@ -169,16 +183,19 @@ type benchConfig struct {
 	mapDims    []int // input dimensions of the map measurements
 	mapPoints  int   // D for the map measurements
 	fitN       int   // rows of the standard fit problem
+	kgRows     int   // rows and centres of the kernel matrix (kernelGram), d = 784
+	kgRounds   int   // its alternations
 	minTime    time.Duration
 }
 
 func benchSizes(quick bool) benchConfig {
 	if quick {
 		return benchConfig{blasN: 512, gramRows: 2048, gramFs: []int{1024}, gramN: []int{2048}, gramRounds: 2, mapRows: 1000,
-			mapDims: []int{16, 256}, mapPoints: 256, fitN: 2000, minTime: 20 * time.Millisecond}
+			mapDims: []int{16, 256}, mapPoints: 256, fitN: 2000, kgRows: 256, kgRounds: 2,
+			minTime: 20 * time.Millisecond}
 	}
 	return benchConfig{blasN: 2048, gramRows: 32768, gramFs: []int{2048, 8192}, gramN: []int{32768, 24576}, gramRounds: 3,
-		mapRows: 10000, mapDims: []int{16, 256, 784, 3072}, mapPoints: 1024, fitN: 100000,
+		mapRows: 10000, mapDims: []int{16, 256, 784, 3072}, mapPoints: 1024, fitN: 100000, kgRows: 1024, kgRounds: 5,
 		minTime: 500 * time.Millisecond}
 }
 
@@ -201,6 +218,8 @@ const (
 //   - map throughput (rows/s, and ns per row and point) of every rule at d ∈ {16, 256, 784, 3072} with D = 1024
 //     points (SR rules round up to whole rules of d+1 points: 1037, 1028, 1570, 3073) on 10⁴ rows of U[0,1)^d,
 //     Gaussian kernel with γ = 1/d, cos/sin form, after one warm-up map; the time to draw each map is shown apart;
+//   - a Gaussian kernel matrix of 1024 rows of pixels/255 against 1024 centres (kernel.Centres.Gram), on the grid
+//     and moved off it, in alternation (kernelGram);
 //   - the fit of the standard problem by phase (100000×64, see benchFitData; D = 1024 iid points, λ = 1e-6) with
 //     the code path of rff fit.
 //
@@ -243,7 +262,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	t0 := time.Now()
-	bar := progress.New(stderr, "bench", 3+len(cfg.gramFs)+len(cfg.mapDims)*len(rules)+1)
+	bar := progress.New(stderr, "bench", 3+len(cfg.gramFs)+len(cfg.mapDims)*len(rules)+2)
 	defer bar.Done()
 	rep := benchReport{CPU: benchCPU(), Backend: linalgBackend(), Quick: *quick}
 	rep.LoadAverage[0] = loadAverage()
@@ -286,6 +305,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			bar.Add(1)
 		}
 	}
+	if rep.KernelGram, err = benchKernelGram(cfg.kgRows, cfg.kgRounds, rng); err != nil {
+		return err
+	}
+	bar.Add(1)
 	if rep.Fit, err = benchFit(cfg.fitN, io.Discard); err != nil {
 		return err
 	}
@@ -403,6 +426,59 @@ func benchGramShape(F, n, rounds int, square rateResult, rng *rand.Rand) (gramSh
 	g.SyrkOverGEMM = g.Syrk.GFLOPS / g.GEMM.GFLOPS
 	g.FusedOverGEMM = g.Fused.GFLOPS / max(g.GEMM.GFLOPS, square.GFLOPS)
 	return g, nil
+}
+
+// benchKernelGram measures kernelGram for n rows and n centres, the grid and double-precision paths timed in
+// alternation after one untimed call of each, each keeping its median.
+func benchKernelGram(n, rounds int, rng *rand.Rand) (kernelGram, error) {
+	const d = 784
+	kg := kernelGram{Rows: n, Centres: n, Dim: d}
+	pixels := func() []float64 {
+		x := make([]float64, n*d)
+		for i := range x {
+			if rng.Float64() < 0.2 {
+				x[i] = float64(1+rng.IntN(255)) / 255
+			}
+		}
+		return x
+	}
+	X, Y := pixels(), pixels()
+	Xoff, Yoff := slices.Clone(X), slices.Clone(Y)
+	for _, a := range [][]float64{Xoff, Yoff} {
+		for i := range a {
+			a[i] += 1e-9 * rng.Float64()
+		}
+	}
+	k := kernel.Gaussian{S: 5}
+	dst := make([]float64, n*n)
+	var calls []func() error
+	for _, p := range [][2][]float64{{X, Y}, {Xoff, Yoff}} {
+		c, err := kernel.NewCentres(k, p[1], n, d)
+		if err != nil {
+			return kg, err
+		}
+		calls = append(calls, func() error { return c.Gram(dst, p[0], n) })
+	}
+	times := make([][]float64, 2)
+	for r := range rounds + 1 {
+		for i, f := range calls {
+			t := time.Now()
+			if err := f(); err != nil {
+				return kg, err
+			}
+			if r > 0 {
+				times[i] = append(times[i], time.Since(t).Seconds())
+			}
+		}
+	}
+	flops := 2 * float64(n) * float64(n) * d
+	for i, r := range []*rateResult{&kg.Grid, &kg.Double} {
+		slices.Sort(times[i])
+		s := times[i][len(times[i])/2]
+		*r = rateResult{N: n, K: d, Reps: rounds, Seconds: s, GFLOPS: flops / s / 1e9}
+	}
+	kg.Speedup = kg.Double.Seconds / kg.Grid.Seconds
+	return kg, nil
 }
 
 // benchSyrk is one Gram update C += AᵀA of an n×n block through linalg.Syrk.
@@ -535,6 +611,10 @@ func printBench(w io.Writer, rep benchReport, cfg benchConfig) {
 			m.NsPerRowPoint, g/m.NsPerRowPoint, m.DrawSeconds)
 	}
 	tw.Flush()
+	kg := rep.KernelGram
+	fmt.Fprintf(w, "\nkernel matrix %d rows × %d centres, d = %d, pixels/255: %.1f GFLOP/s (%.3fs) on the grid, "+
+		"%.1f GFLOP/s (%.3fs) moved off it: %.2f×\n", kg.Rows, kg.Centres, kg.Dim, kg.Grid.GFLOPS, kg.Grid.Seconds,
+		kg.Double.GFLOPS, kg.Double.Seconds, kg.Speedup)
 	f := rep.Fit
 	fmt.Fprintf(w, "\nfit: %d×%d Gaussian inputs, kernel %s (γ = 1/d), rule %s, D = %d points (%d columns), λ = %g\n",
 		f.N, f.Dim, f.Kernel, f.Rule, f.Points, f.Features, f.Lambda)

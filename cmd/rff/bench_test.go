@@ -38,6 +38,11 @@ func TestBenchQuick(t *testing.T) {
 			t.Errorf("map %+v", m)
 		}
 	}
+	kg := rep.KernelGram
+	if kg.Rows != 256 || kg.Centres != 256 || kg.Dim != 784 || !(kg.Grid.GFLOPS > 0) || !(kg.Double.GFLOPS > 0) ||
+		!(kg.Speedup > 0) || kg.Grid.Reps != 2 {
+		t.Errorf("kernel matrix %+v", kg)
+	}
 	f := rep.Fit
 	if f.N != 2000 || f.Dim != 64 || f.Points != 1024 || f.Features != 2048 || f.Rule != "g" {
 		t.Errorf("fit %+v", f)
@@ -54,7 +59,7 @@ func TestBenchQuick(t *testing.T) {
 	// The table printed without --json, from the same report.
 	var tab bytes.Buffer
 	printBench(&tab, rep, benchSizes(true))
-	for _, want := range []string{"backend: ", "GEMM  n=512", "% of GEMM", "sr-butterfly", "features+gram", "solve"} {
+	for _, want := range []string{"backend: ", "GEMM  n=512", "% of GEMM", "sr-butterfly", "kernel matrix 256 rows", "features+gram", "solve"} {
 		if !strings.Contains(tab.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, tab.String())
 		}
