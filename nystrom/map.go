@@ -234,8 +234,14 @@ func (m *Map) Dim() int { return m.d }
 // kept (Cholesky, where Features = Centres).
 func (m *Map) Features() int { return m.f }
 
-// Points is the scratch per row that TransformBlock needs: the M kernel values k_M(x).
-func (m *Map) Points() int { return m.m }
+// Points is the scratch per row that TransformBlock needs: the M kernel values k_M(x) in the eigen basis, none in the
+// Cholesky basis, which forms them in its output.
+func (m *Map) Points() int {
+	if m.tri {
+		return 0
+	}
+	return m.m
+}
 
 // Centres is the number of landmarks M the features are computed from: in the Cholesky basis the landmarks the
 // pivoting kept, which can be fewer than were chosen.

@@ -474,3 +474,34 @@ func TestGradientFiniteDifferences(t *testing.T) {
 		t.Error("a short dst was accepted")
 	}
 }
+
+// TestPointsScratch checks Points, the projection scratch per row that TransformBlock needs and the row loops
+// allocate: the M kernel values in the eigen basis, none in the Cholesky basis, which forms them in its output; and
+// that TransformBlock with no scratch gives the features of TransformRows in both bases.
+func TestPointsScratch(t *testing.T) {
+	X, _ := uniformData(60, 2, 1, 1)
+	k := kernel.Gaussian{S: 0.5}
+	for _, c := range []struct {
+		basis Basis
+		want  int
+	}{{Cholesky, 0}, {Eigen, 10}} {
+		m, err := New(k, Uniform{}, X, 60, 2, 10, 1, WithBasis(c.basis))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Points() != c.want {
+			t.Errorf("%v: Points() = %d, want %d", c.basis, m.Points(), c.want)
+		}
+		const rows = 7
+		z, ref := make([]float64, rows*m.Features()), make([]float64, rows*m.Features())
+		m.TransformBlock(z, X[:rows*2], rows, nil)
+		if err := m.TransformRows(ref, X[:rows*2], rows); err != nil {
+			t.Fatal(err)
+		}
+		for i := range z {
+			if z[i] != ref[i] {
+				t.Fatalf("%v: TransformBlock without scratch: feature %d = %v, TransformRows %v", c.basis, i, z[i], ref[i])
+			}
+		}
+	}
+}

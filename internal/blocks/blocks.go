@@ -48,18 +48,31 @@ func Shard(n, S, s, chunk int) (r0, r1 int) {
 func Map(m Mapper, X []float64, n, S, chunk int, projOut []float64, fn func(s int, z []float64, r0, rows int)) {
 	d, F, pts := m.Dim(), m.Features(), m.Points()
 	c := min(chunk, n)
-	parallel.For(S, 0, func(s int) {
+	// Buffers per goroutine, not per shard: a shard's buffers are free again when it ends, and fresh memory costs
+	// a page fault per 4 KiB at first touch (a tenth of a small fit's time).
+	workers := max(1, min(runtime.GOMAXPROCS(0), S))
+	zbs, pbs := make([]*[]float64, workers), make([]*[]float64, workers)
+	defer func() {
+		for w := range workers {
+			for _, b := range []*[]float64{zbs[w], pbs[w]} {
+				if b != nil {
+					putBuf(b)
+				}
+			}
+		}
+	}()
+	parallel.ForWorker(S, workers, func(w, s int) {
 		r0, r1 := Shard(n, S, s, chunk)
 		if r1 <= r0 {
 			return
 		}
-		zb := getBuf(c * F)
-		defer putBuf(zb)
-		var pb *[]float64
-		if projOut == nil {
-			pb = getBuf(c * pts)
-			defer putBuf(pb)
+		if zbs[w] == nil {
+			zbs[w] = getBuf(c * F)
+			if projOut == nil && pts > 0 {
+				pbs[w] = getBuf(c * pts)
+			}
 		}
+		zb, pb := zbs[w], pbs[w]
 		for b := r0; b < r1; b += chunk {
 			r := min(chunk, r1-b)
 			var proj []float64
