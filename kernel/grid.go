@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"runtime"
+	"sync"
 
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
@@ -170,9 +171,11 @@ func (g *gridCentres) chunks(lo, hi []int32) []int {
 // Every row is then passed to k.ofSqDistRow.
 func (g *gridCentres) gram(dst []float64, k sqRadial, X []float64, n, m, d int) bool {
 	rows := max(1, min(n, (1<<21)/max(1, m+d)))
-	xq, nx := make([]float32, rows*d), make([]float64, rows)
+	buf := getGridBuf(rows*d + rows*m) // the rows' integers and their product with the centres' (8 MiB at most)
+	defer gridBufs.Put(buf)
+	xq, prod := (*buf)[:rows*d], (*buf)[rows*d:rows*(d+m)]
+	nx := make([]float64, rows)
 	lo, hi := make([]int32, d), make([]int32, d)
-	prod := make([]float32, rows*m)
 	var acc []float64 // the sum over chunks, when a block has several
 	workers := runtime.GOMAXPROCS(0)
 	scratch := make([][]float64, workers)
@@ -219,6 +222,20 @@ func (g *gridCentres) gram(dst []float64, k sqRadial, X []float64, n, m, d int) 
 		})
 	}
 	return true
+}
+
+// gridBufs keeps the float32 scratch of gridCentres.gram across calls: Nyström features and FALKON call it for
+// block after block of rows, and fresh memory costs a page fault per 4 KiB at first touch.
+var gridBufs sync.Pool
+
+// getGridBuf returns a float32 buffer of length n from gridBufs, or a new one.
+func getGridBuf(n int) *[]float32 {
+	if b, ok := gridBufs.Get().(*[]float32); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]float32, n)
+	return &b
 }
 
 // useGrid reports whether Gram should try the grid path for m centres in d dimensions met by the given number of
