@@ -150,7 +150,7 @@ func (g *gridCentres) quantize(dst []float32, norms []float64, A []float64, rows
 }
 
 // chunks cuts the d columns into consecutive ranges [bounds[c], bounds[c+1]) over each of which Σ a_j·b_j ≤
-// gridChunk, a_j = max(|lo_j|, |hi_j|) the bound of X's shifted column j. One column always fits: a_j, b_j ≤
+// gridChunk, a_j = max(|lo_j|, |hi_j|) the bound of X's shifted column j. One column always fits: a_j ≤
 // 2·gridMaxQ and b_j ≤ gridMaxQ, so a_j·b_j ≤ 2¹⁹.
 func (g *gridCentres) chunks(lo, hi []int32) []int {
 	bounds := []int{0}
