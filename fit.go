@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/dataset"
@@ -303,16 +305,15 @@ const maxInput = 1e100
 
 // checkMagnitude refuses preprocessed inputs too large for the feature maps and kernels, naming the first one.
 func checkMagnitude(X []float64, d int, names []string) error {
-	for i, v := range X {
-		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxInput {
-			name := fmt.Sprintf("column %d", i%d+1)
-			if i%d < len(names) {
-				name = fmt.Sprintf("column %d (%s)", i%d+1, names[i%d])
-			}
-			return fmt.Errorf("row %d, %s is %v after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs", i/d+1, name, v)
-		}
+	i := finite.IndexBeyond(X, maxInput)
+	if i < 0 {
+		return nil
 	}
-	return nil
+	name := fmt.Sprintf("column %d", i%d+1)
+	if i%d < len(names) {
+		name = fmt.Sprintf("column %d (%s)", i%d+1, names[i%d])
+	}
+	return fmt.Errorf("row %d, %s is %v after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs", i/d+1, name, X[i])
 }
 
 // setMap stores the explicit parameters of fmap and the probe features its rebuilt form computes in the file.

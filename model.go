@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/dataset"
@@ -352,10 +354,8 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	if n < 0 || len(X) != n*h.Dim {
 		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
 	}
-	for i, v := range X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("row %d, column %d (%s) is %v", i/h.Dim+1, i%h.Dim+1, m.inputNames()[i%h.Dim], v)
-		}
+	if i := finite.Index(X); i >= 0 {
+		return nil, fmt.Errorf("row %d, column %d (%s) is %v", i/h.Dim+1, i%h.Dim+1, m.inputNames()[i%h.Dim], X[i])
 	}
 	Z := m.preprocess(X, n)
 	if err := finiteRows(Z, n, "the preprocessed input", "is too large for the model's scaling"); err != nil {

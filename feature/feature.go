@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/internal/fastmath"
@@ -289,10 +291,8 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 	if !size.Is(len(dst), n, m.cols) {
 		return fmt.Errorf("feature map: output has %d values, want %d rows × %d features", len(dst), n, m.cols)
 	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("feature map: row %d, column %d is %v", i/m.d+1, i%m.d+1, v)
-		}
+	if i := finite.Index(x); i >= 0 {
+		return fmt.Errorf("feature map: row %d, column %d is %v", i/m.d+1, i%m.d+1, x[i])
 	}
 	blocks := (n + blockRows - 1) / blockRows
 	scratch := sync.Pool{New: func() any { p := make([]float64, blockRows*m.points.Len()); return &p }}

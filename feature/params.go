@@ -152,7 +152,7 @@ func (p Params) check() error {
 	}
 	for _, a := range [][]float64{p.Scale, p.Phase} {
 		for _, v := range a {
-			if !finite(v) {
+			if !isFinite(v) {
 				return fmt.Errorf("a point parameter is %v", v)
 			}
 		}
@@ -160,4 +160,4 @@ func (p Params) check() error {
 	return nil
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

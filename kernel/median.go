@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
 )
@@ -73,10 +75,8 @@ func MedianSigma(name string, X []float64, n, d int, maxRows int, seed uint64) (
 		return 0, fmt.Errorf("kernel.MedianSigma: maxRows = %d: need 2 ≤ maxRows ≤ %d (0 means %d)", maxRows,
 			MaxMedianRows, DefaultMedianRows)
 	}
-	for i, v := range X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("kernel.MedianSigma: X row %d, column %d is %v", i/d+1, i%d+1, v)
-		}
+	if i := finite.Index(X); i >= 0 {
+		return 0, fmt.Errorf("kernel.MedianSigma: X row %d, column %d is %v", i/d+1, i%d+1, X[i])
 	}
 	idx := sampleRows(n, maxRows, seed)
 	med, maxDist := medianDistance(X, d, idx, l1)

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -166,10 +168,8 @@ func (c Classifier) fit(Z []float64, n, F int, labels []int, K int, warm *warmSt
 	if !size.Is(len(Z), n, F) {
 		return nil, nil, fmt.Errorf("learn.Classifier.Fit: Z has %d values, want %d rows × %d features", len(Z), n, F)
 	}
-	for i, v := range Z {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("learn.Classifier.Fit: Z row %d, column %d is %v", i/F+1, i%F+1, v)
-		}
+	if i := finite.Index(Z); i >= 0 {
+		return nil, nil, fmt.Errorf("learn.Classifier.Fit: Z row %d, column %d is %v", i/F+1, i%F+1, Z[i])
 	}
 	start := time.Now()
 	var fit *Fit

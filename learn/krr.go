@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -81,10 +83,8 @@ func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
 	if err := kernel.Gram(K, k.Kernel, X, n, X, n, d); err != nil {
 		return nil, fmt.Errorf("learn.KRR.Fit: %w", err)
 	}
-	for _, v := range K {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("learn.KRR.Fit: kernel %s returned %v", k.Kernel.Name(), v)
-		}
+	if i := finite.Index(K); i >= 0 {
+		return nil, fmt.Errorf("learn.KRR.Fit: kernel %s returned %v", k.Kernel.Name(), K[i])
 	}
 	N := float64(n)
 	rhs := append([]float64(nil), Y...)

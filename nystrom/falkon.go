@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/size"
@@ -199,10 +201,8 @@ func (f Falkon) Fit(k kernel.Kernel, centres []float64, M, d int, X []float64, n
 	if err := kernel.Gram(kmm, k, C, M, C, M, d); err != nil {
 		return nil, fmt.Errorf("nystrom: Falkon: %w", err)
 	}
-	for _, v := range kmm {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("nystrom: Falkon: kernel %s gives %v between two centres", k.Name(), v)
-		}
+	if i := finite.Index(kmm); i >= 0 {
+		return nil, fmt.Errorf("nystrom: Falkon: kernel %s gives %v between two centres", k.Name(), kmm[i])
 	}
 	// H V = K_NMᵀK_NM V/N − m̄(m̄ᵀV), the data part of the system matrix.
 	dataPart := func(dst, V []float64) error {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/feature"
@@ -393,10 +395,8 @@ func (m *Map) checkX(where string, x []float64, rows int) error {
 	if !size.Is(len(x), rows, m.d) {
 		return fmt.Errorf("ORFF map: input has %d values, want %d rows × %d columns", len(x), rows, m.d)
 	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("ORFF map: row %d, column %d is %v", i/m.d+1, i%m.d+1, v)
-		}
+	if i := finite.Index(x); i >= 0 {
+		return fmt.Errorf("ORFF map: row %d, column %d is %v", i/m.d+1, i%m.d+1, x[i])
 	}
 	return nil
 }

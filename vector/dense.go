@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rffkit/rff/internal/finite"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -106,10 +108,8 @@ func centreColumns(Y []float64, n, p int) []float64 {
 }
 
 func checkFinite(x []float64) error {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("the Gram matrix contains %v", v)
-		}
+	if i := finite.Index(x); i >= 0 {
+		return fmt.Errorf("the Gram matrix contains %v", x[i])
 	}
 	return nil
 }

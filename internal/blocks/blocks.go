@@ -7,9 +7,10 @@ package blocks
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
+
+	"github.com/rffkit/rff/internal/finite"
 
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
@@ -175,10 +176,8 @@ func CheckData(where string, X []float64, n, d int, Y []float64, p int) error {
 	if err := CheckX(where, X, n, d); err != nil {
 		return err
 	}
-	for i, v := range Y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: Y row %d, output %d is %v", where, i/p+1, i%p+1, v)
-		}
+	if i := finite.Index(Y); i >= 0 {
+		return fmt.Errorf("%s: Y row %d, output %d is %v", where, i/p+1, i%p+1, Y[i])
 	}
 	return nil
 }
@@ -191,10 +190,8 @@ func CheckX(where string, X []float64, n, d int) error {
 	if !size.Is(len(X), n, d) {
 		return fmt.Errorf("%s: X has %d values, want %d rows × %d columns", where, len(X), n, d)
 	}
-	for i, v := range X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: X row %d, column %d is %v", where, i/d+1, i%d+1, v)
-		}
+	if i := finite.Index(X); i >= 0 {
+		return fmt.Errorf("%s: X row %d, column %d is %v", where, i/d+1, i%d+1, X[i])
 	}
 	return nil
 }
