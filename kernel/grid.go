@@ -119,21 +119,13 @@ func (g *gridCentres) quantize(dst []float32, norms []float64, A []float64, rows
 		copy(l, lo)
 		copy(h, hi)
 		for i := p * rows / parts; i < (p+1)*rows/parts; i++ {
-			row, out := A[i*d:(i+1)*d], dst[i*d:(i+1)*d]
-			var sq int64
-			for j, v := range row {
-				q := math.RoundToEven(v * inv)
-				if !(math.Abs(q) <= gridMaxQ) || !(math.Abs(v-q*s) <= gridTol*math.Abs(v)) {
-					bad[p] = true
-					return
-				}
-				qi := int32(q) - g.shift[j]
-				out[j] = float32(qi)
-				l[j], h[j] = min(l[j], qi), max(h[j], qi)
-				sq += int64(qi) * int64(qi)
+			sq, ok := quantizeRow(dst[i*d:(i+1)*d], A[i*d:(i+1)*d], g.shift, l, h, inv, s)
+			if !ok {
+				bad[p] = true
+				return
 			}
 			if norms != nil {
-				norms[i] = float64(sq)
+				norms[i] = sq
 			}
 		}
 		plo[p], phi[p] = l, h
@@ -147,6 +139,26 @@ func (g *gridCentres) quantize(dst []float32, norms []float64, A []float64, rows
 		}
 	}
 	return true
+}
+
+// quantizeRowGeneric quantizes one row: for each value v, q = round(v/s) (as v·inv, inv = 1/s, rounded to even),
+// out = float32(q − shift) and lo, hi the running range of q − shift in each column; it returns the sum of the
+// squares of q − shift (an integer below 2⁵³, exact) and false as soon as a value is not within gridTol of the grid
+// or |q| > gridMaxQ (NaN and ±Inf included).
+func quantizeRowGeneric(out []float32, row []float64, shift, lo, hi []int32, inv, s float64) (float64, bool) {
+	var sq int64
+	for j, v := range row {
+		q := math.RoundToEven(v * inv)
+		// The conversion keeps q·s rounded on its own (no fused multiply-add), as the AVX2 kernel computes it.
+		if !(math.Abs(q) <= gridMaxQ) || !(math.Abs(v-float64(q*s)) <= gridTol*math.Abs(v)) {
+			return 0, false
+		}
+		t := int32(q) - shift[j]
+		out[j] = float32(t)
+		lo[j], hi[j] = min(lo[j], t), max(hi[j], t)
+		sq += int64(t) * int64(t)
+	}
+	return float64(sq), true
 }
 
 // chunks cuts the d columns into consecutive ranges [bounds[c], bounds[c+1]) over each of which Σ a_j·b_j ≤

@@ -177,6 +177,75 @@ func TestOnGrid(t *testing.T) {
 	})
 }
 
+// TestQuantizeRowKernels checks the AVX2 kernel of quantizeRow against quantizeRowGeneric on every row length from
+// 0 to 13 and two long ones (a tail of 0–3 values after the groups of four): the same float32 integers, column
+// ranges and sum of squares, and the same verdict — for rows on the grid, and with one value off it at every
+// position: NaN, ±Inf, |q| one past the bound, the bound itself, a subnormal, and values moved by k ulps, k = −5…5,
+// which straddle the tolerance of 3 ulps.
+func TestQuantizeRowKernels(t *testing.T) {
+	if !useQuantizeAVX2 {
+		t.Skip("no AVX2 kernel on this CPU or build")
+	}
+	defer func(was bool) { useQuantizeAVX2 = was }(useQuantizeAVX2)
+	rng := rand.New(rand.NewPCG(3, 4))
+	const s = 1.0 / 255
+	type result struct {
+		out    []float32
+		lo, hi []int32
+		sq     float64
+		ok     bool
+	}
+	run := func(avx bool, row []float64, shift, lo0, hi0 []int32) result {
+		useQuantizeAVX2 = avx
+		n := len(row)
+		r := result{out: make([]float32, n), lo: append([]int32(nil), lo0...), hi: append([]int32(nil), hi0...)}
+		r.sq, r.ok = quantizeRow(r.out, row, shift, r.lo, r.hi, 1/s, s)
+		return r
+	}
+	var bad []float64
+	for k := -5.0; k <= 5; k++ {
+		bad = append(bad, 97*s*(1+k*0x1p-53))
+	}
+	bad = append(bad, math.NaN(), math.Inf(1), math.Inf(-1), (gridMaxQ+1)*s, -(gridMaxQ+1)*s, gridMaxQ*s, -gridMaxQ*s,
+		5e-324, 0.5*s)
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 37, 784} {
+		row := gridData(rng, 1, n, s, -gridMaxQ, gridMaxQ, 0.3)
+		shift, lo0, hi0 := make([]int32, n), make([]int32, n), make([]int32, n)
+		for j := range n {
+			shift[j] = int32(rng.IntN(2*gridMaxQ+1) - gridMaxQ)
+			lo0[j], hi0[j] = int32(rng.IntN(100)), int32(rng.IntN(100)-100)
+		}
+		check := func(t *testing.T, row []float64) {
+			want, got := run(false, row, shift, lo0, hi0), run(true, row, shift, lo0, hi0)
+			if got.ok != want.ok {
+				t.Fatalf("on the grid: AVX2 %v, portable %v", got.ok, want.ok)
+			}
+			if !want.ok {
+				return
+			}
+			if got.sq != want.sq {
+				t.Errorf("sum of squares: AVX2 %v, portable %v", got.sq, want.sq)
+			}
+			for j := range n {
+				if got.out[j] != want.out[j] || got.lo[j] != want.lo[j] || got.hi[j] != want.hi[j] {
+					t.Fatalf("column %d: AVX2 (%v, %d, %d), portable (%v, %d, %d)", j, got.out[j], got.lo[j], got.hi[j],
+						want.out[j], want.lo[j], want.hi[j])
+				}
+			}
+		}
+		t.Run(fmt.Sprintf("n=%d/on-grid", n), func(t *testing.T) { check(t, row) })
+		for at := range n {
+			for _, v := range bad {
+				t.Run(fmt.Sprintf("n=%d/at=%d/%v", n, at, v), func(t *testing.T) {
+					r := append([]float64(nil), row...)
+					r[at] = v
+					check(t, r)
+				})
+			}
+		}
+	}
+}
+
 // TestGridChunks checks the column chunks: consecutive, covering every column, each with Σ a_j·b_j ≤ 2²⁴, and as
 // few as a greedy cut allows (every chunk but the last is full: adding the next column would exceed the bound); and
 // the centres' shift: the midpoint of each column's range, so that b_j is at most half the range, rounded up.
