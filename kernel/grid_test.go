@@ -437,3 +437,31 @@ func TestGramGridAuto(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQuantize times the conversion of a block of MNIST-like rows (1024 × 784 pixels/255, two thirds nonzero)
+// to the grid's integers, with the AVX2 kernel (where the CPU has it) and with the portable loop.
+func BenchmarkQuantize(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows, d := 1024, 784
+	A := gridData(rng, rows, d, 1.0/255, 0, 255, 1.0/3)
+	g := &gridCentres{step: 1.0 / 255, inv: 255, shift: make([]int32, d)}
+	dst, norms := make([]float32, rows*d), make([]float64, rows)
+	lo, hi := make([]int32, d), make([]int32, d)
+	defer func(was bool) { useQuantizeAVX2 = was }(useQuantizeAVX2)
+	for _, c := range []struct {
+		name string
+		avx  bool
+	}{{"avx2", true}, {"portable", false}} {
+		if c.avx && !useQuantizeAVX2 {
+			continue
+		}
+		b.Run(c.name, func(b *testing.B) {
+			useQuantizeAVX2 = c.avx
+			for b.Loop() {
+				if !g.quantize(dst, norms, A, rows, d, lo, hi) {
+					b.Fatal("off the grid")
+				}
+			}
+		})
+	}
+}
