@@ -6,13 +6,12 @@ import (
 	"math"
 	"time"
 
-	"github.com/rffkit/rff/internal/finite"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/colnames"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"

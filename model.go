@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rffkit/rff/internal/finite"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"

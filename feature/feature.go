@@ -7,11 +7,10 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/rffkit/rff/internal/finite"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/internal/fastmath"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"

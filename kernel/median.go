@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/rffkit/rff/internal/finite"
-
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
 )

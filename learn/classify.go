@@ -7,14 +7,13 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/rffkit/rff/internal/finite"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"

@@ -6,13 +6,12 @@ import (
 	"math"
 	"time"
 
-	"github.com/rffkit/rff/internal/finite"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"

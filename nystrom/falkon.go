@@ -6,9 +6,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/rffkit/rff/internal/finite"
-
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"

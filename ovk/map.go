@@ -6,12 +6,11 @@ import (
 	"math"
 	"sync"
 
-	"github.com/rffkit/rff/internal/finite"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/fastmath"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"

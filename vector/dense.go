@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rffkit/rff/internal/finite"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/solve"
 )
 

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/rffkit/rff/internal/finite"
-
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
 )
