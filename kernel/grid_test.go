@@ -392,7 +392,7 @@ func TestCentresGram(t *testing.T) {
 					}
 				}
 				tol := 0.0
-				if _, sq := k.(sqRadial); sq && d >= gemmMinDim && !(onGrid && useGrid(m, d, n)) {
+				if _, sq := k.(sqRadial); sq && d >= directMaxDim() && !(onGrid && useGrid(m, d, n)) {
 					tol = 8e-13
 				}
 				for i := range got {

@@ -303,9 +303,9 @@ func TestArcCosMonteCarlo(t *testing.T) {
 	}
 }
 
-// TestGramMatchesEval: below d = 8 Gram's pairwise path gives Eval's bits, for Matérn (Eval per pair) and for the
-// Gaussian and Laplacian kernels (arguments of a row, then fastmath.Exp), including σ small enough that most
-// arguments leave Exp's fast range.
+// TestGramMatchesEval: at d = 4 Gram gives Eval's bits, for Matérn and the Gaussian (the direct path: the squared
+// distances of the coordinate loop, then the kernel of a row) and for the Laplacian kernel (the arguments of a row,
+// then fastmath.Exp), including σ small enough that most arguments leave Exp's fast range.
 func TestGramMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const n, m, d = 37, 23, 4
@@ -363,6 +363,8 @@ func TestNew(t *testing.T) {
 // (distance exactly 0 → κ(0) = 1), near-duplicates, and data offset far from the origin, where the product form
 // alone would lose every digit.
 func TestGramProductPath(t *testing.T) {
+	defer func(was int) { directDimOverride = was }(directDimOverride)
+	directDimOverride = 8 // the product from d = 8 even where the direct path would take d < 32
 	rng := rand.New(rand.NewPCG(15, 16))
 	type data struct {
 		name   string
