@@ -99,13 +99,11 @@ const gramRelTol = 1e-12
 // error for a nil kernel or if a length does not match.
 //
 // For the Gaussian and Matérn kernels with d ≥ 32 (d ≥ 8 on CPUs without AVX2) the squared distances come from one
-// matrix product (on the fast
-// BLAS backend when it is loaded), ‖x−y‖² = ‖x‖² + ‖y‖² − 2xᵀy, instead of n·m loops over d coordinates. That
-// form loses digits to cancellation when ‖x−y‖² ≪ ‖x‖² + ‖y‖²: the rounding error of the three terms is at most
-// (2d+2)·u·(‖x‖² + ‖y‖²) (u = 2⁻⁵³; Higham's bound γ_d·Σ|a_k b_k| for each of ‖x‖², ‖y‖² and 2xᵀy ≤ ‖x‖² + ‖y‖²,
-// and two additions), so every pair where this bound
-// exceeds 1e-12·‖x−y‖² — near and equal points, data far from the origin — is recomputed directly by the
-// coordinate loop. Every squared distance is therefore within a relative 1e-12 (plus the loop's own few ulps) of
+// matrix product (on the fast BLAS backend when it is loaded), ‖x−y‖² = ‖x‖² + ‖y‖² − 2xᵀy, instead of n·m loops
+// over d coordinates. That form loses digits to cancellation when ‖x−y‖² ≪ ‖x‖² + ‖y‖²: the rounding error of the
+// three terms is at most (2d+2)·u·(‖x‖² + ‖y‖²) (u = 2⁻⁵³; Higham's bound γ_d·Σ|a_k b_k| for each of ‖x‖², ‖y‖² and
+// 2xᵀy ≤ ‖x‖² + ‖y‖², and two additions), so every pair where this bound exceeds 1e-12·‖x−y‖² — near and equal
+// points, data far from the origin — is recomputed directly by the coordinate loop. Every squared distance is therefore within a relative 1e-12 (plus the loop's own few ulps) of
 // the pairwise value, and a Gaussian entry within 1e-12·max_t t·e^{−t} < 4e-13 of it. Below that dimension the
 // squared distances are the coordinate loop's, sixteen centres at a time (four per AVX2 register where the CPU has
 // them, the same bits as the loop); other kernels use the pairwise loop. Rows are computed in parallel on all
@@ -245,7 +243,8 @@ func (c *Centres) gramDirect(dst, X []float64, n int) {
 }
 
 // expKernel is implemented by kernels whose Eval is math.Exp(expArg(x, y)) exactly (the Gaussian and Laplacian
-// kernels): the pairwise path of Gram computes the arguments of a row and exponentiates them in one call.
+// kernels): the pairwise path of Gram computes the arguments of a row and exponentiates them in one call. (Gram
+// takes the Gaussian's squared distances directly or from a product, so only the Laplacian kernel comes here.)
 type expKernel interface {
 	expArg(x, y []float64) float64
 }
