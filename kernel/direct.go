@@ -1,10 +1,13 @@
 package kernel
 
-// The direct path of the squared-distance kernels: for d below directMaxDim(), Gram computes each squared distance by
-// the coordinate loop of sqDist — exact up to its own d roundings, with no cancellation — sixteen centres at a time
-// from a copy of the centres transposed in panels, four lanes per AVX2 register where the CPU has them. Each lane
-// performs sqDist's operations in its order (t = x_i − y_i, s += t·t for i = 0, …, d−1), so every value is sqDist's
-// bit for bit.
+import "math"
+
+// The direct path of the distance kernels: for the squared-distance kernels with d below directMaxDim(), and for the
+// Laplacian kernel (L1 distances) at every d where the CPU has AVX2, Gram computes each distance by the coordinate
+// loop — exact up to its own d roundings, with no cancellation — sixteen centres at a time from a copy of the centres
+// transposed in panels, four lanes per AVX2 register where the CPU has them. Each lane performs the loop's
+// operations in its order (t = x_i − y_i, then s += t·t for sqDist or s += |t| for absDist, for i = 0, …, d−1), so
+// every value is the loop's bit for bit.
 
 // dirPanel is the number of centres in a panel of the transposed copy.
 const dirPanel = 16
@@ -24,20 +27,25 @@ func transposePanels(Y []float64, m, d int) []float64 {
 	return yt
 }
 
-// sqDistRow sets dst[j] = sqDist(x, y_j) for the m centres Y (m×d) whose full panels are yt.
-func sqDistRow(dst, x, yt, Y []float64, m, d int) {
+// distRow sets dst[j] = sqDist(x, y_j), or absDist(x, y_j) when l1 is set, for the m centres Y (m×d) whose full
+// panels are yt.
+func distRow(dst, x, yt, Y []float64, m, d int, l1 bool) {
 	full := m / dirPanel * dirPanel
 	if full > 0 {
-		sqDistPanels(dst[:full], x[:d], yt[:full*d], d)
+		distPanels(dst[:full], x[:d], yt[:full*d], d, l1)
+	}
+	dist := sqDist
+	if l1 {
+		dist = absDist
 	}
 	for j := full; j < m; j++ {
-		dst[j] = sqDist(x, Y[j*d:(j+1)*d])
+		dst[j] = dist(x, Y[j*d:(j+1)*d])
 	}
 }
 
-// sqDistPanelsGeneric is the portable form of sqDistPanels: dst[dirPanel·p + l] = Σ_i (x_i − yt[(p·d+i)·dirPanel+l])²
-// for every panel p of yt, summed in the order of sqDist.
-func sqDistPanelsGeneric(dst, x, yt []float64, d int) {
+// distPanelsGeneric is the portable form of distPanels: dst[dirPanel·p + l] = Σ_i (x_i − y)², or Σ_i |x_i − y| when
+// l1 is set, y = yt[(p·d+i)·dirPanel+l], for every panel p of yt, summed in the order of sqDist and absDist.
+func distPanelsGeneric(dst, x, yt []float64, d int, l1 bool) {
 	var acc [dirPanel]float64
 	for p := range len(dst) / dirPanel {
 		acc = [dirPanel]float64{}
@@ -46,7 +54,11 @@ func sqDistPanelsGeneric(dst, x, yt []float64, d int) {
 			y := panel[i*dirPanel : (i+1)*dirPanel]
 			for l := range acc {
 				t := xi - y[l]
-				acc[l] += float64(t * t) // rounded before the sum, as sqDist without a fused multiply-add
+				if l1 {
+					acc[l] += math.Abs(t)
+				} else {
+					acc[l] += float64(t * t) // rounded before the sum, as sqDist without a fused multiply-add
+				}
 			}
 		}
 		copy(dst[p*dirPanel:], acc[:])

@@ -4,20 +4,20 @@ package kernel
 
 import "github.com/rffkit/rff/internal/cpu"
 
-// useDirectAVX2 selects the AVX2 kernel of sqDistPanels; it is set once from CPUID (and flipped only by tests).
+// useDirectAVX2 selects the AVX2 kernel of distPanels; it is set once from CPUID (and flipped only by tests).
 var useDirectAVX2 = cpu.AVX2
 
-// sqDistPanelsAVX2 is sqDistPanelsGeneric on panels > 0 panels of dirPanel centres, d > 0.
+// distPanelsAVX2 is distPanelsGeneric on panels > 0 panels of dirPanel centres, d > 0.
 //
 //go:noescape
-func sqDistPanelsAVX2(dst, x, yt *float64, panels, d int)
+func distPanelsAVX2(dst, x, yt *float64, panels, d int, l1 bool)
 
-func sqDistPanels(dst, x, yt []float64, d int) {
+func distPanels(dst, x, yt []float64, d int, l1 bool) {
 	panels := len(dst) / dirPanel
 	if !useDirectAVX2 || panels == 0 || d == 0 {
-		sqDistPanelsGeneric(dst, x, yt, d)
+		distPanelsGeneric(dst, x, yt, d, l1)
 		return
 	}
 	_, _ = x[d-1], yt[panels*d*dirPanel-1] // bounds checks for the kernel, which has none
-	sqDistPanelsAVX2(&dst[0], &x[0], &yt[0], panels, d)
+	distPanelsAVX2(&dst[0], &x[0], &yt[0], panels, d, l1)
 }

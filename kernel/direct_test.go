@@ -7,58 +7,72 @@ import (
 	"testing"
 )
 
-// TestSqDistRow checks the direct path's squared distances against sqDist bit for bit — with the AVX2 kernel and
+// TestDistRow checks the direct path's distances against sqDist and absDist bit for bit — with the AVX2 kernel and
 // with the portable panels — for dimensions 1–9, 16, 23 and numbers of centres around the panel size (tails of
 // 0–15), on values of mixed signs and magnitudes.
-func TestSqDistRow(t *testing.T) {
+func TestDistRow(t *testing.T) {
 	defer func(was bool) { useDirectAVX2 = was }(useDirectAVX2)
 	rng := rand.New(rand.NewPCG(5, 6))
 	val := func() float64 { return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3)) }
+	have := useDirectAVX2
 	for _, avx := range []bool{false, true} {
-		if avx && !useDirectAVX2 {
+		if avx && !have {
 			continue
 		}
 		useDirectAVX2 = avx
-		for _, d := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 23} {
-			for _, m := range []int{0, 1, 15, 16, 17, 33, 48, 100} {
-				t.Run(fmt.Sprintf("avx2=%v/d=%d/m=%d", avx, d, m), func(t *testing.T) {
-					Y := make([]float64, m*d)
-					for i := range Y {
-						Y[i] = val()
-					}
-					x := make([]float64, d)
-					for i := range x {
-						x[i] = val()
-					}
-					if m > 1 {
-						copy(x, Y[d:2*d]) // a distance of zero
-					}
-					dst := make([]float64, m)
-					sqDistRow(dst, x, transposePanels(Y, m, d), Y, m, d)
-					for j := range m {
-						if want := sqDist(x, Y[j*d:(j+1)*d]); dst[j] != want {
-							t.Fatalf("centre %d: %v, want sqDist %v", j, dst[j], want)
+		for _, l1 := range []bool{false, true} {
+			dist := sqDist
+			if l1 {
+				dist = absDist
+			}
+			for _, d := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 23} {
+				for _, m := range []int{0, 1, 15, 16, 17, 33, 48, 100} {
+					t.Run(fmt.Sprintf("avx2=%v/l1=%v/d=%d/m=%d", avx, l1, d, m), func(t *testing.T) {
+						Y := make([]float64, m*d)
+						for i := range Y {
+							Y[i] = val()
 						}
-					}
-				})
+						x := make([]float64, d)
+						for i := range x {
+							x[i] = val()
+						}
+						if m > 1 {
+							copy(x, Y[d:2*d]) // a distance of zero
+						}
+						dst := make([]float64, m)
+						distRow(dst, x, transposePanels(Y, m, d), Y, m, d, l1)
+						for j := range m {
+							if want := dist(x, Y[j*d:(j+1)*d]); dst[j] != want {
+								t.Fatalf("centre %d: %v, want %v", j, dst[j], want)
+							}
+						}
+					})
+				}
 			}
 		}
 	}
 }
 
-// TestGramDirect checks Gram below directMaxDim() (the direct path) against Eval entry by entry, bit for bit, for the
-// squared-distance kernels, with and without the AVX2 kernel.
+// TestGramDirect checks Gram on the direct path against Eval entry by entry, bit for bit, for the squared-distance
+// kernels below directMaxDim() and the Laplacian kernel (with σ small enough that most arguments leave Exp's fast
+// range), with and without the AVX2 kernel.
 func TestGramDirect(t *testing.T) {
 	defer func(was bool) { useDirectAVX2 = was }(useDirectAVX2)
 	rng := rand.New(rand.NewPCG(7, 8))
 	const n, m = 37, 53
+	have := useDirectAVX2
 	for _, avx := range []bool{false, true} {
-		if avx && !useDirectAVX2 {
+		if avx && !have {
 			continue
 		}
 		useDirectAVX2 = avx
-		for _, k := range []Kernel{Gaussian{S: 0.7}, Matern{Nu: 0.5, S: 1.3}, Matern{Nu: 1.5, S: 2}, Matern{Nu: 2.5, S: 0.9}} {
-			for _, d := range []int{1, 4, directMaxDim() - 1} {
+		for _, k := range []Kernel{Gaussian{S: 0.7}, Matern{Nu: 0.5, S: 1.3}, Matern{Nu: 1.5, S: 2}, Matern{Nu: 2.5, S: 0.9},
+			Laplacian{S: 0.7}, Laplacian{S: 33}, Laplacian{S: 0.01}} {
+			dims := []int{1, 4, directMaxDim() - 1}
+			if _, ok := k.(Laplacian); ok {
+				dims = append(dims, 100) // direct at every d
+			}
+			for _, d := range dims {
 				t.Run(fmt.Sprintf("avx2=%v/%s/d=%d", avx, k.Name(), d), func(t *testing.T) {
 					X, Y := make([]float64, n*d), make([]float64, m*d)
 					for i := range X {
@@ -119,5 +133,30 @@ func BenchmarkGramDirect(b *testing.B) {
 				c.gram(dst, X, n)
 			}
 		})
+	}
+}
+
+// BenchmarkGramLaplacian times the Laplacian kernel's Gram matrix (1000 × 1000, d = 784, and 1024 × 500, d = 16)
+// by the direct path and by the pairwise loop it replaces where the CPU has AVX2.
+func BenchmarkGramLaplacian(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	defer func(was bool) { useDirectAVX2 = was }(useDirectAVX2)
+	have := useDirectAVX2
+	for _, sh := range []struct{ n, m, d int }{{1000, 1000, 784}, {1024, 500, 16}} {
+		X, Y := randVec(rng, sh.n*sh.d, 1), randVec(rng, sh.m*sh.d, 1)
+		dst := make([]float64, sh.n*sh.m)
+		for _, direct := range []bool{true, false} {
+			if direct && !have {
+				continue
+			}
+			b.Run(fmt.Sprintf("d=%d/direct=%v", sh.d, direct), func(b *testing.B) {
+				useDirectAVX2 = direct
+				for b.Loop() {
+					if err := Gram(dst, Laplacian{S: 10}, X, sh.n, Y, sh.m, sh.d); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -106,8 +106,8 @@ const gramRelTol = 1e-12
 // points, data far from the origin — is recomputed directly by the coordinate loop. Every squared distance is therefore within a relative 1e-12 (plus the loop's own few ulps) of
 // the pairwise value, and a Gaussian entry within 1e-12·max_t t·e^{−t} < 4e-13 of it. Below that dimension the
 // squared distances are the coordinate loop's, sixteen centres at a time (four per AVX2 register where the CPU has
-// them, the same bits as the loop); other kernels use the pairwise loop. Rows are computed in parallel on all
-// cores.
+// them, the same bits as the loop), and so are the Laplacian kernel's L1 distances at every d where the CPU has
+// AVX2; other kernels use the pairwise loop. Rows are computed in parallel on all cores.
 //
 // Data on a grid — every entry a small integer times one step, as pixels/255 or integer counts scaled by their
 // maximum — take an exact path on the OpenBLAS backend (d ≥ 32, n and m ≥ 128): the squared distances are s²·R
@@ -135,10 +135,12 @@ type Centres struct {
 	k      Kernel
 	y      []float64
 	m, d   int
-	sq     sqRadial     // nil: the pairwise loop
-	ny     []float64    // ‖y_j‖², for sq with a matrix product
-	yt     []float64    // Y in panels (transposePanels), for sq computed directly (d < directMaxDim)
-	direct bool         // sq computed directly
+	sq     sqRadial  // nil: the pairwise loop
+	ny     []float64 // ‖y_j‖², for sq with a matrix product
+	yt     []float64 // Y in panels (transposePanels), for distances computed directly
+	direct bool      // distances computed directly: sq's (d < directMaxDim), or the Laplacian kernel's
+	lap    bool      // the Laplacian kernel, of bandwidth lapS, computed directly
+	lapS   float64
 	grid   *gridCentres // Y on a grid (see grid.go), or nil
 }
 
@@ -161,6 +163,10 @@ func newCentres(k Kernel, Y []float64, m, d int, own bool, rows int) *Centres {
 		Y = append([]float64(nil), Y[:m*d]...)
 	}
 	c := &Centres{k: k, y: Y[:m*d], m: m, d: d}
+	if l, ok := k.(Laplacian); ok && m > 0 && useDirectAVX2 {
+		c.direct, c.lap, c.lapS, c.yt = true, true, l.S, transposePanels(Y, m, d)
+		return c
+	}
 	if r, ok := k.(sqRadial); ok && m > 0 {
 		c.sq = r
 		grid := useGrid(m, d, rows)
@@ -198,11 +204,12 @@ func (c *Centres) gram(dst, X []float64, n int) {
 	if n == 0 || c.m == 0 {
 		return
 	}
-	if c.sq != nil {
-		switch {
-		case c.direct:
-			c.gramDirect(dst, X, n)
-		case c.grid == nil || !c.grid.gram(dst, c.sq, X, n, c.m, c.d):
+	switch {
+	case c.direct:
+		c.gramDirect(dst, X, n)
+		return
+	case c.sq != nil:
+		if c.grid == nil || !c.grid.gram(dst, c.sq, X, n, c.m, c.d) {
 			gramSqRadial(dst, c.sq, X, n, c.y, c.ny, c.m, c.d)
 		}
 		return
@@ -225,8 +232,9 @@ func (c *Centres) gram(dst, X []float64, n int) {
 	})
 }
 
-// gramDirect is gram for a squared-distance kernel with d < directMaxDim(): every squared distance by sqDistRow (the
-// coordinate loop, sixteen centres at a time), then the kernel of each row.
+// gramDirect is gram for the distances computed directly (distRow, the coordinate loop sixteen centres at a time):
+// a squared-distance kernel with d < directMaxDim(), then the kernel of each row; or the Laplacian kernel, then
+// exp(−s/σ) of each as its Eval does.
 func (c *Centres) gramDirect(dst, X []float64, n int) {
 	m, d := c.m, c.d
 	workers := runtime.GOMAXPROCS(0)
@@ -234,7 +242,14 @@ func (c *Centres) gramDirect(dst, X []float64, n int) {
 	_, isGauss := c.sq.(Gaussian)
 	parallel.ForWorker(n, workers, func(w, i int) {
 		row := dst[i*m : (i+1)*m]
-		sqDistRow(row, X[i*d:(i+1)*d], c.yt, c.y, m, d)
+		distRow(row, X[i*d:(i+1)*d], c.yt, c.y, m, d, c.lap)
+		if c.lap {
+			for j, s := range row {
+				row[j] = -s / c.lapS
+			}
+			fastmath.Exp(row, row) // Eval's math.Exp, four at a time
+			return
+		}
 		if scratch[w] == nil && !isGauss {
 			scratch[w] = make([]float64, m)
 		}
@@ -244,20 +259,24 @@ func (c *Centres) gramDirect(dst, X []float64, n int) {
 
 // expKernel is implemented by kernels whose Eval is math.Exp(expArg(x, y)) exactly (the Gaussian and Laplacian
 // kernels): the pairwise path of Gram computes the arguments of a row and exponentiates them in one call. (Gram
-// takes the Gaussian's squared distances directly or from a product, so only the Laplacian kernel comes here.)
+// takes the Gaussian's squared distances directly or from a product, and the Laplacian kernel's distances directly
+// where the CPU has AVX2, so only the Laplacian kernel elsewhere comes here.)
 type expKernel interface {
 	expArg(x, y []float64) float64
 }
 
 func (k Gaussian) expArg(x, y []float64) float64 { return -sqDist(x, y) / (2 * k.S * k.S) }
 
-func (k Laplacian) expArg(x, y []float64) float64 {
+func (k Laplacian) expArg(x, y []float64) float64 { return -absDist(x, y) / k.S }
+
+// absDist returns ‖x − y‖₁, summed in the order of the coordinates.
+func absDist(x, y []float64) float64 {
 	var s float64
 	y = y[:len(x)]
 	for i, xi := range x {
 		s += math.Abs(xi - y[i])
 	}
-	return -s / k.S
+	return s
 }
 
 // gramSqRadial is Gram for a sqRadial kernel through dst = X·Yᵀ (see Gram for the error control); ny holds ‖y_j‖².
