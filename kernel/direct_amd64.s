@@ -2,6 +2,30 @@
 
 #include "textflag.h"
 
+// DIMSTEP adds coordinate i = AX of the 16 centres of the panel at DX to the accumulators Y0..Y3: t = x_i − y into
+// Y5..Y8, LANE(t) on each (SQUARE: t·t; ABS: |t|, with Y9 the mask that clears the sign bit), the sums; then moves
+// DX to the next coordinate's 16 values and compares the next i with d (R8).
+#define DIMSTEP(LANE) \
+	VBROADCASTSD (SI)(AX*8), Y4 \
+	VSUBPD (DX), Y4, Y5 \
+	VSUBPD 32(DX), Y4, Y6 \
+	VSUBPD 64(DX), Y4, Y7 \
+	VSUBPD 96(DX), Y4, Y8 \
+	LANE(Y5) \
+	LANE(Y6) \
+	LANE(Y7) \
+	LANE(Y8) \
+	VADDPD Y5, Y0, Y0 \
+	VADDPD Y6, Y1, Y1 \
+	VADDPD Y7, Y2, Y2 \
+	VADDPD Y8, Y3, Y3 \
+	ADDQ $128, DX \
+	INCQ AX \
+	CMPQ AX, R8
+
+#define SQUARE(r) VMULPD r, r, r
+#define ABS(r) VANDPD Y9, r, r
+
 // func distPanelsAVX2(dst, x, yt *float64, panels, d int, l1 bool)
 //
 // For each panel of 16 centres, four accumulators of four lanes: for i = 0, …, d−1, t = x_i − y (VSUBPD), then
@@ -28,42 +52,12 @@ panel:
 	JNZ absdim
 
 sqdim:
-	VBROADCASTSD (SI)(AX*8), Y4
-	VSUBPD (DX), Y4, Y5
-	VSUBPD 32(DX), Y4, Y6
-	VSUBPD 64(DX), Y4, Y7
-	VSUBPD 96(DX), Y4, Y8
-	VMULPD Y5, Y5, Y5
-	VMULPD Y6, Y6, Y6
-	VMULPD Y7, Y7, Y7
-	VMULPD Y8, Y8, Y8
-	VADDPD Y5, Y0, Y0
-	VADDPD Y6, Y1, Y1
-	VADDPD Y7, Y2, Y2
-	VADDPD Y8, Y3, Y3
-	ADDQ $128, DX
-	INCQ AX
-	CMPQ AX, R8
+	DIMSTEP(SQUARE)
 	JLT sqdim
 	JMP store
 
 absdim:
-	VBROADCASTSD (SI)(AX*8), Y4
-	VSUBPD (DX), Y4, Y5
-	VSUBPD 32(DX), Y4, Y6
-	VSUBPD 64(DX), Y4, Y7
-	VSUBPD 96(DX), Y4, Y8
-	VANDPD Y9, Y5, Y5
-	VANDPD Y9, Y6, Y6
-	VANDPD Y9, Y7, Y7
-	VANDPD Y9, Y8, Y8
-	VADDPD Y5, Y0, Y0
-	VADDPD Y6, Y1, Y1
-	VADDPD Y7, Y2, Y2
-	VADDPD Y8, Y3, Y3
-	ADDQ $128, DX
-	INCQ AX
-	CMPQ AX, R8
+	DIMSTEP(ABS)
 	JLT absdim
 
 store:
