@@ -3,11 +3,20 @@ package kernel
 import "math"
 
 // The direct path of the distance kernels: for the squared-distance kernels with d below directMaxDim(), and for the
-// Laplacian kernel (L1 distances) at every d where the CPU has AVX2, Gram computes each distance by the coordinate
-// loop — exact up to its own d roundings, with no cancellation — sixteen centres at a time from a copy of the centres
-// transposed in panels, four lanes per AVX2 register where the CPU has them. Each lane performs the loop's
-// operations in its order (t = x_i − y_i, then s += t·t for sqDist or s += |t| for absDist, for i = 0, …, d−1), so
-// every value is the loop's bit for bit.
+// Laplacian (L1 distances) and Cauchy kernels at every d where the CPU has AVX2, Gram computes each value by the
+// coordinate loop — exact up to its own d roundings, with no cancellation — sixteen centres at a time from a copy of
+// the centres transposed in panels, four lanes per AVX2 register where the CPU has them. Each lane performs the
+// loop's operations in its order (t = x_i − y_i, then s += t·t for sqDist, s += |t| for absDist, or t /= σ and
+// p /= 1 + t·t for cauchyProd, for i = 0, …, d−1), so every value is the loop's bit for bit.
+
+// dirMode is what the direct path computes per pair.
+type dirMode int
+
+const (
+	dirSq     dirMode = iota // sqDist
+	dirL1                    // absDist
+	dirCauchy                // cauchyProd
+)
 
 // dirPanel is the number of centres in a panel of the transposed copy.
 const dirPanel = 16
@@ -27,36 +36,51 @@ func transposePanels(Y []float64, m, d int) []float64 {
 	return yt
 }
 
-// distRow sets dst[j] = sqDist(x, y_j), or absDist(x, y_j) when l1 is set, for the m centres Y (m×d) whose full
-// panels are yt.
-func distRow(dst, x, yt, Y []float64, m, d int, l1 bool) {
+// distRow sets dst[j] to sqDist, absDist or cauchyProd (with bandwidth sigma) of x and y_j, by mode, for the m
+// centres Y (m×d) whose full panels are yt.
+func distRow(dst, x, yt, Y []float64, m, d int, mode dirMode, sigma float64) {
 	full := m / dirPanel * dirPanel
 	if full > 0 {
-		distPanels(dst[:full], x[:d], yt[:full*d], d, l1)
-	}
-	dist := sqDist
-	if l1 {
-		dist = absDist
+		distPanels(dst[:full], x[:d], yt[:full*d], d, mode, sigma)
 	}
 	for j := full; j < m; j++ {
-		dst[j] = dist(x, Y[j*d:(j+1)*d])
+		y := Y[j*d : (j+1)*d]
+		switch mode {
+		case dirL1:
+			dst[j] = absDist(x, y)
+		case dirCauchy:
+			dst[j] = cauchyProd(x, y, sigma)
+		default:
+			dst[j] = sqDist(x, y)
+		}
 	}
 }
 
-// distPanelsGeneric is the portable form of distPanels: dst[dirPanel·p + l] = Σ_i (x_i − y)², or Σ_i |x_i − y| when
-// l1 is set, y = yt[(p·d+i)·dirPanel+l], for every panel p of yt, summed in the order of sqDist and absDist.
-func distPanelsGeneric(dst, x, yt []float64, d int, l1 bool) {
+// distPanelsGeneric is the portable form of distPanels: for every panel p of yt and lane l, with
+// y_i = yt[(p·d+i)·dirPanel+l], dst[dirPanel·p + l] = Σ_i (x_i − y_i)² (dirSq), Σ_i |x_i − y_i| (dirL1) or
+// Π_i 1/(1 + ((x_i − y_i)/σ)²) (dirCauchy), in the order and with the operations of sqDist, absDist and cauchyProd.
+func distPanelsGeneric(dst, x, yt []float64, d int, mode dirMode, sigma float64) {
 	var acc [dirPanel]float64
 	for p := range len(dst) / dirPanel {
-		acc = [dirPanel]float64{}
+		start := 0.0
+		if mode == dirCauchy {
+			start = 1
+		}
+		for l := range acc {
+			acc[l] = start
+		}
 		panel := yt[p*d*dirPanel : (p+1)*d*dirPanel]
 		for i, xi := range x[:d] {
 			y := panel[i*dirPanel : (i+1)*dirPanel]
 			for l := range acc {
 				t := xi - y[l]
-				if l1 {
+				switch mode {
+				case dirL1:
 					acc[l] += math.Abs(t)
-				} else {
+				case dirCauchy:
+					t /= sigma
+					acc[l] /= 1 + float64(t*t)
+				default:
 					acc[l] += float64(t * t) // rounded before the sum, as sqDist without a fused multiply-add
 				}
 			}

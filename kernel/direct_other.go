@@ -5,4 +5,6 @@ package kernel
 // useDirectAVX2 is always false without the amd64 assembly.
 var useDirectAVX2 = false
 
-func distPanels(dst, x, yt []float64, d int, l1 bool) { distPanelsGeneric(dst, x, yt, d, l1) }
+func distPanels(dst, x, yt []float64, d int, mode dirMode, sigma float64) {
+	distPanelsGeneric(dst, x, yt, d, mode, sigma)
+}

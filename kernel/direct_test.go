@@ -7,27 +7,29 @@ import (
 	"testing"
 )
 
-// TestDistRow checks the direct path's distances against sqDist and absDist bit for bit — with the AVX2 kernel and
-// with the portable panels — for dimensions 1–9, 16, 23 and numbers of centres around the panel size (tails of
-// 0–15), on values of mixed signs and magnitudes.
+// TestDistRow checks the direct path's values against sqDist, absDist and cauchyProd bit for bit — with the AVX2
+// kernel and with the portable panels — for dimensions 1–9, 16, 23 and numbers of centres around the panel size
+// (tails of 0–15), on values of mixed signs and magnitudes.
 func TestDistRow(t *testing.T) {
 	defer func(was bool) { useDirectAVX2 = was }(useDirectAVX2)
 	rng := rand.New(rand.NewPCG(5, 6))
 	val := func() float64 { return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3)) }
+	const sigma = 0.37
+	refs := map[dirMode]func(x, y []float64) float64{
+		dirSq:     sqDist,
+		dirL1:     absDist,
+		dirCauchy: func(x, y []float64) float64 { return cauchyProd(x, y, sigma) },
+	}
 	have := useDirectAVX2
 	for _, avx := range []bool{false, true} {
 		if avx && !have {
 			continue
 		}
 		useDirectAVX2 = avx
-		for _, l1 := range []bool{false, true} {
-			dist := sqDist
-			if l1 {
-				dist = absDist
-			}
+		for _, mode := range []dirMode{dirSq, dirL1, dirCauchy} {
 			for _, d := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 23} {
 				for _, m := range []int{0, 1, 15, 16, 17, 33, 48, 100} {
-					t.Run(fmt.Sprintf("avx2=%v/l1=%v/d=%d/m=%d", avx, l1, d, m), func(t *testing.T) {
+					t.Run(fmt.Sprintf("avx2=%v/mode=%d/d=%d/m=%d", avx, mode, d, m), func(t *testing.T) {
 						Y := make([]float64, m*d)
 						for i := range Y {
 							Y[i] = val()
@@ -40,9 +42,9 @@ func TestDistRow(t *testing.T) {
 							copy(x, Y[d:2*d]) // a distance of zero
 						}
 						dst := make([]float64, m)
-						distRow(dst, x, transposePanels(Y, m, d), Y, m, d, l1)
+						distRow(dst, x, transposePanels(Y, m, d), Y, m, d, mode, sigma)
 						for j := range m {
-							if want := dist(x, Y[j*d:(j+1)*d]); dst[j] != want {
+							if want := refs[mode](x, Y[j*d:(j+1)*d]); dst[j] != want {
 								t.Fatalf("centre %d: %v, want %v", j, dst[j], want)
 							}
 						}
@@ -54,8 +56,8 @@ func TestDistRow(t *testing.T) {
 }
 
 // TestGramDirect checks Gram on the direct path against Eval entry by entry, bit for bit, for the squared-distance
-// kernels below directMaxDim() and the Laplacian kernel (with σ small enough that most arguments leave Exp's fast
-// range), with and without the AVX2 kernel.
+// kernels below directMaxDim(), the Laplacian kernel (with σ small enough that most arguments leave Exp's fast
+// range) and the Cauchy kernel, with and without the AVX2 kernel.
 func TestGramDirect(t *testing.T) {
 	defer func(was bool) { useDirectAVX2 = was }(useDirectAVX2)
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -67,9 +69,10 @@ func TestGramDirect(t *testing.T) {
 		}
 		useDirectAVX2 = avx
 		for _, k := range []Kernel{Gaussian{S: 0.7}, Matern{Nu: 0.5, S: 1.3}, Matern{Nu: 1.5, S: 2}, Matern{Nu: 2.5, S: 0.9},
-			Laplacian{S: 0.7}, Laplacian{S: 33}, Laplacian{S: 0.01}} {
+			Laplacian{S: 0.7}, Laplacian{S: 33}, Laplacian{S: 0.01}, Cauchy{S: 0.7}, Cauchy{S: 9}} {
 			dims := []int{1, 4, directMaxDim() - 1}
-			if _, ok := k.(Laplacian); ok {
+			switch k.(type) {
+			case Laplacian, Cauchy:
 				dims = append(dims, 100) // direct at every d
 			}
 			for _, d := range dims {
@@ -136,8 +139,8 @@ func BenchmarkGramDirect(b *testing.B) {
 	}
 }
 
-// BenchmarkGramLaplacian times the Laplacian kernel's Gram matrix (1000 × 1000, d = 784, and 1024 × 500, d = 16)
-// by the direct path and by the pairwise loop it replaces where the CPU has AVX2.
+// BenchmarkGramLaplacian times the Laplacian and Cauchy kernels' Gram matrices (1000 × 1000, d = 784, and 1024 ×
+// 500, d = 16) by the direct path and by the pairwise loop it replaces where the CPU has AVX2.
 func BenchmarkGramLaplacian(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	defer func(was bool) { useDirectAVX2 = was }(useDirectAVX2)
@@ -145,18 +148,20 @@ func BenchmarkGramLaplacian(b *testing.B) {
 	for _, sh := range []struct{ n, m, d int }{{1000, 1000, 784}, {1024, 500, 16}} {
 		X, Y := randVec(rng, sh.n*sh.d, 1), randVec(rng, sh.m*sh.d, 1)
 		dst := make([]float64, sh.n*sh.m)
-		for _, direct := range []bool{true, false} {
-			if direct && !have {
-				continue
-			}
-			b.Run(fmt.Sprintf("d=%d/direct=%v", sh.d, direct), func(b *testing.B) {
-				useDirectAVX2 = direct
-				for b.Loop() {
-					if err := Gram(dst, Laplacian{S: 10}, X, sh.n, Y, sh.m, sh.d); err != nil {
-						b.Fatal(err)
-					}
+		for _, k := range []Kernel{Laplacian{S: 10}, Cauchy{S: 10}} {
+			for _, direct := range []bool{true, false} {
+				if direct && !have {
+					continue
 				}
-			})
+				b.Run(fmt.Sprintf("%s/d=%d/direct=%v", k.Name(), sh.d, direct), func(b *testing.B) {
+					useDirectAVX2 = direct
+					for b.Loop() {
+						if err := Gram(dst, k, X, sh.n, Y, sh.m, sh.d); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
 		}
 	}
 }

@@ -106,8 +106,8 @@ const gramRelTol = 1e-12
 // points, data far from the origin — is recomputed directly by the coordinate loop. Every squared distance is therefore within a relative 1e-12 (plus the loop's own few ulps) of
 // the pairwise value, and a Gaussian entry within 1e-12·max_t t·e^{−t} < 4e-13 of it. Below that dimension the
 // squared distances are the coordinate loop's, sixteen centres at a time (four per AVX2 register where the CPU has
-// them, the same bits as the loop), and so are the Laplacian kernel's L1 distances at every d where the CPU has
-// AVX2; other kernels use the pairwise loop. Rows are computed in parallel on all cores.
+// them, the same bits as the loop), and so are the Laplacian kernel's L1 distances and the Cauchy kernel's values at
+// every d where the CPU has AVX2; other kernels use the pairwise loop. Rows are computed in parallel on all cores.
 //
 // Data on a grid — every entry a small integer times one step, as pixels/255 or integer counts scaled by their
 // maximum — take an exact path on the OpenBLAS backend (d ≥ 32, n and m ≥ 128): the squared distances are s²·R
@@ -135,12 +135,12 @@ type Centres struct {
 	k      Kernel
 	y      []float64
 	m, d   int
-	sq     sqRadial  // nil: the pairwise loop
-	ny     []float64 // ‖y_j‖², for sq with a matrix product
-	yt     []float64 // Y in panels (transposePanels), for distances computed directly
-	direct bool      // distances computed directly: sq's (d < directMaxDim), or the Laplacian kernel's
-	lap    bool      // the Laplacian kernel, of bandwidth lapS, computed directly
-	lapS   float64
+	sq     sqRadial     // nil: the pairwise loop
+	ny     []float64    // ‖y_j‖², for sq with a matrix product
+	yt     []float64    // Y in panels (transposePanels), for distances computed directly
+	direct bool         // computed directly: sq's distances (d < directMaxDim), the Laplacian or the Cauchy kernel
+	mode   dirMode      // what direct computes per pair
+	sigma  float64      // the bandwidth of the Laplacian or Cauchy kernel, for direct
 	grid   *gridCentres // Y on a grid (see grid.go), or nil
 }
 
@@ -163,9 +163,15 @@ func newCentres(k Kernel, Y []float64, m, d int, own bool, rows int) *Centres {
 		Y = append([]float64(nil), Y[:m*d]...)
 	}
 	c := &Centres{k: k, y: Y[:m*d], m: m, d: d}
-	if l, ok := k.(Laplacian); ok && m > 0 && useDirectAVX2 {
-		c.direct, c.lap, c.lapS, c.yt = true, true, l.S, transposePanels(Y, m, d)
-		return c
+	if m > 0 && useDirectAVX2 {
+		switch kk := k.(type) {
+		case Laplacian:
+			c.direct, c.mode, c.sigma, c.yt = true, dirL1, kk.S, transposePanels(Y, m, d)
+			return c
+		case Cauchy:
+			c.direct, c.mode, c.sigma, c.yt = true, dirCauchy, kk.S, transposePanels(Y, m, d)
+			return c
+		}
 	}
 	if r, ok := k.(sqRadial); ok && m > 0 {
 		c.sq = r
@@ -232,9 +238,9 @@ func (c *Centres) gram(dst, X []float64, n int) {
 	})
 }
 
-// gramDirect is gram for the distances computed directly (distRow, the coordinate loop sixteen centres at a time):
-// a squared-distance kernel with d < directMaxDim(), then the kernel of each row; or the Laplacian kernel, then
-// exp(−s/σ) of each as its Eval does.
+// gramDirect is gram for the values computed directly (distRow, the coordinate loop sixteen centres at a time): the
+// squared distances of a squared-distance kernel with d < directMaxDim(), then the kernel of each row; the L1
+// distances of the Laplacian kernel, then exp(−s/σ) of each as its Eval does; or the Cauchy kernel itself.
 func (c *Centres) gramDirect(dst, X []float64, n int) {
 	m, d := c.m, c.d
 	workers := runtime.GOMAXPROCS(0)
@@ -242,10 +248,13 @@ func (c *Centres) gramDirect(dst, X []float64, n int) {
 	_, isGauss := c.sq.(Gaussian)
 	parallel.ForWorker(n, workers, func(w, i int) {
 		row := dst[i*m : (i+1)*m]
-		distRow(row, X[i*d:(i+1)*d], c.yt, c.y, m, d, c.lap)
-		if c.lap {
+		distRow(row, X[i*d:(i+1)*d], c.yt, c.y, m, d, c.mode, c.sigma)
+		switch c.mode {
+		case dirCauchy: // the kernel values themselves
+			return
+		case dirL1:
 			for j, s := range row {
-				row[j] = -s / c.lapS
+				row[j] = -s / c.sigma
 			}
 			fastmath.Exp(row, row) // Eval's math.Exp, four at a time
 			return

@@ -155,12 +155,15 @@ func (k Cauchy) Name() string { return "cauchy" }
 func (k Cauchy) Sigma() float64 { return k.S }
 
 // Eval returns k(x, y) = Π_i 1/(1+(x_i−y_i)²/σ²).
-func (k Cauchy) Eval(x, y []float64) float64 {
+func (k Cauchy) Eval(x, y []float64) float64 { return cauchyProd(x, y, k.S) }
+
+// cauchyProd returns Π_i 1/(1+((x_i−y_i)/σ)²), a quotient per coordinate in their order.
+func cauchyProd(x, y []float64, sigma float64) float64 {
 	p := 1.0
 	y = y[:len(x)]
 	for i, xi := range x {
-		t := (xi - y[i]) / k.S
-		p /= 1 + t*t
+		t := (xi - y[i]) / sigma
+		p /= 1 + float64(t*t) // the product rounded on its own, as the direct path's lanes compute it
 	}
 	return p
 }
