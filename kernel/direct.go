@@ -3,11 +3,12 @@ package kernel
 import "math"
 
 // The direct path of the distance kernels: for the squared-distance kernels with d below directMaxDim(), and for the
-// Laplacian (L1 distances) and Cauchy kernels at every d where the CPU has AVX2, Gram computes each value by the
+// Laplacian (L1 distances), Cauchy and arc-cosine (inner products) kernels at every d where the CPU has AVX2, Gram
+// computes each value by the
 // coordinate loop — exact up to its own d roundings, with no cancellation — sixteen centres at a time from a copy of
 // the centres transposed in panels, four lanes per AVX2 register where the CPU has them. Each lane performs the
 // loop's operations in its order (t = x_i − y_i, then s += t·t for sqDist, s += |t| for absDist, or t /= σ and
-// p /= 1 + t·t for cauchyProd, for i = 0, …, d−1), so every value is the loop's bit for bit.
+// p /= 1 + t·t for cauchyProd; s += x_i·y_i for dot; for i = 0, …, d−1), so every value is the loop's bit for bit.
 
 // dirMode is what the direct path computes per pair.
 type dirMode int
@@ -16,6 +17,7 @@ const (
 	dirSq     dirMode = iota // sqDist
 	dirL1                    // absDist
 	dirCauchy                // cauchyProd
+	dirDot                   // dot
 )
 
 // dirPanel is the number of centres in a panel of the transposed copy.
@@ -36,8 +38,8 @@ func transposePanels(Y []float64, m, d int) []float64 {
 	return yt
 }
 
-// distRow sets dst[j] to sqDist, absDist or cauchyProd (with bandwidth sigma) of x and y_j, by mode, for the m
-// centres Y (m×d) whose full panels are yt.
+// distRow sets dst[j] to sqDist, absDist, cauchyProd (with bandwidth sigma) or dot of x and y_j, by mode, for the
+// m centres Y (m×d) whose full panels are yt.
 func distRow(dst, x, yt, Y []float64, m, d int, mode dirMode, sigma float64) {
 	full := m / dirPanel * dirPanel
 	if full > 0 {
@@ -50,6 +52,8 @@ func distRow(dst, x, yt, Y []float64, m, d int, mode dirMode, sigma float64) {
 			dst[j] = absDist(x, y)
 		case dirCauchy:
 			dst[j] = cauchyProd(x, y, sigma)
+		case dirDot:
+			dst[j] = dot(x, y)
 		default:
 			dst[j] = sqDist(x, y)
 		}
@@ -57,8 +61,9 @@ func distRow(dst, x, yt, Y []float64, m, d int, mode dirMode, sigma float64) {
 }
 
 // distPanelsGeneric is the portable form of distPanels: for every panel p of yt and lane l, with
-// y_i = yt[(p·d+i)·dirPanel+l], dst[dirPanel·p + l] = Σ_i (x_i − y_i)² (dirSq), Σ_i |x_i − y_i| (dirL1) or
-// Π_i 1/(1 + ((x_i − y_i)/σ)²) (dirCauchy), in the order and with the operations of sqDist, absDist and cauchyProd.
+// y_i = yt[(p·d+i)·dirPanel+l], dst[dirPanel·p + l] = Σ_i (x_i − y_i)² (dirSq), Σ_i |x_i − y_i| (dirL1),
+// Π_i 1/(1 + ((x_i − y_i)/σ)²) (dirCauchy) or Σ_i x_i·y_i (dirDot), in the order and with the operations of sqDist,
+// absDist, cauchyProd and dot.
 func distPanelsGeneric(dst, x, yt []float64, d int, mode dirMode, sigma float64) {
 	var acc [dirPanel]float64
 	for p := range len(dst) / dirPanel {
@@ -73,6 +78,10 @@ func distPanelsGeneric(dst, x, yt []float64, d int, mode dirMode, sigma float64)
 		for i, xi := range x[:d] {
 			y := panel[i*dirPanel : (i+1)*dirPanel]
 			for l := range acc {
+				if mode == dirDot {
+					acc[l] += float64(xi * y[l])
+					continue
+				}
 				t := xi - y[l]
 				switch mode {
 				case dirL1:

@@ -24,6 +24,21 @@
 	INCQ AX \
 	CMPQ AX, R8
 
+// DOTSTEP is DIMSTEP for dot: the products x_i·y into Y5..Y8, added to Y0..Y3.
+#define DOTSTEP \
+	VBROADCASTSD (SI)(AX*8), Y4 \
+	VMULPD (DX), Y4, Y5 \
+	VMULPD 32(DX), Y4, Y6 \
+	VMULPD 64(DX), Y4, Y7 \
+	VMULPD 96(DX), Y4, Y8 \
+	VADDPD Y5, Y0, Y0 \
+	VADDPD Y6, Y1, Y1 \
+	VADDPD Y7, Y2, Y2 \
+	VADDPD Y8, Y3, Y3 \
+	ADDQ $128, DX \
+	INCQ AX \
+	CMPQ AX, R8
+
 #define SQUARE(r) VMULPD r, r, r
 #define ABS(r) VANDPD Y9, r, r
 #define CAUCHY(r) VDIVPD Y10, r, r; VMULPD r, r, r; VADDPD Y11, r, r
@@ -33,8 +48,8 @@
 // func distPanelsAVX2(dst, x, yt *float64, panels, d int, mode dirMode, sigma float64)
 //
 // For each panel of 16 centres, four accumulators of four lanes, the operations of sqDist (mode 0: t = x_i − y,
-// acc + t·t), absDist (mode 1: acc + |t|) or cauchyProd (mode 2: t/σ, acc / (1 + t·t), acc from 1) in their order,
-// lane by lane.
+// acc + t·t), absDist (mode 1: acc + |t|), cauchyProd (mode 2: t/σ, acc / (1 + t·t), acc from 1) or dot (mode 3:
+// acc + x_i·y) in their order, lane by lane.
 TEXT ·distPanelsAVX2(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
@@ -60,6 +75,8 @@ panel:
 	VXORPD Y3, Y3, Y3
 	CMPQ R9, $1
 	JEQ absdim
+	CMPQ R9, $3
+	JEQ dotdim
 
 sqdim:
 	DIMSTEP(SQUARE, SUM)
@@ -69,6 +86,11 @@ sqdim:
 absdim:
 	DIMSTEP(ABS, SUM)
 	JLT absdim
+	JMP store
+
+dotdim:
+	DOTSTEP
+	JLT dotdim
 	JMP store
 
 cauchy:

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestDistRow checks the direct path's values against sqDist, absDist and cauchyProd bit for bit — with the AVX2
+// TestDistRow checks the direct path's values against sqDist, absDist, cauchyProd and dot bit for bit — with the AVX2
 // kernel and with the portable panels — for dimensions 1–9, 16, 23 and numbers of centres around the panel size
 // (tails of 0–15), on values of mixed signs and magnitudes.
 func TestDistRow(t *testing.T) {
@@ -19,6 +19,7 @@ func TestDistRow(t *testing.T) {
 		dirSq:     sqDist,
 		dirL1:     absDist,
 		dirCauchy: func(x, y []float64) float64 { return cauchyProd(x, y, sigma) },
+		dirDot:    dot,
 	}
 	have := useDirectAVX2
 	for _, avx := range []bool{false, true} {
@@ -26,7 +27,7 @@ func TestDistRow(t *testing.T) {
 			continue
 		}
 		useDirectAVX2 = avx
-		for _, mode := range []dirMode{dirSq, dirL1, dirCauchy} {
+		for _, mode := range []dirMode{dirSq, dirL1, dirCauchy, dirDot} {
 			for _, d := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 23} {
 				for _, m := range []int{0, 1, 15, 16, 17, 33, 48, 100} {
 					t.Run(fmt.Sprintf("avx2=%v/mode=%d/d=%d/m=%d", avx, mode, d, m), func(t *testing.T) {
@@ -57,7 +58,7 @@ func TestDistRow(t *testing.T) {
 
 // TestGramDirect checks Gram on the direct path against Eval entry by entry, bit for bit, for the squared-distance
 // kernels below directMaxDim(), the Laplacian kernel (with σ small enough that most arguments leave Exp's fast
-// range) and the Cauchy kernel, with and without the AVX2 kernel.
+// range), the Cauchy kernel and the arc-cosine kernels of orders 0–2, with and without the AVX2 kernel.
 func TestGramDirect(t *testing.T) {
 	defer func(was bool) { useDirectAVX2 = was }(useDirectAVX2)
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -69,10 +70,11 @@ func TestGramDirect(t *testing.T) {
 		}
 		useDirectAVX2 = avx
 		for _, k := range []Kernel{Gaussian{S: 0.7}, Matern{Nu: 0.5, S: 1.3}, Matern{Nu: 1.5, S: 2}, Matern{Nu: 2.5, S: 0.9},
-			Laplacian{S: 0.7}, Laplacian{S: 33}, Laplacian{S: 0.01}, Cauchy{S: 0.7}, Cauchy{S: 9}} {
+			Laplacian{S: 0.7}, Laplacian{S: 33}, Laplacian{S: 0.01}, Cauchy{S: 0.7}, Cauchy{S: 9}, ArcCos{0}, ArcCos{1},
+			ArcCos{2}} {
 			dims := []int{1, 4, directMaxDim() - 1}
 			switch k.(type) {
-			case Laplacian, Cauchy:
+			case Laplacian, Cauchy, ArcCos:
 				dims = append(dims, 100) // direct at every d
 			}
 			for _, d := range dims {
@@ -84,6 +86,9 @@ func TestGramDirect(t *testing.T) {
 					for i := range Y {
 						Y[i] = rng.NormFloat64()
 					}
+					copy(X[:d], Y[:d]) // equal points
+					clear(X[d : 2*d])  // zero rows: the arc-cosine kernels' angle π/2
+					clear(Y[2*d : 3*d])
 					dst := make([]float64, n*m)
 					if err := Gram(dst, k, X, n, Y, m, d); err != nil {
 						t.Fatal(err)
@@ -139,7 +144,7 @@ func BenchmarkGramDirect(b *testing.B) {
 	}
 }
 
-// BenchmarkGramLaplacian times the Laplacian and Cauchy kernels' Gram matrices (1000 × 1000, d = 784, and 1024 ×
+// BenchmarkGramLaplacian times the Laplacian, Cauchy and arc-cosine kernels' Gram matrices (1000 × 1000, d = 784, and 1024 ×
 // 500, d = 16) by the direct path and by the pairwise loop it replaces where the CPU has AVX2.
 func BenchmarkGramLaplacian(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 3))
@@ -148,7 +153,7 @@ func BenchmarkGramLaplacian(b *testing.B) {
 	for _, sh := range []struct{ n, m, d int }{{1000, 1000, 784}, {1024, 500, 16}} {
 		X, Y := randVec(rng, sh.n*sh.d, 1), randVec(rng, sh.m*sh.d, 1)
 		dst := make([]float64, sh.n*sh.m)
-		for _, k := range []Kernel{Laplacian{S: 10}, Cauchy{S: 10}} {
+		for _, k := range []Kernel{Laplacian{S: 10}, Cauchy{S: 10}, ArcCos{1}} {
 			for _, direct := range []bool{true, false} {
 				if direct && !have {
 					continue

@@ -28,8 +28,8 @@
 // matrix product, ‖x‖² + ‖y‖² − 2XYᵀ, on the BLAS backend of internal/linalg (OpenBLAS when present), and recompute
 // directly the pairs where cancellation could cost more than a relative 1e-12. At large d this is much faster than
 // the pairwise loop the other kernels use (BenchmarkGram; docs/performance.md); below d = 32 (d = 8 without AVX2)
-// the loop itself is faster, and runs sixteen centres at a time (BenchmarkGramDirect), as it does for the Laplacian
-// and Cauchy kernels at every d where the CPU has AVX2 (BenchmarkGramLaplacian). Data on a grid — pixels/255,
+// the loop itself is faster, and runs sixteen centres at a time (BenchmarkGramDirect), as it does for the Laplacian,
+// Cauchy and arc-cosine kernels at every d where the CPU has AVX2 (BenchmarkGramLaplacian). Data on a grid — pixels/255,
 // integer attributes divided by their maximum — get their squared distances exactly, from single-precision products
 // of integers whose partial sums stay below 2²⁴ (docs/conventions.md §13.4; BenchmarkGramGrid). [Centres] keeps what
 // Gram derives from fixed points (their norms, their grid form) for kernel matrices against them block after block.

@@ -106,8 +106,8 @@ const gramRelTol = 1e-12
 // points, data far from the origin — is recomputed directly by the coordinate loop. Every squared distance is therefore within a relative 1e-12 (plus the loop's own few ulps) of
 // the pairwise value, and a Gaussian entry within 1e-12·max_t t·e^{−t} < 4e-13 of it. Below that dimension the
 // squared distances are the coordinate loop's, sixteen centres at a time (four per AVX2 register where the CPU has
-// them, the same bits as the loop), and so are the Laplacian kernel's L1 distances and the Cauchy kernel's values at
-// every d where the CPU has AVX2; other kernels use the pairwise loop. Rows are computed in parallel on all cores.
+// them, the same bits as the loop), and so are the Laplacian kernel's L1 distances, the Cauchy kernel's values and
+// the arc-cosine kernels' inner products at every d where the CPU has AVX2; other kernels use the pairwise loop. Rows are computed in parallel on all cores.
 //
 // Data on a grid — every entry a small integer times one step, as pixels/255 or integer counts scaled by their
 // maximum — take an exact path on the OpenBLAS backend (d ≥ 32, n and m ≥ 128): the squared distances are s²·R
@@ -136,9 +136,9 @@ type Centres struct {
 	y      []float64
 	m, d   int
 	sq     sqRadial     // nil: the pairwise loop
-	ny     []float64    // ‖y_j‖², for sq with a matrix product
+	ny     []float64    // ‖y_j‖², for sq with a matrix product; ‖y_j‖ for the arc-cosine kernels
 	yt     []float64    // Y in panels (transposePanels), for distances computed directly
-	direct bool         // computed directly: sq's distances (d < directMaxDim), the Laplacian or the Cauchy kernel
+	direct bool         // computed directly: sq (d < directMaxDim), Laplacian, Cauchy, arc-cosine
 	mode   dirMode      // what direct computes per pair
 	sigma  float64      // the bandwidth of the Laplacian or Cauchy kernel, for direct
 	grid   *gridCentres // Y on a grid (see grid.go), or nil
@@ -170,6 +170,12 @@ func newCentres(k Kernel, Y []float64, m, d int, own bool, rows int) *Centres {
 			return c
 		case Cauchy:
 			c.direct, c.mode, c.sigma, c.yt = true, dirCauchy, kk.S, transposePanels(Y, m, d)
+			return c
+		case ArcCos:
+			c.direct, c.mode, c.yt, c.ny = true, dirDot, transposePanels(Y, m, d), make([]float64, m)
+			for j := range m {
+				c.ny[j] = math.Sqrt(dot(Y[j*d:(j+1)*d], Y[j*d:(j+1)*d]))
+			}
 			return c
 		}
 	}
@@ -240,7 +246,8 @@ func (c *Centres) gram(dst, X []float64, n int) {
 
 // gramDirect is gram for the values computed directly (distRow, the coordinate loop sixteen centres at a time): the
 // squared distances of a squared-distance kernel with d < directMaxDim(), then the kernel of each row; the L1
-// distances of the Laplacian kernel, then exp(−s/σ) of each as its Eval does; or the Cauchy kernel itself.
+// distances of the Laplacian kernel, then exp(−s/σ) of each as its Eval does; the Cauchy kernel itself; or the inner
+// products of the arc-cosine kernels, then the kernel from them and the norms as Eval computes it.
 func (c *Centres) gramDirect(dst, X []float64, n int) {
 	m, d := c.m, c.d
 	workers := runtime.GOMAXPROCS(0)
@@ -251,6 +258,14 @@ func (c *Centres) gramDirect(dst, X []float64, n int) {
 		distRow(row, X[i*d:(i+1)*d], c.yt, c.y, m, d, c.mode, c.sigma)
 		switch c.mode {
 		case dirCauchy: // the kernel values themselves
+			return
+		case dirDot:
+			ac := c.k.(ArcCos)
+			xi := X[i*d : (i+1)*d]
+			nx := math.Sqrt(dot(xi, xi))
+			for j, xy := range row {
+				row[j] = ac.ofDot(xy, nx, c.ny[j])
+			}
 			return
 		case dirL1:
 			for j, s := range row {

@@ -318,14 +318,11 @@ func (k ArcCos) Phi(t float64) float64 {
 // ‖x‖‖y‖(sin θ + (π−θ)cos θ)/π for order 1 (and any order other than 0), θ the angle between x and y, taken as π/2
 // when either is zero.
 func (k ArcCos) Eval(x, y []float64) float64 {
-	var xy, xx, yy float64
-	y = y[:len(x)]
-	for i, xi := range x {
-		xy += xi * y[i]
-		xx += xi * xi
-		yy += y[i] * y[i]
-	}
-	nx, ny := math.Sqrt(xx), math.Sqrt(yy)
+	return k.ofDot(dot(x, y), math.Sqrt(dot(x, x)), math.Sqrt(dot(y, y)))
+}
+
+// ofDot is the kernel for the inner product xy of two points of norms nx and ny.
+func (k ArcCos) ofDot(xy, nx, ny float64) float64 {
 	theta := math.Pi / 2
 	if nx > 0 && ny > 0 {
 		c := xy / (nx * ny)
@@ -335,4 +332,14 @@ func (k ArcCos) Eval(x, y []float64) float64 {
 		return (math.Pi - theta) / math.Pi
 	}
 	return nx * ny * (math.Sin(theta) + (math.Pi-theta)*math.Cos(theta)) / math.Pi
+}
+
+// dot returns xᵀy, summed in the order of the coordinates.
+func dot(x, y []float64) float64 {
+	var s float64
+	y = y[:len(x)]
+	for i, xi := range x {
+		s += float64(xi * y[i]) // the product rounded on its own, as the direct path's lanes compute it
+	}
+	return s
 }
