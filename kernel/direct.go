@@ -4,11 +4,11 @@ import "math"
 
 // The direct path of the distance kernels: for the squared-distance kernels with d below directMaxDim(), and for the
 // Laplacian (L1 distances), Cauchy and arc-cosine (inner products) kernels at every d where the CPU has AVX2, Gram
-// computes each value by the
-// coordinate loop — exact up to its own d roundings, with no cancellation — sixteen centres at a time from a copy of
-// the centres transposed in panels, four lanes per AVX2 register where the CPU has them. Each lane performs the
-// loop's operations in its order (t = x_i − y_i, then s += t·t for sqDist, s += |t| for absDist, or t /= σ and
-// p /= 1 + t·t for cauchyProd; s += x_i·y_i for dot; for i = 0, …, d−1), so every value is the loop's bit for bit.
+// computes each value by the coordinate loop — exact up to its own d roundings, with no cancellation — sixteen
+// centres at a time from a copy of the centres transposed in panels (as large as the centres), four lanes per AVX2
+// register where the CPU has them. Each lane performs the loop's operations in its order (t = x_i − y_i, then
+// s += t·t for sqDist, s += |t| for absDist, or t /= σ and p /= 1 + t·t for cauchyProd; s += x_i·y_i for dot; for
+// i = 0, …, d−1), so every value is the loop's bit for bit.
 
 // dirMode is what the direct path computes per pair.
 type dirMode int
@@ -23,7 +23,8 @@ const (
 // dirPanel is the number of centres in a panel of the transposed copy.
 const dirPanel = 16
 
-// transposePanels returns the m/dirPanel full panels of Y (m×d): yt[(p·d + i)·dirPanel + l] = Y[(dirPanel·p + l)·d + i].
+// transposePanels returns the m/dirPanel full panels of Y (m×d):
+// yt[(p·d + i)·dirPanel + l] = Y[(dirPanel·p + l)·d + i].
 func transposePanels(Y []float64, m, d int) []float64 {
 	P := m / dirPanel
 	yt := make([]float64, P*d*dirPanel)
