@@ -188,21 +188,7 @@ func newRotation(d int, rng *rand.Rand) *rotation {
 // ApplyT computes y ← Qᵀy = P₁ᵀB₁ᵀS₁ P₂ᵀB₂ᵀS₂ P₃ᵀB₃ᵀS₃ y for a d×B coordinate-major block.
 func (r *rotation) ApplyT(y []float64, B int, scratch []float64) {
 	for f := rotationFactors - 1; f >= 0; f-- {
-		if B == 1 { // without branches, which a random sign mispredicts half the time; s = ±1, so y·s = ±y exactly
-			for i, s := range r.signs[f] {
-				y[i] *= s
-			}
-		} else {
-			for i, s := range r.signs[f] {
-				if s < 0 {
-					yi := y[i*B : (i+1)*B]
-					for b := range yi {
-						yi[b] = -yi[b]
-					}
-				}
-			}
-		}
-		r.b[f].ApplyT(y, B, scratch)
+		r.b[f].ApplyTSigned(y, B, scratch, r.signs[f])
 	}
 }
 

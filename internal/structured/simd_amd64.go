@@ -30,3 +30,18 @@ func rot4HiLoAVX2(y0, y1, y2, y3, x0, x1, x2, x3 *float64, n int, cH, sH, c0, s0
 
 //go:noescape
 func rot4LoHiAVX2(y0, y1, y2, y3, x0, x1, x2, x3 *float64, n int, cH, sH, c0, s0, c1, s1 float64)
+
+// The single-vector butterfly kernels (butterfly.go, applyVec): the low levels
+// 0–3 on nb blocks of 16 values (bflyLowTAVX2 in ascending order for Fᵀ,
+// bflyLowAVX2 descending for F), and one level of half h (a multiple of 8) on
+// its first nb blocks. cos and sin point at the butterfly's first angle;
+// bflyLowTAVX2 first multiplies the values by signs unless it is nil.
+
+//go:noescape
+func bflyLowTAVX2(x, cos, sin, signs *float64, nb int, sign float64)
+
+//go:noescape
+func bflyLowAVX2(x, cos, sin *float64, nb int, sign float64)
+
+//go:noescape
+func bflyLevelAVX2(x, cos, sin *float64, h, nb int, sign float64)

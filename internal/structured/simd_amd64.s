@@ -350,3 +350,200 @@ r4lhloop:
 	JNE     r4lhloop
 	VZEROUPPER
 	RET
+
+// The single-vector butterfly levels (butterfly.go, applyVec). Each rotation is
+// the ROT of the portable loop: c·a − s·b and s·a + c·b with the products
+// rounded, s = sign·Sin[k] (sign = ±1, so exact).
+
+// negLoHi is (−1, −1, 1, 1): multiplied by sign·s it gives the signed sines of
+// level 1, whose pairs are the two halves of one register.
+DATA negLoHi<>+0(SB)/8, $(-1.0)
+DATA negLoHi<>+8(SB)/8, $(-1.0)
+DATA negLoHi<>+16(SB)/8, $(1.0)
+DATA negLoHi<>+24(SB)/8, $(1.0)
+GLOBL negLoHi<>(SB), RODATA|NOPTR, $32
+
+// LEVEL0(X, off): level 0 (pairs (j, j+1), angle j) on the four values in X,
+// whose first is x[j] with j at byte offset off of the angles in BX (cos) and
+// CX (sin). VMOVDDUP gives (c_j, c_j, c_{j+2}, c_{j+2}); VADDSUBPD subtracts in
+// the even lanes (c·a − s·b) and adds in the odd ones (c·b + s·a). Y15 holds
+// sign; clobbers Y9..Y13.
+#define LEVEL0(X, off) \
+	VMOVDDUP   off(BX), Y12 \
+	VMOVDDUP   off(CX), Y13 \
+	VMULPD     Y15, Y13, Y13 \
+	VPERMILPD  $5, X, Y9 \
+	VMULPD     X, Y12, Y10 \
+	VMULPD     Y9, Y13, Y11 \
+	VADDSUBPD  Y11, Y10, X
+
+// LEVEL1(X, off): level 1 (pairs (j, j+2) and (j+1, j+3), angle j+1, at byte
+// offset off) on the four values in X: c·X plus (−s, −s, s, s)·(X with its
+// halves swapped). Y14 holds (−sign, −sign, sign, sign); clobbers Y9..Y13.
+#define LEVEL1(X, off) \
+	VBROADCASTSD off(BX), Y12 \
+	VBROADCASTSD off(CX), Y13 \
+	VMULPD       Y14, Y13, Y13 \
+	VPERM2F128   $1, X, X, Y9 \
+	VMULPD       X, Y12, Y10 \
+	VMULPD       Y9, Y13, Y11 \
+	VADDPD       Y11, Y10, X
+
+// ANGLE(off): Y12 = c, Y13 = sign·s of the angle at byte offset off.
+#define ANGLE(off) \
+	VBROADCASTSD off(BX), Y12 \
+	VBROADCASTSD off(CX), Y13 \
+	VMULPD       Y15, Y13, Y13
+
+// LOWPROLOGUE loads x into AX, the angles into BX and CX, nb into DX, sign into
+// Y15 and (−sign, −sign, sign, sign) into Y14; the arguments after x, cos and
+// sin start at byte off of the frame.
+#define LOWPROLOGUE(off) \
+	MOVQ         x+0(FP), AX \
+	MOVQ         cos+8(FP), BX \
+	MOVQ         sin+16(FP), CX \
+	MOVQ         nb+off(FP), DX \
+	VBROADCASTSD sign+off+8(FP), Y15 \
+	VMOVUPD      negLoHi<>(SB), Y14 \
+	VMULPD       Y15, Y14, Y14
+
+// func bflyLowTAVX2(x, cos, sin, signs *float64, nb int, sign float64)
+// Levels 0, 1, 2, 3 in that order on nb blocks of 16 values, in registers,
+// after multiplying the values by signs (±1, so exactly) unless signs is nil.
+TEXT ·bflyLowTAVX2(SB), NOSPLIT, $0-48
+	LOWPROLOGUE(32)
+	MOVQ  signs+24(FP), R10
+	TESTQ DX, DX
+	JZ    lowTdone
+
+lowTloop:
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	TESTQ   R10, R10
+	JZ      lowTlevels
+	VMULPD  (R10), Y0, Y0
+	VMULPD  32(R10), Y1, Y1
+	VMULPD  64(R10), Y2, Y2
+	VMULPD  96(R10), Y3, Y3
+	ADDQ    $128, R10
+
+lowTlevels:
+	LEVEL0(Y0, 0)
+	LEVEL0(Y1, 32)
+	LEVEL0(Y2, 64)
+	LEVEL0(Y3, 96)
+	LEVEL1(Y0, 8)
+	LEVEL1(Y1, 40)
+	LEVEL1(Y2, 72)
+	LEVEL1(Y3, 104)
+	ANGLE(24)
+	ROT(Y0, Y1, Y12, Y13, Y4, Y5, Y8)
+	ANGLE(88)
+	ROT(Y2, Y3, Y12, Y13, Y6, Y7, Y8)
+	ANGLE(56)
+	ROT(Y4, Y6, Y12, Y13, Y0, Y2, Y8)
+	ROT(Y5, Y7, Y12, Y13, Y1, Y3, Y8)
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	ADDQ    $128, AX
+	ADDQ    $128, BX
+	ADDQ    $128, CX
+	DECQ    DX
+	JNZ     lowTloop
+
+lowTdone:
+	VZEROUPPER
+	RET
+
+// func bflyLowAVX2(x, cos, sin *float64, nb int, sign float64)
+// Levels 3, 2, 1, 0 in that order on nb blocks of 16 values, in registers.
+TEXT ·bflyLowAVX2(SB), NOSPLIT, $0-40
+	LOWPROLOGUE(24)
+	TESTQ DX, DX
+	JZ    lowdone
+
+lowloop:
+	VMOVUPD (AX), Y4
+	VMOVUPD 32(AX), Y5
+	VMOVUPD 64(AX), Y6
+	VMOVUPD 96(AX), Y7
+	ANGLE(56)
+	ROT(Y4, Y6, Y12, Y13, Y0, Y2, Y8)
+	ROT(Y5, Y7, Y12, Y13, Y1, Y3, Y8)
+	ANGLE(24)
+	ROT(Y0, Y1, Y12, Y13, Y4, Y5, Y8)
+	ANGLE(88)
+	ROT(Y2, Y3, Y12, Y13, Y6, Y7, Y8)
+	LEVEL1(Y4, 8)
+	LEVEL1(Y5, 40)
+	LEVEL1(Y6, 72)
+	LEVEL1(Y7, 104)
+	LEVEL0(Y4, 0)
+	LEVEL0(Y5, 32)
+	LEVEL0(Y6, 64)
+	LEVEL0(Y7, 96)
+	VMOVUPD Y4, (AX)
+	VMOVUPD Y5, 32(AX)
+	VMOVUPD Y6, 64(AX)
+	VMOVUPD Y7, 96(AX)
+	ADDQ    $128, AX
+	ADDQ    $128, BX
+	ADDQ    $128, CX
+	DECQ    DX
+	JNZ     lowloop
+
+lowdone:
+	VZEROUPPER
+	RET
+
+// func bflyLevelAVX2(x, cos, sin *float64, h, nb int, sign float64)
+// One level of half h (a positive multiple of 8) on its first nb blocks of 2h
+// values: block k rotates x[2hk+i] with x[2hk+h+i] by the angle 2hk+h−1.
+TEXT ·bflyLevelAVX2(SB), NOSPLIT, $0-48
+	MOVQ         x+0(FP), AX
+	MOVQ         cos+8(FP), BX
+	MOVQ         sin+16(FP), CX
+	MOVQ         h+24(FP), SI
+	MOVQ         nb+32(FP), DX
+	VBROADCASTSD sign+40(FP), Y15
+	SHLQ         $3, SI
+	LEAQ         -8(BX)(SI*1), BX
+	LEAQ         -8(CX)(SI*1), CX
+	LEAQ         (AX)(SI*1), R8
+	MOVQ         SI, R9
+	SHLQ         $1, R9
+	TESTQ        DX, DX
+	JZ           lvldone
+
+lvlblock:
+	ANGLE(0)
+	XORQ DI, DI
+
+lvlinner:
+	VMOVUPD (AX)(DI*1), Y0
+	VMOVUPD (R8)(DI*1), Y1
+	VMOVUPD 32(AX)(DI*1), Y4
+	VMOVUPD 32(R8)(DI*1), Y5
+	ROT(Y0, Y1, Y12, Y13, Y2, Y3, Y8)
+	ROT(Y4, Y5, Y12, Y13, Y6, Y7, Y9)
+	VMOVUPD Y2, (AX)(DI*1)
+	VMOVUPD Y3, (R8)(DI*1)
+	VMOVUPD Y6, 32(AX)(DI*1)
+	VMOVUPD Y7, 32(R8)(DI*1)
+	ADDQ    $64, DI
+	CMPQ    DI, SI
+	JNE     lvlinner
+	ADDQ    R9, AX
+	ADDQ    R9, R8
+	ADDQ    R9, BX
+	ADDQ    R9, CX
+	DECQ    DX
+	JNZ     lvlblock
+
+lvldone:
+	VZEROUPPER
+	RET

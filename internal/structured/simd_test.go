@@ -216,6 +216,38 @@ func TestButterflyBitIdentical(t *testing.T) {
 	}
 }
 
+// TestButterflyApplyTSigned: ApplyTSigned is the signs multiplied in, then ApplyT, bit for bit on either path, for
+// one vector (where the AVX2 path fuses the products into its first pass) and for blocks.
+func TestButterflyApplyTSigned(t *testing.T) {
+	rng := newRNG(14)
+	for _, d := range []int{1, 2, 3, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 100, 784, 1024} {
+		q := NewButterfly(d, rng)
+		signs := make([]float64, d)
+		for i := range signs {
+			signs[i] = float64(1 - 2*rng.IntN(2))
+		}
+		signs[0] = -1 // at least one sign that changes the vector, also for d = 1
+		for _, B := range []int{1, 3, 8} {
+			for _, reps := range []int{1, 2} {
+				q.Reps = reps
+				x := edgeBlock(d, B, rng)
+				want := append([]float64(nil), x...)
+				for i := range want {
+					want[i] *= signs[i/B]
+				}
+				withAVX2(t, false, func() { q.ApplyT(want, B, make([]float64, d*B)) })
+				for _, on := range []bool{false, true} {
+					got := append([]float64(nil), x...)
+					withAVX2(t, on, func() { q.ApplyTSigned(got, B, make([]float64, d*B), signs) })
+					if i := sameBits(got, want); i >= 0 {
+						t.Fatalf("d=%d B=%d reps=%d avx2=%v: value %d is %v, want %v", d, B, reps, on && useAVX2, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestKernelsBitIdentical drives every kernel directly at lengths 0…70 and unaligned offsets, in place and out of
 // place, against its portable version.
 func TestKernelsBitIdentical(t *testing.T) {
