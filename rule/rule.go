@@ -216,6 +216,21 @@ func transposeIn(xt, x []float64, r0, B, d, n int) {
 // transposeOut writes coordinate-major block y (m×B), row i scaled by s[i] (s may be nil), into columns
 // col0..col0+m of rows r0..r0+B of dst (row-major, width D).
 func transposeOut(dst, y []float64, s []float64, r0, B, m, col0, D int, sign float64) {
+	if B == 1 { // one row: a contiguous run of dst, without the inner loop
+		out := dst[r0*D+col0 : r0*D+col0+m]
+		y = y[:m]
+		if s == nil {
+			for i, v := range y {
+				out[i] = sign * v
+			}
+			return
+		}
+		s = s[:m]
+		for i, v := range y {
+			out[i] = sign * s[i] * v
+		}
+		return
+	}
 	for i := 0; i < m; i++ {
 		yi := y[i*B : (i+1)*B]
 		f := sign

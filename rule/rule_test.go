@@ -100,6 +100,39 @@ func TestProjectMatchesDense(t *testing.T) {
 	}
 }
 
+// TestProjectOneRowSameBits: a row projected alone (the one-vector paths of the structured operators) gives the
+// bits it gets inside a block, so a prediction does not depend on how many rows are mapped together.
+func TestProjectOneRowSameBits(t *testing.T) {
+	rng := newRng(4)
+	for _, r := range allRules() {
+		for _, d := range []int{1, 2, 5, 16, 37, 64, 100} {
+			for _, even := range []bool{true, false} {
+				p, err := r.Draw(d, 3*d+5, even, newRng(uint64(d)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				const rows = 70
+				x := make([]float64, rows*d)
+				for i := range x {
+					x[i] = rng.NormFloat64()
+				}
+				D := p.Len()
+				block, one := make([]float64, rows*D), make([]float64, D)
+				p.Project(block, x, rows)
+				for i := range rows {
+					p.Project(one, x[i*d:(i+1)*d], 1)
+					for j, v := range one {
+						if math.Float64bits(v) != math.Float64bits(block[i*D+j]) {
+							t.Fatalf("%s d=%d even=%v row %d: point %d is %v alone, %v in the block", r.Name(), d, even, i, j,
+								v, block[i*D+j])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestSRButterflyPointsAreRotatedSimplex rebuilds ω_j = ±ρ_j Q v_j from the butterfly's dense matrix and the simplex,
 // independently of Project, and checks the realization's points.
 func TestSRButterflyPointsAreRotatedSimplex(t *testing.T) {

@@ -1,6 +1,9 @@
 package structured
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // The simplex V = C_{d+1} (d×(d+1)) is built by the recursion (docs/conventions.md §8.1)
 //
@@ -28,6 +31,25 @@ func simplexCoef(d, t int) (s, a float64) {
 	return s, s / k
 }
 
+// simplexTables holds, per dimension d, the coefficients s_t and a_t of every row (simplexCoef's values): SimplexT
+// on one vector would otherwise spend most of its time in their square roots and divisions.
+var simplexTables sync.Map // d → *[2][]float64
+
+// simplexTable returns s_t and a_t for t = 0…d−1, computed once per d.
+func simplexTable(d int) (s, a []float64) {
+	if v, ok := simplexTables.Load(d); ok {
+		t := v.(*[2][]float64)
+		return t[0], t[1]
+	}
+	t := &[2][]float64{make([]float64, d), make([]float64, d)}
+	for j := range d {
+		t[0][j], t[1][j] = simplexCoef(d, j)
+	}
+	v, _ := simplexTables.LoadOrStore(d, t)
+	t = v.(*[2][]float64)
+	return t[0], t[1]
+}
+
 // SimplexT computes dst = Vᵀ x, where the columns v_0..v_d of the d×(d+1)
 // matrix V are the unit vertices of a regular simplex in R^d centred at 0
 // (‖v_j‖ = 1, v_iᵀv_j = -1/d for i≠j, Σ v_j = 0). x is d×B and dst is
@@ -40,14 +62,25 @@ func SimplexT(dst, x []float64, d, B int) {
 	x = x[:d*B]
 	dst = dst[:(d+1)*B]
 	acc := dst[d*B : (d+1)*B : (d+1)*B]
+	cs, ca := simplexTable(d)
+	if B == 1 {
+		r := 0.0
+		dst, cs, ca = dst[:d], cs[:d], ca[:d]
+		for j, v := range x {
+			dst[j] = r + cs[j]*v
+			r -= ca[j] * v
+		}
+		acc[0] = r
+		return
+	}
 	clear(acc)
 	j := 0
 	// Four rows per sweep keep the running sum in a register for four steps.
 	for ; j+4 <= d; j += 4 {
-		s0, a0 := simplexCoef(d, j)
-		s1, a1 := simplexCoef(d, j+1)
-		s2, a2 := simplexCoef(d, j+2)
-		s3, a3 := simplexCoef(d, j+3)
+		s0, a0 := cs[j], ca[j]
+		s1, a1 := cs[j+1], ca[j+1]
+		s2, a2 := cs[j+2], ca[j+2]
+		s3, a3 := cs[j+3], ca[j+3]
 		n := len(acc)
 		x0, x1, x2, x3 := row(x, j, B), row(x, j+1, B), row(x, j+2, B), row(x, j+3, B)
 		d0, d1, d2, d3 := row(dst, j, B), row(dst, j+1, B), row(dst, j+2, B), row(dst, j+3, B)
@@ -70,7 +103,7 @@ func SimplexT(dst, x []float64, d, B int) {
 		}
 	}
 	for ; j < d; j++ {
-		s, a := simplexCoef(d, j)
+		s, a := cs[j], ca[j]
 		xr := x[j*B : j*B+B : j*B+B]
 		dr := dst[j*B : j*B+B : j*B+B]
 		xr = xr[:len(acc)]

@@ -108,6 +108,30 @@ func TestSimplexT(t *testing.T) {
 	}
 }
 
+// TestSimplexTOneVector: one vector (its own loop) gives the bits of its column in a block, so a prediction does not
+// depend on how many rows are mapped together.
+func TestSimplexTOneVector(t *testing.T) {
+	rng := newRNG(22)
+	for _, d := range simplexDims() {
+		const B = 5
+		x := randBlock(d, B, rng)
+		block := make([]float64, (d+1)*B)
+		SimplexT(block, x, d, B)
+		v, one := make([]float64, d), make([]float64, d+1)
+		for b := range B {
+			for i := range d {
+				v[i] = x[i*B+b]
+			}
+			SimplexT(one, v, d, 1)
+			for i := range d + 1 {
+				if math.Float64bits(one[i]) != math.Float64bits(block[i*B+b]) {
+					t.Fatalf("d=%d column %d: value %d is %v alone, %v in the block", d, b, i, one[i], block[i*B+b])
+				}
+			}
+		}
+	}
+}
+
 func BenchmarkSimplexT(b *testing.B) {
 	const d, B = 784, 64
 	x := randBlock(d, B, newRNG(21))
