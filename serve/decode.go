@@ -223,6 +223,77 @@ func (s *scanner) number(special bool) ([]byte, int, error) {
 	return s.b[start:s.i], finite, nil
 }
 
+// plain reads a plain JSON number at the scanner's position (no white space before it) in one pass — checking its
+// grammar as number does and collecting the significand and decimal exponent as fastFloat does — which is what a
+// tensor's data hold. For anything else (NaN, Infinity, a syntax error, more than 19 significant digits, an exponent
+// beyond 1000) it returns ok false without advancing, and the general reader (number, then fastFloat or strconv)
+// reads or refuses it.
+func (s *scanner) plain() (m uint64, exp int, neg, ok bool) {
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	digits := 0
+	// digit adds digit c to m, as fastFloat does (leading zeros are not significant); false past 19 digits.
+	digit := func(c byte) bool {
+		if digits == 19 {
+			return false
+		}
+		if m = m*10 + uint64(c-'0'); m != 0 {
+			digits++
+		}
+		return true
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			if !digit(b[i]) {
+				return 0, 0, false, false
+			}
+		}
+	default:
+		return 0, 0, false, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, 0, false, false
+		}
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			if !digit(b[i]) {
+				return 0, 0, false, false
+			}
+			exp--
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		sign := 1
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			if b[i] == '-' {
+				sign = -1
+			}
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, 0, false, false
+		}
+		e := 0
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			if e > 1000 {
+				return 0, 0, false, false
+			}
+			e = e*10 + int(b[i]-'0')
+		}
+		exp += sign * e
+	}
+	s.i = i
+	return m, exp, neg, true
+}
+
 func (s *scanner) hasPrefix(lit string) bool {
 	return len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit
 }
@@ -355,6 +426,28 @@ func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (cou
 			open = true
 			continue
 		case c == '-' || isDigit(c) || c == 'N' || c == 'I':
+			// The common case in one pass: a plain number whose value Clinger's fast path gives (or, with dst nil, any
+			// plain number); everything else, from the same position, by the general reader below.
+			p0 := s.i
+			if m, exp, neg, ok := s.plain(); ok {
+				if dst == nil {
+					length[depth]++
+					numbers |= 1 << depth
+					count++
+					break
+				}
+				if v, ok := clinger(m, exp, neg, bits); ok {
+					if off+count*stride >= len(dst) {
+						return 0, 0, 0, s.fail("more numbers than the shape holds")
+					}
+					dst[off+count*stride] = v
+					length[depth]++
+					numbers |= 1 << depth
+					count++
+					break
+				}
+				s.i = p0
+			}
 			text, k, err := s.number(true)
 			if err != nil {
 				return 0, 0, 0, err
@@ -385,8 +478,12 @@ func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (cou
 		default:
 			return 0, 0, 0, s.fail(notA("data must hold numbers", c))
 		}
-		// after a value: ',' or one or more ']'
+		// after a value: ',' (at once, the common case) or one or more ']'
 		open = false
+		if s.i < len(s.b) && s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
 		for depth > 0 {
 			if s.consume(',') {
 				break
@@ -492,6 +589,12 @@ func fastFloat(text []byte, bits int) (v float64, ok bool) {
 		}
 		exp += sign * e
 	}
+	return clinger(m, exp, neg, bits)
+}
+
+// clinger returns ±m·10^exp in the float type of bits (64 or 32) when Clinger's fast path applies (see fastFloat),
+// ok false otherwise.
+func clinger(m uint64, exp int, neg bool, bits int) (v float64, ok bool) {
 	if bits == 32 {
 		if m > 1<<24 || exp < -10 || exp > 10 {
 			return 0, false

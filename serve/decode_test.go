@@ -216,7 +216,9 @@ func TestDecodeAllocations(t *testing.T) {
 }
 
 // fastFloat returns what strconv.ParseFloat returns, bit for bit, whenever it answers.
-func TestFastFloat(t *testing.T) {
+// numberTexts returns the numbers of the fast-path tests: edge cases of Clinger's fast path and of the grammar, and
+// random significands, decimal points, exponents and signs.
+func numberTexts() []string {
 	rng := rand.New(rand.NewPCG(11, 12))
 	texts := []string{"0", "-0", "0.0", "-0.0e5", "1", "-1", "123456789012345678", "1234567890123456789",
 		"12345678901234567890", "9007199254740992", "9007199254740993", "0.1", "0.3", "1e22", "1e23", "1e-22",
@@ -238,6 +240,11 @@ func TestFastFloat(t *testing.T) {
 		texts = append(texts, s, strconv.FormatFloat(rng.NormFloat64()*math.Pow(10, float64(rng.IntN(40)-20)), 'g', -1, 64),
 			strconv.FormatFloat(float64(float32(rng.Float64())), 'g', -1, 32))
 	}
+	return texts
+}
+
+func TestFastFloat(t *testing.T) {
+	texts := numberTexts()
 	hits := [2]int{}
 	for _, s := range texts {
 		for k, bits := range []int{64, 32} {
@@ -254,5 +261,51 @@ func TestFastFloat(t *testing.T) {
 	}
 	if hits[0] < len(texts)/3 || hits[1] < len(texts)/10 {
 		t.Fatalf("the fast path answered only %v of %d numbers", hits, len(texts))
+	}
+}
+
+// TestDataNumbers reads every number of the fast-path tests, and malformed ones, as a tensor's data at both
+// precisions: a valid number gives strconv's value (or the kind of its overflow), an invalid one the grammar's error,
+// whichever reader (the one-pass plain numbers or the general reader) takes it.
+func TestDataNumbers(t *testing.T) {
+	texts := append(numberTexts(), "1e400", "-1e400", "1e-400", "123456789012345678901234567890", "NaN",
+		"Infinity", "-Infinity", "0.1e-99999999999", "1e1000", "1e1001",
+		"18446744073709551621", "1844674407370955162.1e1", "-18446744073709551616.5", "1e18446744073709551617",
+		"1e9223372036854775808")
+	bad := []string{"01", "-01", "1.", "-", ".5", "1e", "1e+", "1e-", "--1", "+1", "0x10", "1.e5", "-.5", "1ee5",
+		"1.5.", "00", "Inf", "nan", "1e5.5", "1,", "1 2"}
+	for _, text := range texts {
+		for _, bits := range []int{64, 32} {
+			s := &scanner{b: []byte("[" + text + "]")}
+			dst := []float64{math.Pi}
+			count, badAt, kind, err := s.data(dst, 0, 1, bits, nil)
+			if err != nil || count != 1 && badAt < 0 {
+				t.Fatalf("[%s] at %d bits: %d numbers, error %v", text, bits, count, err)
+			}
+			want, perr := strconv.ParseFloat(text, bits)
+			switch {
+			case text == "NaN" || strings.HasSuffix(text, "Infinity"):
+				if badAt != 0 || kind == finite {
+					t.Fatalf("[%s] at %d bits: not refused (kind %d)", text, bits, kind)
+				}
+			case perr != nil: // out of range
+				if badAt != 0 || (kind == tooLarge) != (want > 0) || (kind == tooLargeNeg) != (want < 0) {
+					t.Fatalf("[%s] at %d bits: kind %d at %d, strconv %v", text, bits, kind, badAt, want)
+				}
+			case badAt >= 0 || math.Float64bits(dst[0]) != math.Float64bits(want):
+				t.Fatalf("[%s] at %d bits: %v (bad %d), strconv %v", text, bits, dst[0], badAt, want)
+			}
+		}
+	}
+	for _, text := range bad {
+		for _, dst := range [][]float64{nil, {0, 0}} {
+			s := &scanner{b: []byte("[" + text + "]")}
+			if _, _, _, err := s.data(dst, 0, 1, 64, nil); err == nil {
+				t.Fatalf("[%s] read (into %d values) without an error", text, len(dst))
+			}
+			if json.Valid([]byte("[" + text + "]")) {
+				t.Fatalf("[%s] is valid JSON: not a bad case", text)
+			}
+		}
 	}
 }
