@@ -126,16 +126,7 @@ func (p *sorfPoints) Project(dst, x []float64, rows int) {
 		for blk := 0; blk*n < p.D; blk++ {
 			copy(y, xt)
 			for f := p.k - 1; f >= 0; f-- {
-				s := p.signs[blk*p.k+f]
-				for i, si := range s {
-					if si < 0 {
-						yi := y[i*B : (i+1)*B]
-						for b := range yi {
-							yi[b] = -yi[b]
-						}
-					}
-				}
-				structured.FWHT(y, n, B)
+				structured.FWHTSigned(y, n, B, p.signs[blk*p.k+f])
 			}
 			m := min(n, p.D-blk*n)
 			transposeOut(dst, y, nil, r0, B, m, blk*n, p.D, p.scale)

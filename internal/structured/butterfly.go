@@ -150,7 +150,7 @@ func (q *Butterfly) ApplyTSigned(x []float64, B int, scratch, signs []float64) {
 	}
 	fused := B == 1 && useAVX2 && d > 1 && q.Reps > 0
 	if signs != nil && !fused {
-		multiplySigns(x[:d*B], B, signs[:d])
+		MultiplySigns(x[:d*B], B, signs[:d])
 		signs = nil
 	}
 	if d <= 1 || q.Reps <= 0 {
@@ -311,7 +311,7 @@ func (q *Butterfly) lowVec(x []float64, nb, L int, sign float64, transpose bool,
 		}
 	}
 	if signs != nil {
-		multiplySigns(x[16*nb:], 1, signs[16*nb:])
+		MultiplySigns(x[16*nb:], 1, signs[16*nb:])
 	}
 	low := min(L, 4)
 	for k := range low {
@@ -323,8 +323,10 @@ func (q *Butterfly) lowVec(x []float64, nb, L int, sign float64, transpose bool,
 	}
 }
 
-// multiplySigns multiplies coordinate i of the d×B block x by signs[i] = ±1 (d = len(signs)).
-func multiplySigns(x []float64, B int, signs []float64) {
+// MultiplySigns multiplies coordinate i of the d×B coordinate-major block x by signs[i], which must be ±1 (so the
+// products are exact; d = len(signs)): for one vector a plain product per value, for blocks a negation of the rows
+// whose sign is negative.
+func MultiplySigns(x []float64, B int, signs []float64) {
 	if B == 1 { // without branches, which a random sign mispredicts half the time; s = ±1, so x·s = ±x exactly
 		x = x[:len(signs)]
 		for i, s := range signs {

@@ -34,15 +34,32 @@ func log2(n int) int {
 // sequence of additions, subtractions and the final scaling, so every path
 // gives the same bits.
 func FWHT(x []float64, n, B int) {
+	FWHTSigned(x, n, B, nil)
+}
+
+// FWHTSigned computes x ← H·diag(signs)·x: coordinate i of every vector is multiplied by signs[i], which must be ±1
+// (so exactly; length n), and then FWHT is applied; nil signs is FWHT. For one vector on the AVX2 path the products
+// are part of the first pass over the values.
+func FWHTSigned(x []float64, n, B int, signs []float64) {
 	if n&(n-1) != 0 || n <= 0 {
 		panic("structured: FWHT size is not a power of two")
 	}
-	if B <= 0 || n == 1 {
+	if B <= 0 {
 		return
 	}
 	x = x[:n*B]
 	L := log2(n)
 	scale := 1 / math.Sqrt(float64(n))
+	if B == 1 && useAVX2 && n >= 16 {
+		fwhtVec(x, n, scale, signs)
+		return
+	}
+	if signs != nil {
+		MultiplySigns(x, B, signs[:n])
+	}
+	if n == 1 {
+		return
+	}
 	c := n // rows per chunk: a power of two
 	for c > 4 && c*B*8 > fwhtChunk {
 		c /= 2
@@ -121,6 +138,43 @@ func fwhtRun(x []float64, rows, B, L, minBlock, maxBlock int, scale float64) {
 				hadamard4(r0, r1, r2, r3)
 			}
 		}
+	}
+}
+
+// fwhtVec is FWHT for one vector of n ≥ 16 values on the AVX2 path: the stages of halves 1–8 in registers, 16
+// values at a time (fwhtLowAVX2), then the others two at a time over runs of at least 16 values, the last one scaled.
+// Every value is the same sums, differences and final scaling as in fwhtRun, so the bits are its bits; the radix-4
+// passes of fwhtRun would hand their kernels runs of one or two values here.
+//
+// signs (nil or ±1 per coordinate) multiply the vector first, in the kernel's pass.
+func fwhtVec(x []float64, n int, scale float64, signs []float64) {
+	var sp *float64
+	if signs != nil {
+		sp = &signs[:n][0]
+	}
+	if n == 16 {
+		fwhtLowAVX2(&x[0], sp, 1, scale)
+		return
+	}
+	fwhtLowAVX2(&x[0], sp, n/16, 1)
+	for h := 16; h < n; {
+		if 4*h <= n {
+			last := 4*h == n
+			for base := 0; base < n; base += 4 * h {
+				r0, r1, r2, r3 := x[base:base+h], x[base+h:base+2*h], x[base+2*h:base+3*h], x[base+3*h:base+4*h]
+				if last {
+					hadamard4Scaled(r0, r1, r2, r3, scale)
+				} else {
+					hadamard4(r0, r1, r2, r3)
+				}
+			}
+			h *= 4
+			continue
+		}
+		for base := 0; base < n; base += 2 * h { // 2h = n: the last stage
+			hadamard2Scaled(x[base:base+h], x[base+h:base+2*h], scale)
+		}
+		h *= 2
 	}
 }
 

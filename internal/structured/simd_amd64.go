@@ -45,3 +45,10 @@ func bflyLowAVX2(x, cos, sin *float64, nb int, sign float64)
 
 //go:noescape
 func bflyLevelAVX2(x, cos, sin *float64, h, nb int, sign float64)
+
+// fwhtLowAVX2 runs the Walsh–Hadamard stages of halves 1, 2, 4 and 8 on nb
+// blocks of 16 values of one vector, first multiplying them by signs unless it
+// is nil, and multiplies the results by scale.
+//
+//go:noescape
+func fwhtLowAVX2(x, signs *float64, nb int, scale float64)

@@ -547,3 +547,80 @@ lvlinner:
 lvldone:
 	VZEROUPPER
 	RET
+
+// HSTAGE1(X), HSTAGE2(X): one Walsh–Hadamard stage within the register X, whose
+// pairs are lanes (0, 1), (2, 3) (VPERMILPD $5 swaps them) or (0, 2), (1, 3)
+// (VPERM2F128 swaps the halves): the lower lane of a pair gets a + b, the upper
+// a − b (VBLENDPD takes the upper lanes from the differences); clobbers Y9..Y11.
+#define HSTAGE1(X) \
+	VPERMILPD $5, X, Y9 \
+	VADDPD    Y9, X, Y10 \
+	VSUBPD    X, Y9, Y11 \
+	VBLENDPD  $0x0A, Y11, Y10, X
+
+#define HSTAGE2(X) \
+	VPERM2F128 $1, X, X, Y9 \
+	VADDPD     Y9, X, Y10 \
+	VSUBPD     X, Y9, Y11 \
+	VBLENDPD   $0x0C, Y11, Y10, X
+
+// HPAIR(a, b): a, b = a + b, a − b; clobbers Y9.
+#define HPAIR(a, b) \
+	VSUBPD b, a, Y9 \
+	VADDPD b, a, a \
+	VMOVAPD Y9, b
+
+// func fwhtLowAVX2(x, signs *float64, nb int, scale float64)
+// The Walsh–Hadamard stages of halves 1, 2, 4 and 8 on nb blocks of 16 values
+// of one vector, in registers, after multiplying the values by signs (±1, so
+// exactly) unless signs is nil, each result then multiplied by scale (1 when
+// more stages follow, which leaves it unchanged).
+TEXT ·fwhtLowAVX2(SB), NOSPLIT, $0-32
+	MOVQ         x+0(FP), AX
+	MOVQ         signs+8(FP), R10
+	MOVQ         nb+16(FP), DX
+	VBROADCASTSD scale+24(FP), Y15
+	TESTQ        DX, DX
+	JZ           fwlowdone
+
+fwlowloop:
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD 64(AX), Y2
+	VMOVUPD 96(AX), Y3
+	TESTQ   R10, R10
+	JZ      fwlowstages
+	VMULPD  (R10), Y0, Y0
+	VMULPD  32(R10), Y1, Y1
+	VMULPD  64(R10), Y2, Y2
+	VMULPD  96(R10), Y3, Y3
+	ADDQ    $128, R10
+
+fwlowstages:
+	HSTAGE1(Y0)
+	HSTAGE1(Y1)
+	HSTAGE1(Y2)
+	HSTAGE1(Y3)
+	HSTAGE2(Y0)
+	HSTAGE2(Y1)
+	HSTAGE2(Y2)
+	HSTAGE2(Y3)
+	HPAIR(Y0, Y1)
+	HPAIR(Y2, Y3)
+	HPAIR(Y0, Y2)
+	HPAIR(Y1, Y3)
+	VMULPD  Y15, Y0, Y0
+	VMULPD  Y15, Y1, Y1
+	VMULPD  Y15, Y2, Y2
+	VMULPD  Y15, Y3, Y3
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	ADDQ    $128, AX
+	DECQ    DX
+	JNZ     fwlowloop
+
+fwlowdone:
+	VZEROUPPER
+	RET

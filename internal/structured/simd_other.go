@@ -20,3 +20,4 @@ func rot4LoHiAVX2(y0, y1, y2, y3, x0, x1, x2, x3 *float64, n int, cH, sH, c0, s0
 func bflyLowTAVX2(x, cos, sin, signs *float64, nb int, sign float64) { panic("unreachable") }
 func bflyLowAVX2(x, cos, sin *float64, nb int, sign float64)         { panic("unreachable") }
 func bflyLevelAVX2(x, cos, sin *float64, h, nb int, sign float64)    { panic("unreachable") }
+func fwhtLowAVX2(x, signs *float64, nb int, scale float64)           { panic("unreachable") }

@@ -248,6 +248,35 @@ func TestButterflyApplyTSigned(t *testing.T) {
 	}
 }
 
+// TestFWHTSigned: FWHTSigned is the signs multiplied in, then FWHT, bit for bit on either path, for one vector
+// (where the AVX2 path fuses the products into its first pass) and for blocks.
+func TestFWHTSigned(t *testing.T) {
+	rng := newRNG(15)
+	for L := 0; L <= 12; L++ {
+		n := 1 << L
+		signs := make([]float64, n)
+		for i := range signs {
+			signs[i] = float64(1 - 2*rng.IntN(2))
+		}
+		signs[0] = -1 // at least one sign that changes the vector, also for n = 1
+		for _, B := range []int{1, 3, 8} {
+			x := edgeBlock(n, B, rng)
+			want := append([]float64(nil), x...)
+			for i := range want {
+				want[i] *= signs[i/B]
+			}
+			withAVX2(t, false, func() { FWHT(want, n, B) })
+			for _, on := range []bool{false, true} {
+				got := append([]float64(nil), x...)
+				withAVX2(t, on, func() { FWHTSigned(got, n, B, signs) })
+				if i := sameBits(got, want); i >= 0 {
+					t.Fatalf("n=%d B=%d avx2=%v: value %d is %v, want %v", n, B, on && useAVX2, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
 // TestKernelsBitIdentical drives every kernel directly at lengths 0…70 and unaligned offsets, in place and out of
 // place, against its portable version.
 func TestKernelsBitIdentical(t *testing.T) {
@@ -318,14 +347,14 @@ func TestKernelsBitIdentical(t *testing.T) {
 	}
 }
 
-// BenchmarkFWHTPaths times FWHT on a 64-wide batch (the rule package's block) per path; ns/elem is per value of
-// the n×64 block for the whole transform.
+// BenchmarkFWHTPaths times FWHT on a 64-wide batch (the rule package's block) and on one vector (B = 1) per path;
+// ns/elem is per value of the n×B block for the whole transform.
 func BenchmarkFWHTPaths(b *testing.B) {
-	const B = 64
-	for _, n := range []int{256, 1024, 4096} {
+	for _, c := range []struct{ n, B int }{{256, 64}, {1024, 64}, {4096, 64}, {1024, 1}} {
+		n, B := c.n, c.B
 		x := randBlock(n, B, newRNG(2))
 		for _, on := range []bool{false, true} {
-			name := fmt.Sprintf("n=%d/%s", n, pathName(on))
+			name := fmt.Sprintf("n=%d/B=%d/%s", n, B, pathName(on))
 			b.Run(name, func(b *testing.B) {
 				withAVX2(b, on, func() {
 					for b.Loop() {
