@@ -148,9 +148,12 @@ func (q *Butterfly) ApplyTSigned(x []float64, B int, scratch, signs []float64) {
 	if B <= 0 {
 		return
 	}
+	if signs != nil {
+		signs = signs[:d]
+	}
 	fused := B == 1 && useAVX2 && d > 1 && q.Reps > 0
 	if signs != nil && !fused {
-		MultiplySigns(x[:d*B], B, signs[:d])
+		MultiplySigns(x[:d*B], B, signs)
 		signs = nil
 	}
 	if d <= 1 || q.Reps <= 0 {
@@ -202,7 +205,8 @@ func (q *Butterfly) ApplyTSigned(x []float64, B int, scratch, signs []float64) {
 // narrowB is the block width below which Apply and ApplyT run applyNarrow: the radix-4 passes hand their kernels
 // runs of h·B values, which for one or a few vectors are mostly runs of 1–3 values (the first levels, the ragged
 // last block, the permuting pass) whose calls cost more than the rotations (one vector of d = 784 through a
-// butterfly of three factors on a Zen 3: 83 µs that way, 19 µs level by level).
+// butterfly of three factors on a Zen 3: 83 µs that way, 19 µs level by level; one vector on the AVX2 path goes
+// through applyVec).
 const narrowB = 4
 
 // applyNarrow is Apply (transpose false) or ApplyT for a block of B < narrowB vectors: one level at a time, each
