@@ -224,10 +224,10 @@ func (s *scanner) number(special bool) ([]byte, int, error) {
 }
 
 // plain reads a plain JSON number at the scanner's position (no white space before it) in one pass — checking its
-// grammar as number does and collecting the significand and decimal exponent as fastFloat does — which is what a
-// tensor's data hold. For anything else (NaN, Infinity, a syntax error, more than 19 significant digits, an exponent
-// beyond 1000) it returns ok false without advancing, and the general reader (number, then fastFloat or strconv)
-// reads or refuses it.
+// grammar as number does and collecting its decimal significand m (up to 19 significant digits) and exponent for
+// clinger — which is what a tensor's data hold. For anything else (NaN, Infinity, a syntax error, more than 19
+// significant digits, an exponent beyond 1000) it returns ok false without advancing, and the general reader
+// (number, then strconv) reads or refuses it.
 func (s *scanner) plain() (m uint64, exp int, neg, ok bool) {
 	b, i := s.b, s.i
 	if i < len(b) && b[i] == '-' {
@@ -235,7 +235,7 @@ func (s *scanner) plain() (m uint64, exp int, neg, ok bool) {
 		i++
 	}
 	digits := 0
-	// digit adds digit c to m, as fastFloat does (leading zeros are not significant); false past 19 digits.
+	// digit adds digit c to m (leading zeros are not significant); false past 19 significant digits.
 	digit := func(c byte) bool {
 		if digits == 19 {
 			return false
@@ -461,16 +461,14 @@ func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (cou
 				if k != finite {
 					return count, count, k, nil
 				}
-				v, ok := fastFloat(text, bits)
-				if !ok {
-					var err error
-					if v, err = strconv.ParseFloat(string(text), bits); err != nil { // out of range: ±Inf
-						kind := tooLarge
-						if v < 0 {
-							kind = tooLargeNeg
-						}
-						return count, count, kind, nil
+				// what plain and clinger could not read: beyond the fast path's range, or ±Inf when out of range
+				v, err := strconv.ParseFloat(string(text), bits)
+				if err != nil {
+					kind := tooLarge
+					if v < 0 {
+						kind = tooLargeNeg
 					}
+					return count, count, kind, nil
 				}
 				dst[off+count*stride] = v
 			}
@@ -541,59 +539,10 @@ var (
 	pow10f32 = [...]float32{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
 )
 
-// fastFloat converts the text of a JSON number (grammar already checked) when Clinger's fast path applies: the
-// decimal significand m is exact in the float type (m ≤ 2^53, or 2^24 for bits = 32) and so is 10^|e| (|e| ≤ 22,
-// or 10), so m·10^e or m/10^−e is one correctly rounded operation — the value strconv.ParseFloat returns, without
+// clinger returns ±m·10^exp in the float type of bits (64 or 32) when Clinger's fast path applies: the decimal
+// significand m is exact in the float type (m ≤ 2^53, or 2^24 for bits = 32) and so is 10^|exp| (|exp| ≤ 22, or
+// 10), so m·10^exp or m/10^−exp is one correctly rounded operation — the value strconv.ParseFloat returns, without
 // its general reader. ok is false otherwise, and the caller asks strconv.
-func fastFloat(text []byte, bits int) (v float64, ok bool) {
-	i, neg := 0, false
-	if len(text) > 0 && text[0] == '-' {
-		i, neg = 1, true
-	}
-	var m uint64
-	digits, exp := 0, 0 // significant digits in m; the decimal exponent
-	for ; i < len(text) && isDigit(text[i]); i++ {
-		if digits == 19 {
-			return 0, false
-		}
-		if m = m*10 + uint64(text[i]-'0'); m != 0 {
-			digits++
-		}
-	}
-	if i < len(text) && text[i] == '.' {
-		for i++; i < len(text) && isDigit(text[i]); i++ {
-			if digits == 19 {
-				return 0, false
-			}
-			if m = m*10 + uint64(text[i]-'0'); m != 0 {
-				digits++
-			}
-			exp--
-		}
-	}
-	if i < len(text) { // e or E, then the exponent
-		i++
-		sign := 1
-		if i < len(text) && (text[i] == '+' || text[i] == '-') {
-			if text[i] == '-' {
-				sign = -1
-			}
-			i++
-		}
-		e := 0
-		for ; i < len(text); i++ {
-			if e > 1000 {
-				return 0, false
-			}
-			e = e*10 + int(text[i]-'0')
-		}
-		exp += sign * e
-	}
-	return clinger(m, exp, neg, bits)
-}
-
-// clinger returns ±m·10^exp in the float type of bits (64 or 32) when Clinger's fast path applies (see fastFloat),
-// ok false otherwise.
 func clinger(m uint64, exp int, neg bool, bits int) (v float64, ok bool) {
 	if bits == 32 {
 		if m > 1<<24 || exp < -10 || exp > 10 {
