@@ -30,6 +30,21 @@
 	VMULPD b, c, t \
 	VADDPD t, v, v
 
+// ROT8(x1, x2, y1, y2, c, s) rotates the eight values at byte DI of the rows
+// at x1 and x2 (two registers each) by ROT and stores them at byte DI of y1
+// and y2 (which may be x1 and x2); clobbers Y0..Y9.
+#define ROT8(x1, x2, y1, y2, c, s) \
+	VMOVUPD (x1)(DI*1), Y0 \
+	VMOVUPD (x2)(DI*1), Y1 \
+	VMOVUPD 32(x1)(DI*1), Y4 \
+	VMOVUPD 32(x2)(DI*1), Y5 \
+	ROT(Y0, Y1, c, s, Y2, Y3, Y8) \
+	ROT(Y4, Y5, c, s, Y6, Y7, Y9) \
+	VMOVUPD Y2, (y1)(DI*1) \
+	VMOVUPD Y3, (y2)(DI*1) \
+	VMOVUPD Y6, 32(y1)(DI*1) \
+	VMOVUPD Y7, 32(y2)(DI*1)
+
 // ROT4PROLOGUE loads the 8 row pointers into AX, BX, CX, DX (y0..y3) and
 // R9..R12 (x0..x3), n·8 into SI and the six angles into Y10..Y15
 // (cH, sH, c0, s0, c1, s1).
@@ -278,16 +293,7 @@ TEXT ·rot2toAVX2(SB), NOSPLIT, $0-56
 	JZ           r2tail
 
 r2loop:
-	VMOVUPD (CX)(DI*1), Y0
-	VMOVUPD (DX)(DI*1), Y1
-	VMOVUPD 32(CX)(DI*1), Y4
-	VMOVUPD 32(DX)(DI*1), Y5
-	ROT(Y0, Y1, Y14, Y15, Y2, Y3, Y8)
-	ROT(Y4, Y5, Y14, Y15, Y6, Y7, Y9)
-	VMOVUPD Y2, (AX)(DI*1)
-	VMOVUPD Y3, (BX)(DI*1)
-	VMOVUPD Y6, 32(AX)(DI*1)
-	VMOVUPD Y7, 32(BX)(DI*1)
+	ROT8(CX, DX, AX, BX, Y14, Y15)
 	ADDQ    $64, DI
 	CMPQ    DI, R8
 	JNE     r2loop
@@ -407,6 +413,22 @@ GLOBL negLoHi<>(SB), RODATA|NOPTR, $32
 	VMOVUPD      negLoHi<>(SB), Y14 \
 	VMULPD       Y15, Y14, Y14
 
+// LOAD16(skip) loads the 16 values at AX into Y0..Y3 and, unless R10 is nil,
+// multiplies them by the 16 signs at R10 (±1, so exactly) and advances R10;
+// skip is the label right after the macro.
+#define LOAD16(skip) \
+	VMOVUPD (AX), Y0 \
+	VMOVUPD 32(AX), Y1 \
+	VMOVUPD 64(AX), Y2 \
+	VMOVUPD 96(AX), Y3 \
+	TESTQ   R10, R10 \
+	JZ      skip \
+	VMULPD  (R10), Y0, Y0 \
+	VMULPD  32(R10), Y1, Y1 \
+	VMULPD  64(R10), Y2, Y2 \
+	VMULPD  96(R10), Y3, Y3 \
+	ADDQ    $128, R10
+
 // func bflyLowTAVX2(x, cos, sin, signs *float64, nb int, sign float64)
 // Levels 0, 1, 2, 3 in that order on nb blocks of 16 values, in registers,
 // after multiplying the values by signs (±1, so exactly) unless signs is nil.
@@ -417,17 +439,7 @@ TEXT ·bflyLowTAVX2(SB), NOSPLIT, $0-48
 	JZ    lowTdone
 
 lowTloop:
-	VMOVUPD (AX), Y0
-	VMOVUPD 32(AX), Y1
-	VMOVUPD 64(AX), Y2
-	VMOVUPD 96(AX), Y3
-	TESTQ   R10, R10
-	JZ      lowTlevels
-	VMULPD  (R10), Y0, Y0
-	VMULPD  32(R10), Y1, Y1
-	VMULPD  64(R10), Y2, Y2
-	VMULPD  96(R10), Y3, Y3
-	ADDQ    $128, R10
+	LOAD16(lowTlevels)
 
 lowTlevels:
 	LEVEL0(Y0, 0)
@@ -524,16 +536,7 @@ lvlblock:
 	XORQ DI, DI
 
 lvlinner:
-	VMOVUPD (AX)(DI*1), Y0
-	VMOVUPD (R8)(DI*1), Y1
-	VMOVUPD 32(AX)(DI*1), Y4
-	VMOVUPD 32(R8)(DI*1), Y5
-	ROT(Y0, Y1, Y12, Y13, Y2, Y3, Y8)
-	ROT(Y4, Y5, Y12, Y13, Y6, Y7, Y9)
-	VMOVUPD Y2, (AX)(DI*1)
-	VMOVUPD Y3, (R8)(DI*1)
-	VMOVUPD Y6, 32(AX)(DI*1)
-	VMOVUPD Y7, 32(R8)(DI*1)
+	ROT8(AX, R8, AX, R8, Y12, Y13)
 	ADDQ    $64, DI
 	CMPQ    DI, SI
 	JNE     lvlinner
@@ -584,17 +587,7 @@ TEXT ·fwhtLowAVX2(SB), NOSPLIT, $0-32
 	JZ           fwlowdone
 
 fwlowloop:
-	VMOVUPD (AX), Y0
-	VMOVUPD 32(AX), Y1
-	VMOVUPD 64(AX), Y2
-	VMOVUPD 96(AX), Y3
-	TESTQ   R10, R10
-	JZ      fwlowstages
-	VMULPD  (R10), Y0, Y0
-	VMULPD  32(R10), Y1, Y1
-	VMULPD  64(R10), Y2, Y2
-	VMULPD  96(R10), Y3, Y3
-	ADDQ    $128, R10
+	LOAD16(fwlowstages)
 
 fwlowstages:
 	HSTAGE1(Y0)
