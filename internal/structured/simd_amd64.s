@@ -401,9 +401,9 @@ GLOBL negLoHi<>(SB), RODATA|NOPTR, $32
 	VBROADCASTSD off(CX), Y13 \
 	VMULPD       Y15, Y13, Y13
 
-// LOWPROLOGUE loads x into AX, the angles into BX and CX, nb into DX, sign into
-// Y15 and (−sign, −sign, sign, sign) into Y14; the arguments after x, cos and
-// sin start at byte off of the frame.
+// LOWPROLOGUE(off) loads x into AX, the angles into BX and CX, nb into DX, sign
+// into Y15 and (−sign, −sign, sign, sign) into Y14; nb is at byte off of the
+// frame and sign right after it.
 #define LOWPROLOGUE(off) \
 	MOVQ         x+0(FP), AX \
 	MOVQ         cos+8(FP), BX \
