@@ -3,6 +3,7 @@ package structured
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 )
 
 // DefaultButterflyReps is the number of (F·P) factors in a butterfly Q, as in
@@ -40,6 +41,9 @@ type Butterfly struct {
 	Cos, Sin []float64 // N-1 angles, level l block k uses entry 2^(l+1)*k + 2^l - 1
 	Perm     []int     // permutation of 0..d-1, (P x)_i = x[Perm[i]]
 	Reps     int       // number of (F·P) factors
+
+	gatherOnce sync.Once
+	gather     *[2][]int32 // Perm and its inverse as 32-bit indices for gatherRows, nil when Perm is not a permutation
 }
 
 // NewButterfly draws a random butterfly Q of dimension d (d >= 1) with
@@ -261,7 +265,8 @@ func (q *Butterfly) applyNarrow(x []float64, B int, scratch []float64, transpose
 // ragged ends go through levelNarrow. Blocks of 16 values are closed under levels 0–3, so running those levels block
 // by block does the operations of the level-by-level loop on the same values, and the bits are its bits. One vector
 // of d = 784 through a butterfly of three factors (BenchmarkButterflyPaths, Zen 3): 28–30 µs level by level with a
-// call of the rot2 kernel per block, 6–9 µs this way.
+// call of the rot2 kernel per block, 4.4–6.2 µs this way (6–9 µs before the permutations became gathers by
+// gatherRows).
 //
 // With transpose, signs (nil or ±1 per coordinate) multiply the vector first, in the kernel's pass.
 func (q *Butterfly) applyVec(x, scratch []float64, transpose bool, signs []float64) {
@@ -281,13 +286,9 @@ func (q *Butterfly) applyVec(x, scratch []float64, transpose bool, signs []float
 			for l := 4; l < L; l++ {
 				q.levelVec(cur, l, sign)
 			}
-			for p, t := range q.Perm { // row p goes to row Perm[p]
-				oth[t] = cur[p]
-			}
+			q.permuteVec(oth, cur, true)
 		} else {
-			for i, t := range q.Perm { // row i is row Perm[i]
-				oth[i] = cur[t]
-			}
+			q.permuteVec(oth, cur, false)
 			for l := L - 1; l >= 4; l-- {
 				q.levelVec(oth, l, sign)
 			}
@@ -298,6 +299,56 @@ func (q *Butterfly) applyVec(x, scratch []float64, transpose bool, signs []float
 	if &cur[0] != &x[0] {
 		copy(x, cur)
 	}
+}
+
+// permuteVec writes P·x (Pᵀ·x with transpose) of the vector x to dst: a gather by the 32-bit indices of gatherRows,
+// whose loop without bounds checks moves the values 2.5 times as fast as the Go loop (it runs only on indices checked
+// to be a permutation of 0…d−1), and the Go loop otherwise.
+func (q *Butterfly) permuteVec(dst, x []float64, transpose bool) {
+	d := q.D
+	dst, x = dst[:d], x[:d]
+	q.gatherOnce.Do(func() { q.gather = permIndex(q.Perm, d) })
+	if g := q.gather; g != nil {
+		idx := g[0]
+		if transpose {
+			idx = g[1]
+		}
+		m := d &^ 3
+		if m > 0 {
+			gatherRows(&dst[0], &x[0], &idx[0], m)
+		}
+		for i := m; i < d; i++ {
+			dst[i] = x[idx[i]]
+		}
+		return
+	}
+	if transpose {
+		for p, t := range q.Perm { // row p goes to row Perm[p]
+			dst[t] = x[p]
+		}
+		return
+	}
+	for i, t := range q.Perm { // row i is row Perm[i]
+		dst[i] = x[t]
+	}
+}
+
+// permIndex returns perm (a permutation of 0…d−1) and its inverse as 32-bit indices, or nil when perm is not one.
+func permIndex(perm []int, d int) *[2][]int32 {
+	if len(perm) != d || d > math.MaxInt32 {
+		return nil
+	}
+	fwd, inv := make([]int32, d), make([]int32, d)
+	for i := range inv {
+		inv[i] = -1
+	}
+	for i, t := range perm {
+		if t < 0 || t >= d || inv[t] >= 0 {
+			return nil
+		}
+		fwd[i], inv[t] = int32(t), int32(i)
+	}
+	return &[2][]int32{fwd, inv}
 }
 
 // lowVec applies levels 0–3 (those below L) of F (ascending for Fᵀ) to the vector x: nb blocks of 16 values by the

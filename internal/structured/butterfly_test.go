@@ -195,30 +195,69 @@ func TestButterflyApply(t *testing.T) {
 // TestButterflyConcurrent applies one Butterfly from many goroutines (run
 // with -race) and checks every result.
 func TestButterflyConcurrent(t *testing.T) {
-	const d, B = 100, 5
-	rng := newRNG(7)
-	q := NewButterfly(d, rng)
-	x := randBlock(d, B, rng)
-	want := append([]float64(nil), x...)
-	q.Apply(want, B, make([]float64, d*B))
-	var wg sync.WaitGroup
-	errs := make([]float64, 8)
-	for g := range errs {
-		wg.Go(func() {
-			y := append([]float64(nil), x...)
-			s := make([]float64, d*B)
-			for range 20 {
-				copy(y, x)
-				q.Apply(y, B, s)
-				errs[g] = math.Max(errs[g], maxAbsDiff(y, want))
-			}
-		})
-	}
-	wg.Wait()
-	for g, e := range errs {
-		if e != 0 {
-			t.Errorf("goroutine %d: result differs by %g", g, e)
+	const d = 100
+	for _, B := range []int{5, 1} { // one vector: the first calls also build the gather indices, once
+		rng := newRNG(7)
+		q := NewButterfly(d, rng)
+		x := randBlock(d, B, rng)
+		want := append([]float64(nil), x...)
+		q.Apply(want, B, make([]float64, d*B))
+		q = NewButterfly(d, newRNG(7))
+		var wg sync.WaitGroup
+		errs := make([]float64, 8)
+		for g := range errs {
+			wg.Go(func() {
+				y := append([]float64(nil), x...)
+				s := make([]float64, d*B)
+				for range 20 {
+					copy(y, x)
+					q.Apply(y, B, s)
+					errs[g] = math.Max(errs[g], maxAbsDiff(y, want))
+				}
+			})
 		}
+		wg.Wait()
+		for g, e := range errs {
+			if e != 0 {
+				t.Errorf("B=%d goroutine %d: result differs by %g", B, g, e)
+			}
+		}
+	}
+}
+
+// TestPermIndex: the 32-bit gather indices are the permutation and its inverse, and anything that is not a
+// permutation of 0…d−1 gets none (the butterfly then keeps the bounds-checked loop).
+func TestPermIndex(t *testing.T) {
+	rng := newRNG(9)
+	for _, d := range []int{1, 2, 7, 100} {
+		perm := rng.Perm(d)
+		g := permIndex(perm, d)
+		if g == nil {
+			t.Fatalf("d=%d: no indices for a permutation", d)
+		}
+		for i, p := range perm {
+			if int(g[0][i]) != p || int(g[1][p]) != i {
+				t.Fatalf("d=%d: indices %v %v for the permutation %v", d, g[0], g[1], perm)
+			}
+		}
+	}
+	for _, c := range []struct {
+		perm []int
+		d    int
+	}{{[]int{0, 0}, 2}, {[]int{0, 2}, 2}, {[]int{-1, 0}, 2}, {[]int{0, 1}, 3}, {[]int{1, 0, 2}, 2}} {
+		if g := permIndex(c.perm, c.d); g != nil {
+			t.Errorf("%v for d=%d: indices %v, want none", c.perm, c.d, g)
+		}
+	}
+	// A butterfly whose permutation is damaged still applies it, by the checked loop.
+	q := NewButterfly(20, rng)
+	q.Reps = 1
+	q.Perm[3] = q.Perm[4]
+	x := randBlock(20, 1, rng)
+	want := refApplyVec(q, x)
+	q.Apply(x, 1, make([]float64, 20))
+	if e := maxAbsDiff(x, want); e > 1e-12 {
+		t.Errorf("damaged permutation: Apply differs from the definition by %g", e)
 	}
 }
 

@@ -52,3 +52,9 @@ func bflyLevelAVX2(x, cos, sin *float64, h, nb int, sign float64)
 //
 //go:noescape
 func fwhtLowAVX2(x, signs *float64, nb int, scale float64)
+
+// gatherRows sets dst[i] = src[idx[i]] for i < n (a positive multiple of 4);
+// every index must lie in src.
+//
+//go:noescape
+func gatherRows(dst, src *float64, idx *int32, n int)

@@ -617,3 +617,31 @@ fwlowstages:
 fwlowdone:
 	VZEROUPPER
 	RET
+
+// func gatherRows(dst, src *float64, idx *int32, n int)
+// dst[i] = src[idx[i]] for i < n (a positive multiple of 4), four at a time;
+// the indices must lie in src.
+TEXT ·gatherRows(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), BX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+gatherloop:
+	MOVLQSX (BX)(AX*4), R8
+	MOVLQSX 4(BX)(AX*4), R9
+	MOVLQSX 8(BX)(AX*4), R10
+	MOVLQSX 12(BX)(AX*4), R11
+	MOVQ    (SI)(R8*8), R8
+	MOVQ    (SI)(R9*8), R9
+	MOVQ    (SI)(R10*8), R10
+	MOVQ    (SI)(R11*8), R11
+	MOVQ    R8, (DI)(AX*8)
+	MOVQ    R9, 8(DI)(AX*8)
+	MOVQ    R10, 16(DI)(AX*8)
+	MOVQ    R11, 24(DI)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JLT     gatherloop
+	RET

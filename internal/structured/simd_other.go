@@ -21,3 +21,4 @@ func bflyLowTAVX2(x, cos, sin, signs *float64, nb int, sign float64) { panic("un
 func bflyLowAVX2(x, cos, sin *float64, nb int, sign float64)         { panic("unreachable") }
 func bflyLevelAVX2(x, cos, sin *float64, h, nb int, sign float64)    { panic("unreachable") }
 func fwhtLowAVX2(x, signs *float64, nb int, scale float64)           { panic("unreachable") }
+func gatherRows(dst, src *float64, idx *int32, n int)                { panic("unreachable") }
