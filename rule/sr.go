@@ -144,8 +144,18 @@ func (p *srButterfly) Project(dst, x []float64, rows int) {
 		for k := 0; k < p.t; k++ {
 			copy(y[:d*B], xt[:d*B])
 			p.bf[k].ApplyT(y[:d*B], B, scr)
-			structured.SimplexT(out[:m*B], y[:d*B], d, B)
 			rho := p.rho[k*m : (k+1)*m]
+			if B == 1 { // one row: the simplex product scaled by the radii straight into dst, as transposeOut scales it
+				row := dst[r0*D+k*p.per : r0*D+k*p.per+p.per]
+				structured.SimplexTScaled(row[:m], y[:d], rho, d)
+				if !p.even {
+					for j, v := range row[:m] {
+						row[m+j] = -v // (−ρ)·v = −(ρ·v) exactly
+					}
+				}
+				continue
+			}
+			structured.SimplexT(out[:m*B], y[:d*B], d, B)
 			transposeOut(dst, out[:m*B], rho, r0, B, m, k*p.per, D, 1)
 			if !p.even {
 				transposeOut(dst, out[:m*B], rho, r0, B, m, k*p.per+m, D, -1)

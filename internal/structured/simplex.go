@@ -116,6 +116,23 @@ func SimplexT(dst, x []float64, d, B int) {
 	}
 }
 
+// SimplexTScaled writes dst[j] = s[j]·(Vᵀx)_j, j = 0…d, for one vector x of d values: the values of SimplexT, each
+// multiplied by its factor (one more rounding) in the same pass. dst and s have d+1 values; dst must not overlap x.
+func SimplexTScaled(dst, x, s []float64, d int) {
+	if d < 1 {
+		return
+	}
+	x, dst, s = x[:d], dst[:d+1], s[:d+1]
+	cs, ca := simplexTable(d)
+	cs, ca = cs[:d], ca[:d]
+	r := 0.0
+	for j, v := range x {
+		dst[j] = s[j] * (r + cs[j]*v)
+		r -= ca[j] * v
+	}
+	dst[d] = s[d] * r
+}
+
 // Simplex returns V as a d×(d+1) row-major matrix, consistent with SimplexT.
 func Simplex(d int) []float64 {
 	if d < 1 {

@@ -109,7 +109,7 @@ func TestSimplexT(t *testing.T) {
 }
 
 // TestSimplexTOneVector: one vector (its own loop) gives the bits of its column in a block, so a prediction does not
-// depend on how many rows are mapped together.
+// depend on how many rows are mapped together, and SimplexTScaled gives those values times its factors.
 func TestSimplexTOneVector(t *testing.T) {
 	rng := newRNG(22)
 	for _, d := range simplexDims() {
@@ -117,15 +117,19 @@ func TestSimplexTOneVector(t *testing.T) {
 		x := randBlock(d, B, rng)
 		block := make([]float64, (d+1)*B)
 		SimplexT(block, x, d, B)
-		v, one := make([]float64, d), make([]float64, d+1)
+		v, one, scaled, sc := make([]float64, d), make([]float64, d+1), make([]float64, d+1), randBlock(d+1, 1, rng)
 		for b := range B {
 			for i := range d {
 				v[i] = x[i*B+b]
 			}
 			SimplexT(one, v, d, 1)
+			SimplexTScaled(scaled, v, sc[:d+1], d)
 			for i := range d + 1 {
 				if math.Float64bits(one[i]) != math.Float64bits(block[i*B+b]) {
 					t.Fatalf("d=%d column %d: value %d is %v alone, %v in the block", d, b, i, one[i], block[i*B+b])
+				}
+				if want := sc[i] * block[i*B+b]; math.Float64bits(scaled[i]) != math.Float64bits(want) {
+					t.Fatalf("d=%d column %d: scaled value %d is %v, want %v", d, b, i, scaled[i], want)
 				}
 			}
 		}
