@@ -30,11 +30,12 @@ type tensor struct {
 	name     string
 	datatype string
 	shape    []int64
-	data     []byte  // the JSON array, as sent
-	count    int     // the numbers in data
-	nest     nesting // how data is nested
-	bad      string  // why data is not an array of numbers ("" when it is), reported once the datatype is checked
-	has      uint8   // which fields were present: hasName | hasShape | …
+	data     []byte    // the JSON array, as sent
+	vals     []float64 // the 64-bit values of data's numbers when the grammar pass kept them all (scanner.vals), or nil
+	count    int       // the numbers in data
+	nest     nesting   // how data is nested
+	bad      string    // why data is not an array of numbers ("" when it is), reported once the datatype is checked
+	has      uint8     // which fields were present: hasName | hasShape | …
 }
 
 // nesting is how a tensor's data are nested, as the grammar pass finds it: the length of the arrays at each depth
@@ -67,6 +68,12 @@ func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte 
 type scanner struct {
 	b []byte
 	i int
+
+	// vals, while collect holds, receives the value of every number the grammar pass of data reads, at 64 bits, as
+	// long as each is a plain number inside Clinger's fast path and vals has capacity left (it never grows): the
+	// values parse would write for an FP64 tensor, so that one [n, d] FP64 tensor is read once.
+	vals    []float64
+	collect bool
 }
 
 func (s *scanner) fail(msg string) error { return &syntaxError{s.i, msg} }
@@ -431,6 +438,13 @@ func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (cou
 			p0 := s.i
 			if m, exp, neg, ok := s.plain(); ok {
 				if dst == nil {
+					if s.collect {
+						if v, ok := clinger(m, exp, neg, 64); ok && len(s.vals) < cap(s.vals) {
+							s.vals = append(s.vals, v)
+						} else {
+							s.collect = false
+						}
+					}
 					length[depth]++
 					numbers |= 1 << depth
 					count++
@@ -448,6 +462,7 @@ func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (cou
 				}
 				s.i = p0
 			}
+			s.collect = false // a number the fast path does not read: the tensor is parsed again
 			text, k, err := s.number(true)
 			if err != nil {
 				return 0, 0, 0, err
@@ -580,7 +595,14 @@ func clinger(m uint64, exp int, neg bool, bits int) (v float64, ok bool) {
 // server reads ("id", "inputs", "outputs"; an input's "name", "shape", "datatype", "data"; an output's "name") may
 // appear once in its object: a duplicate is refused rather than resolved silently.
 func parseRequest(body []byte, maxInputs int) (*request, error) {
-	s := &scanner{b: body}
+	return parseRequestInto(body, maxInputs, nil)
+}
+
+// parseRequestInto is parseRequest keeping, in vals (its capacity, which it never grows), the values of the tensors
+// whose numbers are all plain and inside Clinger's fast path (tensor.vals): entry.inputs then takes one [n, d] FP64
+// tensor without reading its numbers again.
+func parseRequestInto(body []byte, maxInputs int, vals []float64) (*request, error) {
+	s := &scanner{b: body, vals: vals[:0], collect: cap(vals) > 0}
 	req := &request{}
 	var seen uint8
 	once := func(bit uint8, key string) error {
@@ -693,8 +715,11 @@ func (s *scanner) input(t *tensor, k int) error {
 				return nil
 			})
 		case "data":
-			start := s.i
+			start, v0 := s.i, len(s.vals)
 			t.count, _, _, err = s.data(nil, 0, 0, 64, &t.nest)
+			if err == nil && s.collect && len(s.vals)-v0 == t.count {
+				t.vals = s.vals[v0:len(s.vals):len(s.vals)]
+			}
 			if serr, ok := err.(*syntaxError); ok { // every error of data is one
 				if s.i = start; s.skip(1) == nil { // JSON, but not numbers
 					t.bad, err = serr.msg, nil

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -59,10 +60,31 @@ func refInputs(t *testing.T, body []byte) (names, datatypes []string, data [][]f
 // accepts is valid JSON, and the matrix holds exactly the numbers sent, in place.
 func checkDecode(t *testing.T, e *entry, body []byte) {
 	req, err := parseRequest(body, e.dim)
+	// The same body read with an input buffer that keeps the grammar pass's values (the server's way) gives the
+	// same error or the same bits.
+	buf := make([]float64, 0, 1<<12)
+	req2, err2 := parseRequestInto(body, e.dim, buf)
+	if (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error() {
+		t.Fatalf("parseRequest: %v, with kept values: %v, for %q", err, err2, body)
+	}
 	if err != nil {
 		return
 	}
 	X, n, aerr := e.inputs(req, 1000, nil)
+	X2, n2, aerr2 := e.inputs(req2, 1000, buf)
+	if (aerr == nil) != (aerr2 == nil) || aerr != nil && aerr.Error() != aerr2.Error() {
+		t.Fatalf("inputs: %v, with kept values: %v, for %q", aerr, aerr2, body)
+	}
+	if aerr == nil {
+		if n2 != n || len(X2) != len(X) {
+			t.Fatalf("%d rows, %d values; with kept values %d, %d, for %q", n, len(X), n2, len(X2), body)
+		}
+		for i := range X {
+			if math.Float64bits(X[i]) != math.Float64bits(X2[i]) {
+				t.Fatalf("value %d is %v, with kept values %v, for %q", i, X[i], X2[i], body)
+			}
+		}
+	}
 	if aerr != nil {
 		if aerr.code != 400 && aerr.code != 413 {
 			t.Fatalf("code %d for %q", aerr.code, body)
@@ -319,5 +341,46 @@ func TestDataNumbers(t *testing.T) {
 				t.Fatalf("[%s] is valid JSON: not a bad case", text)
 			}
 		}
+	}
+}
+
+// TestKeptValues: the grammar pass keeps the values of a tensor of plain numbers inside the fast path in the input
+// buffer when they fit, and not otherwise; entry.inputs takes them for an [n, d] FP64 tensor (the same bits as parsing
+// again, which checkDecode checks here and on every fuzz seed) and parses FP32 tensors again.
+func TestKeptValues(t *testing.T) {
+	e := fuzzEntry(t, "ridge-sr")
+	d := e.dim
+	body := func(datatype, first string, rows int) []byte {
+		vals := []string{first}
+		for len(vals) < rows*d {
+			vals = append(vals, strconv.Itoa(len(vals))+".25")
+		}
+		return []byte(fmt.Sprintf(`{"inputs":[{"name":"input","shape":[%d,%d],"datatype":"%s","data":[%s]}]}`,
+			rows, d, datatype, strings.Join(vals, ",")))
+	}
+	for _, c := range []struct {
+		name, datatype, first string
+		capacity              int
+		kept                  bool
+	}{
+		{"plain", "FP64", "-0.5", 64, true},
+		{"beyond the fast path", "FP64", "1e23", 64, false},
+		{"15 digits", "FP64", "0.123456789012345", 64, true},
+		{"17 digits", "FP64", "0.12345678901234567", 64, false}, // a significand beyond 2^53
+		{"20 digits", "FP64", "0.12345678901234567891", 64, false},
+		{"buffer too small", "FP64", "1", 2*d - 1, false},
+		{"FP32", "FP32", "1", 64, true}, // kept, but parsed again at 32 bits
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			checkDecode(t, e, body(c.datatype, c.first, 2))
+			buf := make([]float64, 0, c.capacity)
+			req, err := parseRequestInto(body(c.datatype, c.first, 2), d, buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept := req.inputs[0].vals != nil; kept != c.kept {
+				t.Fatalf("values kept: %v, want %v", kept, c.kept)
+			}
+		})
 	}
 }

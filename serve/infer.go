@@ -48,7 +48,11 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		<-s.slots
 	}()
 
-	req, err := parseRequest(body, max(e.dim, 1))
+	xp := getFloats(&s.inputs)
+	defer s.inputs.Put(xp)
+	// The grammar pass keeps the numbers' values in the input buffer when they fit (never growing it), so that one
+	// [n, d] FP64 tensor is read once.
+	req, err := parseRequestInto(body, max(e.dim, 1), *xp)
 	if err != nil {
 		writeError(w, errorf(http.StatusBadRequest, "%v", err))
 		return e.name
@@ -58,8 +62,6 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		writeError(w, aerr)
 		return e.name
 	}
-	xp := getFloats(&s.inputs)
-	defer s.inputs.Put(xp)
 	X, n, aerr := e.inputs(req, s.opts.MaxRows, *xp)
 	if aerr != nil {
 		writeError(w, aerr)

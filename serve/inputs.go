@@ -99,6 +99,9 @@ func (e *entry) inputs(req *request, maxRows int, buf []float64) ([]float64, int
 			return nil, 0, err
 		}
 		X := grow(buf, n*d)
+		if t0.datatype == "FP64" && len(t0.vals) == n*d && &t0.vals[0] == &X[0] {
+			return X, n, nil // the grammar pass already read the values into buf (parseRequestInto)
+		}
 		if err := e.parse(t0, X, 0, 1); err != nil {
 			return nil, 0, err
 		}
