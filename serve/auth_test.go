@@ -42,6 +42,11 @@ func TestBearerToken(t *testing.T) {
 			}
 		}
 	}
+	// Two Authorization headers are refused, whichever comes first and even when both hold the token.
+	for _, pair := range [][2]string{{token, "wrong"}, {"wrong", token}, {token, token}} {
+		code, hd, b := do(t, c, "POST", ts.URL+"/v2/models/reg/infer", body, "Authorization", "Bearer "+pair[0], "Authorization", "Bearer "+pair[1])
+		checkError(t, "two Authorization headers "+pair[0]+", "+pair[1], code, hd, b, 401, "bearer token")
+	}
 	for _, auth := range []string{"Bearer " + token, "bearer " + token, "BEARER  " + token + " "} {
 		infer(t, c, ts.URL, "reg", body, "Authorization", auth)
 		if code, _, _ := do(t, c, "GET", ts.URL+"/metrics", nil, "Authorization", auth); code != 200 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -200,27 +201,43 @@ func TestBodyBudget(t *testing.T) {
 	}
 }
 
-// A body that does not arrive within the read timeout is answered 408 with a message that holds no address.
+// A body that does not arrive within the read timeout is answered 408 with a message that holds no address, also
+// when the write timeout, counted from the same start, is no longer than the read timeout (both are a minute by
+// default).
 func TestBodyReadTimeout(t *testing.T) {
-	s, err := New(copyModels(t, "ridge-sr=reg"), Options{ReadTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, _ := serveOn(t, s, nil)
-	for _, c := range []struct{ name, head, body string }{
-		{"Content-Length", "Content-Length: 100", `{"inputs":`},
-		{"chunked", "Transfer-Encoding: chunked", "a\r\n{\"inputs\":\r\n"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			conn := rawRequest(t, addr, "POST /v2/models/reg/infer HTTP/1.1\r\nHost: rff\r\n"+c.head, c.body, false)
-			code, h, b := readAnswer(t, conn, 5*time.Second)
-			checkError(t, c.name, code, h, b, http.StatusRequestTimeout, "the request body did not arrive within the read timeout")
-			for _, leak := range []string{"127.0.0.1", "tcp", "i/o timeout"} {
-				if strings.Contains(string(b), leak) {
-					t.Errorf("the answer holds %q: %s", leak, b)
+	const read = 300 * time.Millisecond
+	for _, write := range []time.Duration{0, read, read / 2} {
+		s, err := New(copyModels(t, "ridge-sr=reg"), Options{ReadTimeout: read, WriteTimeout: write})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, _ := serveOn(t, s, nil)
+		for _, c := range []struct{ name, head, body string }{
+			{"Content-Length", "Content-Length: 100", `{"inputs":`},
+			{"chunked", "Transfer-Encoding: chunked", "a\r\n{\"inputs\":\r\n"},
+		} {
+			t.Run(fmt.Sprintf("%s, write timeout %v", c.name, write), func(t *testing.T) {
+				conn := rawRequest(t, addr, "POST /v2/models/reg/infer HTTP/1.1\r\nHost: rff\r\n"+c.head, c.body, false)
+				code, h, b := readAnswer(t, conn, 5*time.Second)
+				checkError(t, c.name, code, h, b, http.StatusRequestTimeout, "the request body did not arrive within the read timeout")
+				for _, leak := range []string{"127.0.0.1", "tcp", "i/o timeout"} {
+					if strings.Contains(string(b), leak) {
+						t.Errorf("the answer holds %q: %s", leak, b)
+					}
 				}
-			}
-		})
+			})
+		}
+	}
+}
+
+// A request in the binary tensor data extension is refused with 400 naming it, whatever the header's value.
+func TestBinaryExtension(t *testing.T) {
+	_, ts := newTestServer(t, copyModels(t, "ridge-sr=reg"), Options{})
+	body := matrixBody([]float64{1, 2, 3}, 1, 3, "FP64")
+	for _, v := range []string{strconv.Itoa(len(body)), "0", "-1", "abc"} {
+		code, h, b := do(t, ts.Client(), "POST", ts.URL+"/v2/models/reg/infer", body, "Inference-Header-Content-Length", v)
+		checkError(t, "Inference-Header-Content-Length: "+v, code, h, b, http.StatusBadRequest,
+			"binary tensor data extension (Inference-Header-Content-Length) is not supported")
 	}
 }
 

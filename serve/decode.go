@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // maxDepth bounds the nesting of JSON values: deeper input is refused, so no request can exhaust the stack.
@@ -646,7 +647,7 @@ func parseRequestInto(body []byte, maxInputs int, vals []float64) (*request, err
 					return fmt.Errorf("too many outputs requested (at most %d)", maxOutputs)
 				}
 				k, named := len(req.outputs)+1, false
-				return s.object(func(key string) error {
+				err := s.object(func(key string) error {
 					if key != "name" {
 						return s.skip(1)
 					}
@@ -658,6 +659,10 @@ func parseRequestInto(body []byte, maxInputs int, vals []float64) (*request, err
 					req.outputs = append(req.outputs, name)
 					return err
 				})
+				if err == nil && !named {
+					err = fmt.Errorf("output %d has no \"name\": name each output asked for, as in {\"name\": %s}", k, quote(OutputPredictions))
+				}
+				return err
 			})
 		default:
 			return s.skip(1)
@@ -733,10 +738,20 @@ func (s *scanner) input(t *tensor, k int) error {
 	})
 }
 
-// quote returns s as a JSON string, for error messages.
+// quote returns s as a JSON string, for error messages: a string of more than 64 bytes (a name or datatype a client
+// sent) is cut there, at a character boundary, and marked with an ellipsis, so an answer does not echo a long one.
 func quote(s string) string {
+	const max = 64
+	cut := ""
+	if len(s) > max {
+		n := max
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s, cut = s[:n], "…"
+	}
 	b, _ := json.Marshal(s)
-	return string(b)
+	return string(b) + cut
 }
 
 // clip shortens text quoted from a request for an error message.

@@ -55,6 +55,9 @@ func TestErrors(t *testing.T) {
 		{"unknown model", "POST", ts.URL + "/v2/models/nope/infer", in(mat), 404, []string{`unknown model "nope"`}},
 		{"model name escaping the directory", "POST", ts.URL + "/v2/models/..%2Freg/infer", in(mat), 404, []string{"unknown model"}},
 		{"unknown path", "GET", ts.URL + "/v1/models/reg", "", 404, []string{"no such endpoint"}},
+		{"dot-dot segment", "POST", ts.URL + "/v2/models/../models/reg/infer", in(mat), 400, []string{`the path "/v2/models/../models/reg/infer" is not in canonical form`}},
+		{"empty segment", "POST", ts.URL + "//v2/models/reg/infer", in(mat), 400, []string{`the path "//v2/models/reg/infer" is not in canonical form`}},
+		{"dot segment", "GET", ts.URL + "/v2/./models/reg", "", 400, []string{"not in canonical form"}},
 		{"unknown version", "POST", ts.URL + "/v2/models/reg/versions/7/infer", in(mat), 404, []string{"no version"}},
 		{"GET on infer", "GET", infer, "", 405, []string{"use POST"}},
 		{"POST on metadata", "POST", ts.URL + "/v2/models/reg", "", 405, []string{"use GET"}},
@@ -115,12 +118,19 @@ func TestErrors(t *testing.T) {
 		{"duplicate id", "POST", infer, `{"id":"a","id":"b","inputs":[` + mat + `]}`, 400, []string{`duplicate key "id"`}},
 		{"duplicate shape", "POST", infer, in(`{"name":"x","shape":[2,3],"datatype":"FP64","shape":[1,3],"data":[1,2,3]}`), 400, []string{`duplicate key "shape" in input 1: send each key once`}},
 		{"duplicate data", "POST", infer, in(mat, `{"name":"y","data":[1],"data":[2]}`), 400, []string{`duplicate key "data" in input 2`}},
+		{"output without a name", "POST", infer, `{"outputs":[{}],"inputs":[` + mat + `]}`, 400, []string{`output 1 has no "name"`}},
+		{"output with a misspelt name", "POST", infer, `{"outputs":[{"name":"predictions"},{"nam":"predictions"}],"inputs":[` + mat + `]}`, 400, []string{`output 2 has no "name"`}},
+		{"long input name", "POST", infer, in(col(strings.Repeat("é", 1000), "[1]", "[1]"), col("pressure", "[1]", "[1]"), col("humidity", "[1]", "[1]")), 400, []string{`unknown input "` + strings.Repeat("é", 32) + `"…`}},
+		{"long datatype", "POST", infer, in(`{"name":"x","shape":[1,3],"datatype":"` + strings.Repeat("Z", 10000) + `","data":[1,2,3]}`), 400, []string{`datatype "` + strings.Repeat("Z", 64) + `"… is not supported`}},
 		{"duplicate output name", "POST", infer, `{"outputs":[{"name":"predictions","name":"labels"}],"inputs":[` + mat + `]}`, 400, []string{`duplicate key "name" in output 1`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, h, b := do(t, ts.Client(), c.method, c.url, []byte(c.body))
 			checkError(t, c.name, code, h, b, c.code, c.fragments...)
+			if len(b) > 1000 {
+				t.Errorf("an error answer of %d bytes: %.200s…", len(b), b)
+			}
 		})
 	}
 

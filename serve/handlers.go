@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -54,7 +55,26 @@ func (s *Server) routes() http.Handler {
 		writeError(w, errorf(http.StatusNotFound, "no such endpoint: %s %s", r.Method, clip([]byte(r.URL.Path))))
 		return ""
 	})
-	return mux
+	return canonicalPaths(mux)
+}
+
+// canonicalPaths answers 400 to a request whose path, as sent, is not in canonical form (a "." or ".." segment, an
+// empty segment, or no leading slash) instead of the redirect http.ServeMux would send: the API has no such paths, and a
+// redirect is neither JSON nor, for POST, followed by most clients.
+func canonicalPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath() // as the client sent it: an escaped slash is part of a segment (a model name)
+		c := path.Clean(p)
+		if strings.HasSuffix(p, "/") && c != "/" {
+			c += "/"
+		}
+		if c != p || !strings.HasPrefix(p, "/") {
+			writeError(w, errorf(http.StatusBadRequest, "the path %s is not in canonical form (no \".\" or \"..\" or empty segments): "+
+				"send paths such as /v2/models/NAME/infer", quote(p)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // recorder remembers the status code a handler wrote.
@@ -257,6 +277,9 @@ const firstChunk = 4 << 10
 // refused with 503. held is the number of bytes counted, which the caller gives back (s.bodyHeld) once it is done
 // with the body. A body that does not arrive within the read timeout is answered 408; no message holds the
 // connection's addresses.
+// timeoutAnswerTime is how long the 408 answer to a body that did not arrive in time may take to be written.
+const timeoutAnswerTime = 5 * time.Second
+
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b []byte) (_ []byte, held int64, _ *apiError) {
 	maxBody := s.opts.MaxBodyBytes
 	if r.ContentLength > maxBody {
@@ -302,6 +325,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b []byte) (_ [
 			case errors.As(err, &tooLarge):
 				return b, held, errorf(http.StatusRequestEntityTooLarge, "the request body has more than %d bytes", maxBody)
 			case errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+				// The write deadline (WriteTimeout from the start of the request) has passed too when it is no longer
+				// than the read timeout: give the answer time to leave, or the client sees only a closed connection.
+				_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeoutAnswerTime))
 				return b, held, errorf(http.StatusRequestTimeout, "the request body did not arrive within the read timeout: send it faster, or send less per request")
 			case errors.Is(err, io.ErrUnexpectedEOF) && r.ContentLength < 0:
 				return b, held, errorf(http.StatusBadRequest, "the request body ended before its last chunk: send the whole body")

@@ -185,7 +185,7 @@ func do(t testing.TB, c *http.Client, method, url string, body []byte, header ..
 		t.Fatal(err)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+		req.Header.Add(header[i], header[i+1]) // a name given twice is sent twice
 	}
 	resp, err := c.Do(req)
 	if err != nil {

@@ -19,6 +19,10 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		writeError(w, aerr)
 		return e.name
 	}
+	if r.Header.Get(binaryHeader) != "" {
+		writeError(w, errorf(http.StatusBadRequest, "the binary tensor data extension (%s) is not supported: send the tensors' data as JSON numbers", binaryHeader))
+		return e.name
+	}
 	// The body is read before the request takes a slot: a client that sends it slowly holds its connection and the
 	// bytes it sent, never a slot, which is held only while the request is decoded, predicted and answered.
 	bp := getBytes(&s.bodies)
@@ -68,6 +72,11 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		return e.name
 	}
 	*xp = X
+	if size := answerBytes(e, req, n, want); size > s.opts.MaxBodyBytes {
+		writeError(w, errorf(http.StatusRequestEntityTooLarge, "the answer to %d rows would take up to %d bytes, more than the %d "+
+			"an answer may hold (the request body limit): send fewer rows per request, or name only the outputs you need", n, size, s.opts.MaxBodyBytes))
+		return e.name
+	}
 
 	start := time.Now()
 	p, err := s.predict(e.model, X, n, e.dim)
@@ -91,6 +100,34 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
 	return e.name
+}
+
+// binaryHeader announces a request in the binary tensor data extension of the protocol, which the server does not
+// implement: its body is JSON followed by raw bytes.
+const binaryHeader = "Inference-Header-Content-Length"
+
+// answerBytes bounds the length of the answer appendInferResponse writes for n rows of model e: every number at the
+// longest of the shortest forms of a float64 (24 bytes, as in -2.2250738585072014e-308) and a comma, every label at
+// the longest of the model's, and the id escaped at 6 bytes per byte at most. An answer is held whole in memory
+// while it is sent, so it is bounded like a request body: a small request for many class scores of many rows would
+// otherwise make an answer a hundred times its size.
+func answerBytes(e *entry, req *request, n int, want outputSet) int64 {
+	const number, fixed = 25, 512 // fixed: the model's name and version aside, the object's keys and tensor heads
+	size := int64(fixed + len(e.quoted) + len(e.version))
+	if req.hasID {
+		size += 6 * int64(len(req.id))
+	}
+	var row int64
+	if want.predictions {
+		row += number * int64(e.outputs)
+	}
+	if want.scores {
+		row += number * int64(e.outputs)
+	}
+	if want.labels {
+		row += int64(e.label) + 1
+	}
+	return size + int64(n)*row
 }
 
 // outputSet checks the outputs a request asks for (all of the model's when it names none).

@@ -32,6 +32,7 @@ type entry struct {
 	outputs int            // p, the number of outputs (class scores for a classifier)
 	column  map[string]int // input column name → its index
 	labels  [][]byte       // the class names as JSON strings (classifiers only)
+	label   int            // the length of the longest of labels
 	meta    []byte         // the model metadata response
 	quoted  []byte         // the name as a JSON string
 }
@@ -85,6 +86,7 @@ func loadEntry(name string, data []byte) (*entry, error) {
 		}
 		for _, l := range info.Labels {
 			e.labels = append(e.labels, appendString(nil, l))
+			e.label = max(e.label, len(e.labels[len(e.labels)-1]))
 		}
 	}
 	e.quoted = appendString(nil, name)

@@ -26,7 +26,9 @@ type Options struct {
 	// MaxBodyBytes is the largest request body accepted (default 32 MiB); a larger one is answered 413. A body is
 	// read before its request takes an inference slot, into memory that grows as its bytes arrive; the bodies held
 	// at once (being received, waiting for a slot or being processed) total at most MaxConcurrent × MaxBodyBytes
-	// bytes received, and a request whose body would exceed that is answered 503 with a Retry-After header.
+	// bytes received, and a request whose body would exceed that is answered 503 with a Retry-After header. It also
+	// bounds an answer, which is held whole while it is sent: a request whose answer could be longer (its rows times
+	// the values of the outputs it asks for, each at its longest) is answered 413.
 	MaxBodyBytes int64
 	// MaxRows is the largest number of rows in one inference request (default 100000); more are answered 413.
 	MaxRows int

@@ -121,7 +121,11 @@ func (s *Server) authorized(r *http.Request) bool {
 	if want == nil {
 		return true
 	}
-	h := r.Header.Get("Authorization")
+	hs := r.Header.Values("Authorization")
+	if len(hs) != 1 { // none, or several that might disagree: neither is a token
+		return false
+	}
+	h := hs[0]
 	const scheme = "bearer "
 	if len(h) < len(scheme) || !strings.EqualFold(h[:len(scheme)], scheme) {
 		return false
