@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rffkit/rff/internal/numparse"
 )
 
 // Classes codes class labels as indices, the one way every fit does: string labels are sorted as strings; numeric
@@ -24,7 +26,7 @@ func NewClasses(raw []string, numeric bool) *Classes {
 	if numeric {
 		vals := make([]float64, 0, len(raw))
 		for _, s := range raw {
-			v, _ := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			v, _ := numparse.ParseFloat(strings.TrimSpace(s), 64)
 			vals = append(vals, v)
 		}
 		slices.Sort(vals)
@@ -64,7 +66,7 @@ func ClassesNamed(labels []string) *Classes {
 // Class returns the index of the raw target s.
 func (c *Classes) Class(s string) (int, bool) {
 	if c.numeric {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		v, err := numparse.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
 			return 0, false
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rffkit/rff/internal/colnames"
+	"github.com/rffkit/rff/internal/numparse"
 )
 
 // ReadCSV reads delimited numeric text from r. name is used in error messages.
@@ -262,7 +263,7 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 			if !p.numeric {
 				continue
 			}
-			v, err := strconv.ParseFloat(string(f), 64)
+			v, err := numparse.ParseFloat(string(f), 64)
 			switch {
 			case err != nil && !errors.Is(err, strconv.ErrRange):
 				p.b.release(8 * int64(cap(p.y)))

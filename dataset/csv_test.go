@@ -276,6 +276,8 @@ func TestCSVDetails(t *testing.T) {
 			x: []float64{1, 2}, names: []string{"a", "b,c"}},
 		{name: "exponents, signs, hex and underflow", text: "+1e3,-2.5E-3,0x1p-2,1e-400\n", target: "none",
 			x: []float64{1000, -0.0025, 0.25, 0}, names: genNames(4)},
+		{name: "more digits than strconv keeps", text: "1" + strings.Repeat("0", 800) + "e-800,-25" + strings.Repeat("0", 5000) + "e-5001,3" + strings.Repeat("0", 900) + "e-900\n",
+			x: []float64{1, -2.5}, y: []float64{3}, names: []string{"x1", "x2"}, tname: "y"},
 		{name: "whitespace separated", text: "1 2   3\n\t4 5 6\n", x: []float64{1, 2, 4, 5}, y: []float64{3, 6}, names: []string{"x1", "x2"}, tname: "y"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/rffkit/rff/internal/numparse"
 )
 
 // CSVLayout is what ReadCSV learns from the first two lines of a CSV file — the delimiter, the header and the
@@ -182,7 +184,7 @@ func (p *CSVLineParser) Parse(line []byte, x []float64) ([]float64, string, erro
 // NaN and Inf included), and v is its value. A data set whose targets are all numbers has numeric targets, and then
 // a NaN or infinite one is an error; any other target makes the targets class labels.
 func ParseTarget(s string) (v float64, numeric bool) {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := numparse.ParseFloat(s, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return math.NaN(), false
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/rffkit/rff/internal/numparse"
 )
 
 // maxLine is the longest text line the readers accept, whatever the memory
@@ -127,7 +129,7 @@ func parseNum(f []byte) (v float64, msg string) {
 	if len(f) == 0 {
 		return 0, "empty value"
 	}
-	v, err := strconv.ParseFloat(string(f), 64)
+	v, err := numparse.ParseFloat(string(f), 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
 			if !math.IsInf(v, 0) {
@@ -149,7 +151,7 @@ func isNumeric(f []byte) bool {
 	if len(f) == 0 {
 		return false
 	}
-	_, err := strconv.ParseFloat(string(f), 64)
+	_, err := numparse.ParseFloat(string(f), 64)
 	return err == nil || errors.Is(err, strconv.ErrRange)
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rffkit/rff/internal/numparse"
 )
 
 // maxDepth bounds the nesting of JSON values: deeper input is refused, so no request can exhaust the stack.
@@ -478,7 +480,7 @@ func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (cou
 					return count, count, k, nil
 				}
 				// what plain and clinger could not read: beyond the fast path's range, or ±Inf when out of range
-				v, err := strconv.ParseFloat(string(text), bits)
+				v, err := numparse.ParseFloat(string(text), bits)
 				if err != nil {
 					kind := tooLarge
 					if v < 0 {

@@ -384,3 +384,29 @@ func TestKeptValues(t *testing.T) {
 		})
 	}
 }
+
+// Numbers with more digits than strconv.ParseFloat keeps are read at their exact value rounded, in a flat tensor
+// and in the columns of a per-column request.
+func TestLongNumbers(t *testing.T) {
+	e := fuzzEntry(t, "ridge-sr")
+	long := map[string]float64{
+		"1" + strings.Repeat("0", 800) + "e-800":         1,
+		"-25" + strings.Repeat("0", 5000) + "e-5001":     -2.5,
+		"0." + strings.Repeat("0", 100000) + "75e100001": 7.5,
+	}
+	for text, want := range long {
+		row := text + strings.Repeat(",0.5", e.dim-1)
+		body := `{"inputs":[{"name":"x","shape":[1,` + strconv.Itoa(e.dim) + `],"datatype":"FP64","data":[` + row + `]}]}`
+		req, err := parseRequest([]byte(body), e.dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		X, _, aerr := e.inputs(req, 10, make([]float64, e.dim))
+		if aerr != nil {
+			t.Fatal(aerr)
+		}
+		if X[0] != want || X[1] != 0.5 {
+			t.Errorf("%.30q…: read %v, want %v", text, X[:2], want)
+		}
+	}
+}
