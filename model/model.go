@@ -14,9 +14,13 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/colnames"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
 )
 
@@ -246,18 +250,35 @@ var (
 	ErrVersion   = errors.New("unsupported model format version")
 )
 
-// Decode parses a model file held in memory (any version from 1 to [Version]) and validates it ([Model.Check]).
-func Decode(b []byte) (*Model, error) {
+// HeadSize is the length of a model file's fixed head: the magic, the format version and the header's length.
+const HeadSize = 16
+
+// CheckHead checks the first HeadSize bytes of a model file (b may be shorter, or longer: only its head is read): the
+// magic, a format version this release reads, and a header length within the limit. A reader of a stream calls it
+// before reading the rest, so that a stream that is not a model file costs no more than its head.
+func CheckHead(b []byte) error {
 	if len(b) < len(Magic) || string(b[:len(Magic)]) != Magic {
-		return nil, ErrMagic
+		return ErrMagic
 	}
-	if len(b) < 16 {
-		return nil, ErrTruncated
+	if len(b) < HeadSize {
+		return ErrTruncated
 	}
 	v := binary.LittleEndian.Uint32(b[8:])
 	if v < 1 || v > Version {
-		return nil, fmt.Errorf("%w: the file is version %d; this rff reads versions 1 to %d (a newer rff wrote it)", ErrVersion, v, Version)
+		return fmt.Errorf("%w: the file is version %d; this rff reads versions 1 to %d (a newer rff wrote it)", ErrVersion, v, Version)
 	}
+	if binary.LittleEndian.Uint32(b[12:]) > maxHeader {
+		return fmt.Errorf("%w: a header of %d bytes (at most %d)", ErrTruncated, binary.LittleEndian.Uint32(b[12:]), maxHeader)
+	}
+	return nil
+}
+
+// Decode parses a model file held in memory (any version from 1 to [Version]) and validates it ([Model.Check]).
+func Decode(b []byte) (*Model, error) {
+	if err := CheckHead(b); err != nil {
+		return nil, err
+	}
+	v := binary.LittleEndian.Uint32(b[8:])
 	if len(b) < 16+sha256.Size {
 		return nil, ErrTruncated
 	}
@@ -270,12 +291,18 @@ func Decode(b []byte) (*Model, error) {
 		return nil, ErrChecksum
 	}
 	m := &Model{Version: int(v)}
-	dec := json.NewDecoder(bytes.NewReader(body[16 : 16+hl]))
+	hdr := body[16 : 16+hl]
+	dec := json.NewDecoder(bytes.NewReader(hdr))
 	if v >= 2 {
 		dec.DisallowUnknownFields() // a field this reader does not know could change the meaning of the model
 	}
 	if err := dec.Decode(&m.Header); err != nil {
 		return nil, fmt.Errorf("model header: %w", err)
+	}
+	// The header is one JSON object: Decode stops after it, so whatever follows within the declared length (a second
+	// object, stray bytes) would otherwise be ignored. Only JSON white space may pad it.
+	if extra := bytes.TrimLeft(hdr[dec.InputOffset():], " \t\r\n"); len(extra) > 0 {
+		return nil, fmt.Errorf("model: the header has %d bytes after its JSON object (%.20q)", len(extra), extra)
 	}
 	rest := body[16+hl:]
 	var err error
@@ -427,6 +454,10 @@ func (m *Model) Check() error {
 		return fmt.Errorf("model: σ = %v", h.Sigma)
 	case h.Kernel == "":
 		return errors.New("model: no kernel")
+	case !knownKernel(h.Kernel, 1):
+		return fmt.Errorf("model: unknown kernel %q", h.Kernel)
+	case !knownKernel(h.Kernel, h.Sigma):
+		return fmt.Errorf("model: the %s kernel needs a bandwidth σ > 0 (σ = %v)", h.Kernel, h.Sigma)
 	case len(m.Bias) != h.Outputs:
 		return fmt.Errorf("model: %d biases for %d outputs", len(m.Bias), h.Outputs)
 	case h.Names != nil && len(h.Names) != h.Dim:
@@ -472,6 +503,29 @@ func (m *Model) Check() error {
 	return nil
 }
 
+// knownKernel reports whether kernel.New accepts the name with bandwidth sigma: a kernel the reader can build
+// (the shift-invariant ones need σ > 0; the arc-cosine kernels ignore it).
+func knownKernel(name string, sigma float64) bool {
+	_, err := kernel.New(name, sigma)
+	return err == nil
+}
+
+// checkOVK checks the name of an operator-valued kernel (ovk.Parse, which the reader rebuilds the kernel with) and
+// that A, which only the decomposable kernel has, is there exactly for that kernel.
+func (m *Model) checkOVK() error {
+	h := &m.Header
+	// A placeholder A (1×1) lets Parse accept the decomposable kernel's name; the file's A is checked when the
+	// kernel is rebuilt.
+	k, err := ovk.Parse(h.OVK, 1, mat.NewSymDense(1, []float64{1}))
+	switch {
+	case err != nil:
+		return fmt.Errorf("model: unknown operator-valued kernel %q", h.OVK)
+	case (k.Kind() == ovk.Decomposable) != (h.A != nil):
+		return fmt.Errorf("model: the %s kernel with %d values of A (the decomposable kernel needs A, the others have none)", h.OVK, len(h.A))
+	}
+	return nil
+}
+
 // checkKind checks the arrays that the kind of model (exact, ORFF, scalar features) needs and forbids the others.
 func (m *Model) checkKind() error {
 	h := &m.Header
@@ -483,6 +537,9 @@ func (m *Model) checkKind() error {
 		}
 		if h.Kernel != "gaussian" {
 			return fmt.Errorf("model: an operator-valued kernel needs the Gaussian scalar kernel, not %q", h.Kernel)
+		}
+		if err := m.checkOVK(); err != nil {
+			return err
 		}
 		if h.A != nil && len(h.A) != h.Outputs*h.Outputs {
 			return fmt.Errorf("model: A has %d values for %d outputs", len(h.A), h.Outputs)
@@ -511,6 +568,11 @@ func (m *Model) checkKind() error {
 	}
 	if h.Rule == "" || h.Points < 1 || h.Features < 1 {
 		return fmt.Errorf("model: a feature model needs a rule, points and features (rule %q, %d points, %d features)", h.Rule, h.Points, h.Features)
+	}
+	// A version-1 map is redrawn from the rule; a version-2 map is rebuilt from its stored points, but its rule still
+	// says what they are: either way it must be one the reader knows.
+	if _, err := rule.Parse(h.Rule); err != nil {
+		return fmt.Errorf("model: unknown rule %q", h.Rule)
 	}
 	probe, theta := h.Features, h.Features*h.Outputs
 	if h.OVK != "" {

@@ -95,13 +95,19 @@ func (m *Model) checkNystrom() error {
 		}
 	}
 	if h.Basis == "cholesky" {
-		norm := m.Points["norm"]
-		for j, v := range m.Points["pivots"] {
+		norm, pivots := m.Points["norm"], m.Points["pivots"]
+		for j, v := range pivots {
 			if !(v > 0) {
 				return fmt.Errorf("model: the Nyström pivots are not positive (value %d is %v)", j+1, v)
 			}
 			if !(norm[j*f+j] > 0) || slices.ContainsFunc(norm[j*f:j*f+j], func(v float64) bool { return v != 0 }) {
 				return fmt.Errorf("model: the Nyström normalization is not upper triangular with a positive diagonal (row %d)", j+1)
+			}
+			if q := v * norm[j*f+j] * norm[j*f+j]; !(math.Abs(q-1) <= pivotTol+0x1p-1074/v) {
+				return fmt.Errorf("model: the Nyström pivot %d (%v) does not match the normalization's diagonal (%v): pivot·norm² = %v, not 1", j+1, v, norm[j*f+j], q)
+			}
+			if cut := h.Threshold * pivots[0] * (1 - 0x1p-49); cut >= 0x1p-1000 && !(v > cut) {
+				return fmt.Errorf("model: the Nyström pivot %d (%v) is below the threshold %v of the first pivot %v", j+1, v, h.Threshold, pivots[0])
 			}
 		}
 		return nil
@@ -111,6 +117,24 @@ func (m *Model) checkNystrom() error {
 		if !(v > 0) || (j > 0 && v > eig[j-1]) {
 			return fmt.Errorf("model: the Nyström eigenvalues are not positive and decreasing (value %d is %v)", j+1, v)
 		}
+		// The writer keeps exactly the eigenvalues λ > t·λ_max, computed as here (nystrom's build): λ_max is the first.
+		if !(v > h.Threshold*eig[0]) {
+			return fmt.Errorf("model: the Nyström eigenvalue %d (%v) is not above the threshold %v of the largest %v", j+1, v, h.Threshold, eig[0])
+		}
 	}
 	return nil
 }
+
+// pivotTol bounds |p_j·n_jj² − 1| for the pivots p_j = U_jj² and the diagonal n_jj = 1/U_jj of norm = U⁻¹ that the
+// writer stores (nystrom's buildCholesky: U_jj is the float64 dpstrf computes, p_j = fl(U_jj·U_jj), and dtrti2 sets
+// n_jj = fl(1/U_jj); the rest of dtrtri leaves the diagonal alone). With unit roundoff ε = 2⁻⁵³ and |δ_i| ≤ ε,
+// p_j = U_jj²(1+δ₁) and n_jj = (1+δ₂)/U_jj, and the check computes fl(fl(p_j·n_jj)·n_jj) = (1+δ₁)(1+δ₂)²(1+δ₃)(1+δ₄),
+// within (1+ε)⁵ − 1 < 5.001ε of 1 (q − 1 is then exact). 8ε leaves room, and is still far below any pivot that
+// was edited (a pivot of 1e9 for U_jj = 1 gives 1e9). A pivot in the subnormal range is rounded to an absolute
+// 2⁻¹⁰⁷⁵ instead, a relative error below 2⁻¹⁰⁷⁵/p_j, which the check adds as 2⁻¹⁰⁷⁴/p_j (negligible above 2⁻¹⁰⁰⁰).
+//
+// The threshold check beside it: dpstrf keeps pivot a_j (before the square root) only if a_j > fl(t·a₀), a₀ the
+// largest diagonal entry and the first pivot, so p_j = fl(fl(√a_j)²) ≥ a_j(1−ε)³ > t·p₀(1−7.01ε), while the cut
+// fl(fl(t·p₀)·(1−2⁻⁴⁹)) ≤ t·p₀(1+ε)²(1−16ε) is below that. Cuts under 2⁻¹⁰⁰⁰ are skipped: near the subnormal range
+// the relative bounds fail, and such a cut refuses nothing that p_j > 0 does not.
+const pivotTol = 8 * 0x1p-53

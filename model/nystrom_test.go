@@ -94,13 +94,15 @@ func roundTripAndRefuse(t *testing.T, sample func() *Model, edits []modelEdit) {
 	}
 }
 
-// nystromCholeskySample is nystromSample in the Cholesky basis: 2 landmarks kept, a triangular normalization.
+// nystromCholeskySample is nystromSample in the Cholesky basis: 2 landmarks kept, a triangular normalization
+// norm = U⁻¹ whose diagonal 1/U_jj matches the pivots U_jj² as the writer computes them.
 func nystromCholeskySample() *Model {
 	m := nystromSample()
+	u := []float64{1, 0.8} // U_jj
 	m.Basis, m.Points = "cholesky", map[string][]float64{
 		"landmarks": {0, 0, 1, 0},
-		"norm":      {1, -0.4, 0, 1.2},
-		"pivots":    {1, 0.7},
+		"norm":      {1 / u[0], -0.4, 0, 1 / u[1]},
+		"pivots":    {u[0] * u[0], u[1] * u[1]},
 	}
 	m.Header.Points = 2
 	return m
