@@ -2,7 +2,9 @@ package rff_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -142,4 +144,31 @@ func ExampleRead() {
 	back, err := rff.Read(&buf)
 	fmt.Println(back.Info().Points, err)
 	// Output: 32 <nil>
+}
+
+// ReadAtMost bounds what a stream may cost: a device or a pipe that never ends is refused at the limit, and a stream
+// that is not a model file after its first 16 bytes.
+func ExampleReadAtMost() {
+	m, _ := rff.Fit(rff.Config{Rule: "g", Points: 32, Sigma: 1, Lambda: 1e-6}, sine(100))
+	var buf bytes.Buffer
+	_ = m.Write(&buf)
+	size := int64(buf.Len())
+	_, err := rff.ReadAtMost(io.MultiReader(bytes.NewReader(buf.Bytes()), zeros{}), size+1000)
+	fmt.Println(errors.Is(err, rff.ErrTooLong))
+	_, err = rff.ReadAtMost(zeros{}, 0)
+	fmt.Println(err)
+	back, err := rff.ReadAtMost(&buf, size)
+	fmt.Println(back.Info().Points, err)
+	// Output:
+	// true
+	// not an rff model file (bad magic)
+	// 32 <nil>
+}
+
+// zeros is an endless stream of zero bytes, as /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

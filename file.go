@@ -56,11 +56,12 @@ func (m *Model) encode() ([]byte, error) {
 // Load reads the model file at path (any format version this release reads) and checks it: the map is rebuilt and
 // must reproduce the probe features stored in the file.
 func Load(path string) (*Model, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := decode(b)
+	defer f.Close()
+	m, err := ReadAtMost(f, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -72,9 +73,60 @@ func Read(r io.Reader) (*Model, error) {
 	if r == nil {
 		return nil, errors.New("rff.Read: nil reader")
 	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(r); err != nil {
+	return ReadAtMost(r, 0)
+}
+
+// ErrTooLong is returned (wrapped) by ReadAtMost for a stream longer than its limit.
+var ErrTooLong = errors.New("longer than the limit")
+
+// ReadAtMost reads a model from r like Read, reading at most max bytes (max ≤ 0: no limit): a longer stream is
+// refused with an error wrapping ErrTooLong once max + 1 bytes have arrived, so that a device or an endless pipe
+// cannot fill the memory. The first 16 bytes are checked before the rest is read: a stream that is not a model
+// file is refused after them. A reader that knows its length (an *os.File, a *bytes.Reader, …) is read into one
+// buffer of that length.
+func ReadAtMost(r io.Reader, max int64) (*Model, error) {
+	if r == nil {
+		return nil, errors.New("rff.ReadAtMost: nil reader")
+	}
+	var head [model.HeadSize]byte
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, err
+	}
+	if err := model.CheckHead(head[:n]); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	size := int64(-1)
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		size = int64(v.Len())
+	case interface {
+		Stat() (os.FileInfo, error)
+		Seek(int64, int) (int64, error)
+	}:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			if pos, err := v.Seek(0, io.SeekCurrent); err == nil && pos <= fi.Size() {
+				size = fi.Size() - pos
+			}
+		}
+	}
+	if max > 0 && size > max-int64(len(head)) {
+		return nil, fmt.Errorf("the model has %d bytes, %w of %d bytes", size+int64(len(head)), ErrTooLong, max)
+	}
+	if size >= 0 {
+		buf.Grow(len(head) + int(size) + 1) // + 1: the read that finds the end needs no larger buffer
+	}
+	buf.Write(head[:])
+	src := r
+	if max > 0 {
+		src = io.LimitReader(r, max-int64(len(head))+1)
+	}
+	if _, err := buf.ReadFrom(src); err != nil {
+		return nil, err
+	}
+	if max > 0 && int64(buf.Len()) > max {
+		return nil, fmt.Errorf("the model is %w of %d bytes", ErrTooLong, max)
 	}
 	return decode(buf.Bytes())
 }

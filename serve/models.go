@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/model"
 )
 
 // Ext is the extension of the model files a server loads; a model is served under its file name without it.
@@ -228,16 +230,60 @@ func (s *Server) reload() error {
 	return errors.Join(errs...)
 }
 
-// loadFile loads the model file at path, or returns prev when the file holds the same bytes.
+// loadFile loads the model file at path, or returns prev when the file holds the same bytes. A file over
+// Options.MaxModelBytes is refused unread, and one whose head is not a model file's after its first bytes.
 func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > s.opts.MaxModelBytes {
+		return nil, fmt.Errorf("the file has %d bytes, more than the %d a model may have (MaxModelBytes, --max-memory)", fi.Size(), s.opts.MaxModelBytes)
+	}
+	var head [model.HeadSize]byte
+	n, err := io.ReadFull(f, head[:min(model.HeadSize, fi.Size())])
+	if err != nil {
+		return nil, err
+	}
+	if err := model.CheckHead(head[:n]); err != nil {
+		return nil, err
+	}
+	data := make([]byte, 0, fi.Size()+1) // + 1: the read that finds the end needs no larger buffer
+	data = append(data, head[:n]...)
+	// The file may grow while it is read (a copy in progress): it is read to its end, within the limit.
+	data, err = readAll(io.LimitReader(f, s.opts.MaxModelBytes-int64(n)+1), data[:n])
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > s.opts.MaxModelBytes {
+		return nil, fmt.Errorf("the file has more than the %d bytes a model may have (MaxModelBytes, --max-memory)", s.opts.MaxModelBytes)
 	}
 	if prev != nil && sha256.Sum256(data) == prev.sum {
 		return prev, nil
 	}
 	return loadEntry(name, data)
+}
+
+// readAll appends what r gives to b until the end, as io.ReadAll does from an empty slice.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // Watch polls the model directory every interval until ctx is done and reloads it (as Reload does) when a model

@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rffkit/rff/model"
 )
 
 func modelVersion(t *testing.T, c *http.Client, base, name string) (string, int) {
@@ -236,4 +239,54 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "model b to go", func() bool { return !has("b")() })
+}
+
+// A model file over MaxModelBytes is refused without being read, a large file that is not a model file after its
+// first bytes (so neither allocates its size), and the good model of the same name stays in service.
+func TestReloadLargeFiles(t *testing.T) {
+	dir := copyModels(t, "ridge-sr=m")
+	path := filepath.Join(dir, "m.rff")
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 64 << 20
+	s, ts := newTestServer(t, dir, Options{MaxModelBytes: limit})
+	v0, _ := modelVersion(t, ts.Client(), ts.URL, "m")
+	for _, c := range []struct {
+		what string
+		head []byte
+		size int64
+		want string
+	}{
+		{"over the limit", good[:16], limit + 1, "more than the 67108864 a model may have"},
+		{"junk", []byte("not a model file"), limit, "not an rff model file"},
+		{"a newer version", append([]byte(model.Magic), 0xff, 0, 0, 0, 0, 0, 0, 0), limit, "unsupported model format version"},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			tmp := filepath.Join(t.TempDir(), "m.rff")
+			if err := os.WriteFile(tmp, c.head, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(tmp, c.size); err != nil { // sparse: the size costs no disk
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err := s.Reload()
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "m.rff") {
+				t.Fatalf("Reload: %v, want an error naming m.rff with %q", err, c.want)
+			}
+			if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
+				t.Errorf("refusing a file of %d bytes allocated %d bytes", c.size, a)
+			}
+			if v, _ := modelVersion(t, ts.Client(), ts.URL, "m"); v != v0 {
+				t.Errorf("version %q after a refused file, want %q", v, v0)
+			}
+		})
+	}
 }

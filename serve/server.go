@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rffkit/rff/dataset"
 )
 
 // The names of the tensors a server reads and writes.
@@ -55,6 +57,10 @@ type Options struct {
 	// (default 60 s), writing the response (default 60 s, counted from the end of the request header), and
 	// keeping an idle connection (default 120 s); DrainTimeout bounds the graceful shutdown (default 30 s).
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, DrainTimeout time.Duration
+	// MaxModelBytes is the largest model file loaded (default: half of the memory available, as the rff command's
+	// default budget); a larger file, or one whose first bytes are not a model file's, is refused without reading
+	// the rest (logged and returned by Reload), and a good model of the same name stays in service.
+	MaxModelBytes int64
 	// Logger receives the server's structured logs (default: discarded).
 	Logger *slog.Logger
 	// Version is the server version reported by GET /v2.
@@ -67,6 +73,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxRows <= 0 {
 		o.MaxRows = 100000
+	}
+	if o.MaxModelBytes <= 0 {
+		o.MaxModelBytes = dataset.DefaultMaxBytes()
 	}
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = 2 * runtime.GOMAXPROCS(0)

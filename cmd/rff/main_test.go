@@ -374,18 +374,36 @@ func TestMessagesNameTheInput(t *testing.T) {
 	}
 }
 
-// TestModelOverBudget: a model file larger than the memory budget is refused before it is read.
+// TestModelOverBudget: a model file larger than the memory budget is refused before it is read, and a file that is
+// not a model file (zeros, or /dev/zero, which never ends) once its first bytes are read.
 func TestModelOverBudget(t *testing.T) {
 	dir := t.TempDir()
+	head, err := os.ReadFile(filepath.Join("..", "..", "testdata", "v2", "ridge-sr.rff"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	big := filepath.Join(dir, "big.rff")
-	if err := os.WriteFile(big, make([]byte, 3<<20), 0o644); err != nil {
+	if err := os.WriteFile(big, append(head[:16:16], make([]byte, 3<<20-16)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zeros := filepath.Join(dir, "zeros.rff")
+	if err := os.WriteFile(zeros, make([]byte, 3<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	data := writeCSV(t, 10, 2)
 	for _, cmd := range []string{"predict", "eval"} {
-		code, out, errOut := runCLI(cmd, "--model", big, "--data", data, "--max-memory", "1MiB")
-		if code != 2 || out != "" || !strings.Contains(errOut, "--model "+big+" is 3 MiB, over the memory budget of 1 MiB") {
-			t.Errorf("%s: exit %d, stderr %q", cmd, code, errOut)
+		for _, c := range []struct{ model, want string }{
+			{big, "--model " + big + " is 3 MiB, over the memory budget of 1 MiB"},
+			{zeros, zeros + ": not an rff model file"},
+			{"/dev/zero", "/dev/zero: not an rff model file"},
+		} {
+			if _, err := os.Stat(c.model); err != nil {
+				continue // no /dev/zero here
+			}
+			code, out, errOut := runCLI(cmd, "--model", c.model, "--data", data, "--max-memory", "1MiB")
+			if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+				t.Errorf("%s --model %s: exit %d, stderr %q; want %q", cmd, c.model, code, errOut, c.want)
+			}
 		}
 	}
 }

@@ -60,3 +60,36 @@ func TestPipeInput(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestModelPipeOverBudget: a model given as a pipe that never ends (a model file's first bytes, then zeros) is
+// refused once it has given more than the memory budget, without reading on.
+func TestModelPipeOverBudget(t *testing.T) {
+	head, err := os.ReadFile(filepath.Join("..", "..", "testdata", "v2", "ridge-sr.rff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "endless")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip(err)
+	}
+	go func() {
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		if _, err := f.Write(head[:16]); err != nil {
+			return
+		}
+		zeros := make([]byte, 1<<16)
+		for { // until the reader closes the pipe
+			if _, err := f.Write(zeros); err != nil {
+				return
+			}
+		}
+	}()
+	code, out, errOut := runCLI("predict", "--model", p, "--data", writeCSV(t, 10, 2), "--max-memory", "4MiB")
+	if code != 2 || out != "" || !strings.Contains(errOut, "--model "+p+" is over the memory budget of 4 MiB") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

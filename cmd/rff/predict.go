@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -42,14 +43,27 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	if err := f.data.keepInputs(f.data.path, f.data.labels); err != nil {
 		return nil, err
 	}
-	// A model is read whole: a file larger than the budget (a wrong file, or a corrupt one) is refused unread.
-	if fi, err := osStat(f.path); err == nil && fi.Mode().IsRegular() {
-		if b := budgetOf(*f.data.mem); fi.Size() > b {
-			return nil, usagef("--model %s is %s, over the memory budget of %s (a model is read whole): is it a model file? Else raise --max-memory",
-				f.path, rff.FormatBytes(fi.Size()), rff.FormatBytes(b))
-		}
+	// A model is read whole: a file larger than the budget (a wrong file, or a corrupt one) is refused unread, a
+	// device or a pipe once it has given more, and anything that is not a model file after its first 16 bytes.
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return nil, err
 	}
-	return rff.Load(f.path)
+	defer fh.Close()
+	b := budgetOf(*f.data.mem)
+	m, err := rff.ReadAtMost(fh, b)
+	if errors.Is(err, rff.ErrTooLong) {
+		size := "over"
+		if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = rff.FormatBytes(fi.Size()) + ", over"
+		}
+		return nil, usagef("--model %s is %s the memory budget of %s (a model is read whole): is it a model file? Else raise --max-memory",
+			f.path, size, rff.FormatBytes(b))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	return m, nil
 }
 
 // loadFor loads a data file for model m: the target column is the model's own unless --target names one.

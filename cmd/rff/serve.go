@@ -42,6 +42,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	watchEvery := fs.Duration("watch-interval", 2*time.Second, "polling interval of --watch")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
+	mem := registerMemory(fs.FlagSet)
+	fs.Lookup("max-memory").Usage = "largest model file loaded, in bytes or with a unit (512MiB, 8GiB); a larger file, or one that does not start as a model file, is refused unread and logged; 0 = half of the memory available, -1 = no limit"
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -88,7 +90,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := serve.Options{MaxBodyBytes: body, MaxRows: *maxRows, MaxConcurrent: *maxConc, MaxQueue: *maxQueue,
 		QueueTimeout: *queueTimeout, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
-		IdleTimeout: *idleTimeout, DrainTimeout: *drainTimeout, Logger: logger, Version: Version}
+		IdleTimeout: *idleTimeout, DrainTimeout: *drainTimeout, Logger: logger, Version: Version, MaxModelBytes: budgetOf(*mem)}
 	opts.ReadHeaderTimeout = min(*readTimeout, 10*time.Second)
 	opts.TokenFile = *tokenFile // re-read on SIGHUP and, with --watch, when it changes
 	var tlsConfig *tls.Config
