@@ -72,18 +72,19 @@ func Names() []string {
 }
 
 // Parse returns the rule named s: g (alias rff), orf, sorf (alias rom), qmc, gq or gq:M (Gauss–Hermite degree M),
-// sr-butterfly (alias b), sr-haar (alias h).
+// sr-butterfly (alias b), sr-haar (alias h). Only gq takes a parameter after a colon; any other suffix is an error.
 func Parse(s string) (Rule, error) {
 	name, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
+	var r Rule
 	switch name {
 	case "g", "rff", "gaussian":
-		return G{}, nil
+		r = G{}
 	case "orf":
-		return ORF{}, nil
+		r = ORF{}
 	case "sorf", "rom":
-		return SORF{}, nil
+		r = SORF{}
 	case "qmc", "halton":
-		return QMC{}, nil
+		r = QMC{}
 	case "gq":
 		if !hasArg {
 			return GQ{}, nil
@@ -94,11 +95,16 @@ func Parse(s string) (Rule, error) {
 		}
 		return GQ{Degree: m}, nil
 	case "sr-butterfly", "b", "sr":
-		return SR{Rotation: Butterfly}, nil
+		r = SR{Rotation: Butterfly}
 	case "sr-haar", "h":
-		return SR{Rotation: Haar}, nil
+		r = SR{Rotation: Haar}
+	default:
+		return nil, fmt.Errorf("unknown rule %q (want one of %s)", s, strings.Join(Names(), ", "))
 	}
-	return nil, fmt.Errorf("unknown rule %q (want one of %s)", s, strings.Join(Names(), ", "))
+	if hasArg {
+		return nil, fmt.Errorf("rule %q: %s takes no parameter; write %s (only gq takes one, as gq:M with M in 1..64)", s, r.Name(), r.Name())
+	}
+	return r, nil
 }
 
 // ParseList parses a comma-separated list of rules.

@@ -3,6 +3,7 @@ package rule
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/rffkit/rff/internal/structured"
@@ -370,6 +371,36 @@ func TestDeterminism(t *testing.T) {
 		if !diff {
 			t.Errorf("%s: different seeds, same points", r.Name())
 		}
+	}
+}
+
+// TestParseSuffix: only gq takes a parameter after a colon; any other rule with a suffix is refused, naming the
+// rule and the form that is accepted, rather than parsed as the plain rule.
+func TestParseSuffix(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"g:5", "g takes no parameter"},
+		{"rff:2", "g takes no parameter"},
+		{"sr-butterfly:abc", "sr-butterfly takes no parameter"},
+		{"b:3", "sr-butterfly takes no parameter"},
+		{"sr-haar:1", "sr-haar takes no parameter"},
+		{"qmc:xyz", "qmc takes no parameter"},
+		{"orf:zzz", "orf takes no parameter"},
+		{"sorf:", "sorf takes no parameter"},
+		{"gq:3:junk", "Gauss–Hermite degree"},
+		{"gq:", "Gauss–Hermite degree"},
+	} {
+		t.Run(c.in, func(t *testing.T) {
+			r, err := Parse(c.in)
+			if err == nil {
+				t.Fatalf("Parse(%q) = %v, want an error", c.in, r.Name())
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.in) {
+				t.Errorf("Parse(%q): %q, want it to name the input and say %q", c.in, err, c.want)
+			}
+		})
+	}
+	if _, err := ParseList("g,orf:zzz"); err == nil {
+		t.Error(`ParseList("g,orf:zzz") must fail`)
 	}
 }
 

@@ -93,7 +93,7 @@ func (f *studyFlags) runStudy(name string, data *dataset.Data, preprocess string
 	}
 	rules, err := rule.ParseList(f.rules)
 	if err != nil {
-		return usageError{err.Error()}
+		return usagef("--rules: %v", err)
 	}
 	ns, err := parseInts(f.ns, "--n")
 	if err != nil {

@@ -118,8 +118,8 @@ func TestFitGQNote(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "gq:5 features") || strings.Contains(errOut, "repeat") {
 		t.Errorf("gq:5 (125 grid points > D): exit %d, stderr %q", code, errOut)
 	}
-	for _, args := range [][]string{{"--rule", "g"}, {"--rule", "gq", "--exact"}} {
-		code, _, errOut = runCLI(append([]string{"fit", "--data", data, "--out", model, "-D", "64"}, args...)...)
+	for _, args := range [][]string{{"-D", "64", "--rule", "g"}, {"--exact"}} {
+		code, _, errOut = runCLI(append([]string{"fit", "--data", data, "--out", model}, args...)...)
 		if code != 0 || errOut != "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}

@@ -116,6 +116,13 @@ func TestBadInputs(t *testing.T) {
 		// Flags.
 		{"bound", "--eps", "0", "--d", "2", "--diameter", "1"},
 		{"fit", "--data", e.train, "--out", out, "--max-memory", "lots"},
+		{"fit", "--data", e.train, "--out", out, "--max-memory", "-5"},
+		{"fit", "--data", e.train, "--out", out, "--gamma", "9e307"},
+		{"fit", "--data", e.train, "--out", out, "--sigma", "1e-320"},
+		{"fit", "--data", e.train, "--out", out, "--rule", "g:5"},
+		{"fit", "--data", e.train, "--out", out, "--lambda", "1e308"},
+		{"approx", "--data", e.train, "--samples", "100", "--rules", "orf:zzz"},
+		{"bound", "--d", "5", "--diameter", "2", "-D", "9223372036854775807"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c, " "), func(t *testing.T) {

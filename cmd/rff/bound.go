@@ -30,6 +30,58 @@ func parseMultiIndex(s, what string) ([]int, error) {
 	return out, nil
 }
 
+// maxBoundPoints is the largest -D that bound takes: 2^53, the largest point count the bounds solve for (where
+// float64 stops counting integers), so that the 2D cos/sin columns are counted exactly too.
+const maxBoundPoints = 1 << 53
+
+// theoremFlags lists the flags that only some theorems read, with what they are and the theorems that read them;
+// any other theorem would ignore them, so they are refused there.
+var theoremFlags = map[string]struct{ what, theorems string }{
+	"p":              {"derivative multi-index p", "ss-deriv ss-deriv-bounded ss-deriv-unbounded"},
+	"q":              {"derivative multi-index q", "ss-deriv ss-deriv-bounded ss-deriv-unbounded"},
+	"lambda0":        {"λ₀ = λ/n", "krr"},
+	"sigma-y":        {"bound σ_y on the targets", "krr"},
+	"features":       {"feature choice", "krr"},
+	"ovk":            {"operator-valued kernel", "orff"},
+	"outputs":        {"output count of a decomposable kernel", "orff"},
+	"norm-a":         {"‖A‖₂ of a decomposable kernel", "orff"},
+	"exact-variance": {"exact V[A] of the div-free kernel", "orff"},
+}
+
+// checkTheoremFlags refuses the flags set that the theorem would ignore (see theoremFlags), and the orff flags of
+// another operator-valued kernel than the one chosen.
+func checkTheoremFlags(set map[string]bool, theorem, ovk string) error {
+	names := make([]string, 0, len(set))
+	for name := range set {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		tf, ok := theoremFlags[name]
+		if !ok || slices.Contains(strings.Fields(tf.theorems), theorem) {
+			continue
+		}
+		return usagef("--%s is the %s of --theorem %s, not of %s; leave it out", name, tf.what,
+			strings.Join(strings.Fields(tf.theorems), ", "), theorem)
+	}
+	if theorem != "orff" {
+		return nil
+	}
+	kind := strings.ToLower(strings.TrimSpace(ovk))
+	dec := kind == "decomposable" || kind == "dec"
+	div := kind == "div-free" || kind == "div" || kind == "divfree" || kind == "divergence-free"
+	if kind == "" {
+		ovk = "curl-free (the default)"
+	}
+	switch {
+	case (set["outputs"] || set["norm-a"]) && !dec:
+		return usagef("--outputs and --norm-a describe --ovk decomposable, not %s; leave them out", ovk)
+	case set["exact-variance"] && !div:
+		return usagef("--exact-variance changes the variance of --ovk div-free only, not of %s; leave it out", ovk)
+	}
+	return nil
+}
+
 func runBound(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bound", stdout, "--theorem NAME --d D --diameter S (--eps E | -D M) --delta P [flags]")
 	theorem := fs.String("theorem", "ss-linf", "bound: "+strings.Join(bound.Names(), "|"))
@@ -40,7 +92,7 @@ func runBound(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&p.Sigma, "sigma", 0, "kernel bandwidth σ (default sqrt(d/2), i.e. γ = 1/d)")
 	fs.Float64Var(&p.Nu, "nu", 0, "Matérn smoothness ν (--kernel matern)")
 	fs.Float64Var(&p.Eps, "eps", 0, "target error ε: solve for the number of points")
-	fs.IntVar(&p.M, "D", 0, "number of points (frequencies; 2D cos/sin columns): solve for the error")
+	fs.IntVar(&p.M, "D", 0, "number of points (frequencies; 2D cos/sin columns), at most 2^53: solve for the error")
 	fs.Float64Var(&p.Delta, "delta", 0.05, "failure probability δ: the guarantee holds with probability ≥ 1 − δ")
 	fs.Float64Var(&p.R, "r", 2, "exponent r ≥ 1 of the L^r norm (ss-lr)")
 	pStr := fs.String("p", "", "derivative multi-index p for ss-deriv, comma list of d integers (e.g. 1,0)")
@@ -66,6 +118,8 @@ func runBound(args []string, stdout, stderr io.Writer) error {
 		return usagef("--eps must be a positive error, got %v", p.Eps)
 	case set["D"] && p.M < 1:
 		return usagef("-D must be at least 1 point, got %d", p.M)
+	case set["D"] && p.M > maxBoundPoints:
+		return usagef("-D %d is more points than the bounds count (at most 2^53 = %d)", p.M, maxBoundPoints)
 	case set["eps"] == set["D"]:
 		return usagef("give exactly one of --eps (solve for D) and -D (solve for the error)")
 	}
@@ -75,10 +129,16 @@ func runBound(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case set["sigma"] && (!(p.Sigma > 0) || math.IsInf(p.Sigma, 0)):
 		return usagef("--sigma must be a positive bandwidth, got %v (leave it out for σ = sqrt(d/2))", p.Sigma)
-	case set["nu"] && !strings.HasPrefix(p.Kernel, "matern"):
+	case set["nu"] && strings.ToLower(strings.TrimSpace(p.Kernel)) != "matern":
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(p.Kernel)), "matern") {
+			return usagef("--nu is the smoothness of --kernel matern, not of %s, whose ν is fixed by its name; leave --nu out", p.Kernel)
+		}
 		return usagef("--nu is the smoothness of --kernel matern, not of %s", p.Kernel)
 	case set["r"] && *theorem != "ss-lr":
 		return usagef("--r is the exponent of the L^r norm of --theorem ss-lr, not of %s", *theorem)
+	}
+	if err := checkTheoremFlags(set, *theorem, p.OVK); err != nil {
+		return err
 	}
 	var err error
 	if p.P, err = parseMultiIndex(*pStr, "--p"); err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // memoryFlag is the --max-memory flag: the memory budget of a command in bytes (0: half the memory available,
-// negative: no limit). It accepts a number of bytes or a number with a binary or decimal unit (512MiB, 8GiB, 2GB).
+// -1: no limit). It accepts a number of bytes or a number with a binary or decimal unit (512MiB, 8GiB, 2GB).
 type memoryFlag int64
 
 const memoryHelp = "memory budget: the most the command may allocate, in bytes or with a unit (512MiB, 8GiB); work that would need more is refused before it starts; 0 = half of the memory available, -1 = no limit"
@@ -36,7 +36,7 @@ func registerMemory(fs *flag.FlagSet) *memoryFlag {
 	return m
 }
 
-// parseMemory parses "123", "1.5e9", "512MiB", "8GiB", "2GB", "-1".
+// parseMemory parses "123", "1.5e9", "512MiB", "8GiB", "2GB", "-1". -1 is the only negative value (no limit).
 func parseMemory(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	units := []struct {
@@ -55,6 +55,9 @@ func parseMemory(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a number of bytes (e.g. 8GiB, 512MiB, 0 for the default, -1 for no limit)", s)
 	}
 	if v < 0 {
+		if v != -1 || mult != 1 {
+			return 0, fmt.Errorf("%q: the only negative budget is -1 (no limit); give a number of bytes (e.g. 8GiB), 0 for half of the memory available, or -1", s)
+		}
 		return -1, nil
 	}
 	return int64(v * mult), nil

@@ -79,7 +79,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.Lambda, "lambda", 1e-6, "ridge penalty λ in (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖²")
 	fs.IntVar(&cfg.CV, "cv", 0, "choose λ by K-fold cross-validation over --lambdas (0 = off)")
 	lambdas := fs.String("lambdas", "1e-9:1e-1:17", "λ grid for --cv and --tune: lo:hi:count (log-spaced) or a comma list")
-	fs.BoolVar(&cfg.Exact, "exact", false, "fit exact kernel ridge regression on the N×N Gram instead of features")
+	fs.BoolVar(&cfg.Exact, "exact", false, "fit exact kernel ridge regression on the N×N Gram instead of features (no -D, --rule, --form or --rule-fallback)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the feature map")
 	out := fs.String("out", "", "model file to write (written last, atomically, once everything else succeeded)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
@@ -116,6 +116,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkNystromFlags(fs, &cfg); err != nil {
+		return err
+	}
+	if err := checkRuleFlags(fs, &cfg); err != nil {
 		return err
 	}
 	if cfg.Points < 1 && cfg.Map != "nystrom" {
@@ -230,6 +233,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		rep.Seconds["load"] = time.Since(t0).Seconds()
+		if err := checkLambdaScale(&cfg, data.N); err != nil {
+			return err
+		}
 		var vals, grads []float64
 		if *valuesPath != "" {
 			if vals, err = readColumns(*valuesPath, data.N, 1, "--values"); err != nil {
@@ -251,10 +257,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		rep.Seconds["load"] = time.Since(t0).Seconds()
+		if err := checkLambdaScale(&cfg, data.N); err != nil {
+			return err
+		}
 		m, err = rff.Fit(cfg, data)
 	}
 	if err != nil {
-		return budgetHint(err)
+		return lambdaHint(budgetHint(err), &cfg)
 	}
 	rep.Seconds["fit"] = time.Since(t0).Seconds() - rep.Seconds["load"] // a streamed fit reads its file as it fits
 	rep.Info, rep.Fit = m.Info(), m.Report()
@@ -297,6 +306,46 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// largestLambda returns the flag that gives the fit its λ (--lambda, or --lambdas for --cv and --tune) and the
+// largest λ it gives.
+func largestLambda(cfg *rff.Config) (string, float64) {
+	if !cfg.Tune && cfg.CV == 0 {
+		return "--lambda", cfg.Lambda
+	}
+	lambda := 0.0
+	for _, v := range cfg.Lambdas {
+		lambda = max(lambda, v)
+	}
+	return "--lambdas", lambda
+}
+
+// lambdaAdvice is what a refusal of a λ too large to solve with suggests.
+const lambdaAdvice = "give λ in a sensible range, such as 1e-9 to 1e-1 (or let --cv or --tune choose it)"
+
+// checkLambdaScale refuses, once the n training rows are known, a λ whose N·λ, the ridge term of ZᵀZ + NλI (and of
+// K + NλI for --exact), is not a finite float64: the system cannot then be formed, whatever the solver.
+func checkLambdaScale(cfg *rff.Config, n int) error {
+	name, lambda := largestLambda(cfg)
+	if nl := float64(n) * lambda; math.IsInf(nl, 0) {
+		return usagef("%s %g: N·λ = %d·%g overflows floating point, so the ridge term NλI cannot be formed; %s", name, lambda, n, lambda, lambdaAdvice)
+	}
+	return nil
+}
+
+// lambdaHint rewrites a failed factorization at a large λ: the advice "increase λ" of the solvers is right when λ is
+// too small for rounding errors, but with λ ≥ 1 (past the scale of the features, whose squared norm is about
+// k(x, x)) the system failed because the terms in N·λ overflowed, and a larger λ cannot help.
+func lambdaHint(err error, cfg *rff.Config) error {
+	if err == nil || !strings.Contains(err.Error(), "not positive definite") {
+		return err
+	}
+	name, lambda := largestLambda(cfg)
+	if !(lambda >= 1) {
+		return err
+	}
+	return usagef("%s %g: the ridge system could not be factorized (its terms in N·λ overflow floating point); %s", name, lambda, lambdaAdvice)
+}
+
 // streamChunkRows is the number of CSV rows a --stream fit holds at a time.
 var streamChunkRows = 1 << 15
 
@@ -323,16 +372,24 @@ func checkStream(df *dataFlags) error {
 
 // kernelFlags select a kernel and its bandwidth.
 type kernelFlags struct {
-	name         string
-	sigma, gamma float64
+	name               string
+	sigma, gamma       float64
+	sigmaSet, gammaSet bool // given on the command line (auto included)
 }
 
 // sigmaFlag is --sigma (or --gamma, as γ = 1/(2σ²)): a positive finite number, or "auto" (stored as 0) for the
-// command's default. A literal 0 is refused rather than taken for auto.
+// command's default. A literal 0 is refused rather than taken for auto, and so is a value whose σ is not a positive
+// normal float64 (a subnormal σ, or a γ so large that 1/√(2γ) underflows): the spectral law's scale 1/σ must be
+// finite.
 type sigmaFlag struct {
 	v    *float64
 	what string // "bandwidth" or "γ"
+	set  *bool
 }
+
+// smallestNormal is the smallest positive normal float64, 2^−1022 ≈ 2.2e-308: below it a bandwidth is subnormal and
+// its reciprocal overflows.
+const smallestNormal = 0x1p-1022
 
 func (s sigmaFlag) String() string {
 	if s.v == nil || *s.v == 0 {
@@ -342,6 +399,9 @@ func (s sigmaFlag) String() string {
 }
 
 func (s sigmaFlag) Set(v string) error {
+	if s.set != nil {
+		*s.set = true
+	}
 	if strings.TrimSpace(v) == "auto" {
 		*s.v = 0
 		return nil
@@ -350,6 +410,13 @@ func (s sigmaFlag) Set(v string) error {
 	if err != nil || !(x > 0) || math.IsInf(x, 0) {
 		return fmt.Errorf("%q is not a %s (a positive number, or auto)", v, s.what)
 	}
+	if s.what == "γ" {
+		if sigma := kernel.SigmaFromGamma(x); !(sigma >= smallestNormal) {
+			return fmt.Errorf("%q is too large a γ: σ = 1/√(2γ) underflows to %g; give γ ≤ %.4g (or --sigma)", v, sigma, math.MaxFloat64/2)
+		}
+	} else if x < smallestNormal {
+		return fmt.Errorf("%q is too small a bandwidth: σ must be at least %.4g (the smallest normal float64), or auto", v, smallestNormal)
+	}
 	*s.v = x
 	return nil
 }
@@ -357,13 +424,13 @@ func (s sigmaFlag) Set(v string) error {
 // register adds --kernel, --sigma and --gamma; auto says what --sigma's default is.
 func (f *kernelFlags) register(fs *flag.FlagSet, auto string) {
 	fs.StringVar(&f.name, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
-	fs.Var(sigmaFlag{&f.sigma, "bandwidth"}, "sigma", "bandwidth σ, or auto: "+auto)
-	fs.Var(sigmaFlag{&f.gamma, "γ"}, "gamma", "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
+	fs.Var(sigmaFlag{&f.sigma, "bandwidth", &f.sigmaSet}, "sigma", "bandwidth σ, or auto: "+auto)
+	fs.Var(sigmaFlag{&f.gamma, "γ", &f.gammaSet}, "gamma", "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
 }
 
 // config returns the kernel name and σ (0 for the default γ = 1/d).
 func (f *kernelFlags) config() (string, float64, error) {
-	if f.sigma != 0 && f.gamma != 0 {
+	if (f.sigma != 0 || f.sigmaSet) && (f.gamma != 0 || f.gammaSet) { // auto counts: one flag sets the bandwidth
 		return "", 0, usagef("give --sigma or --gamma, not both")
 	}
 	if (f.sigma != 0 || f.gamma != 0) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(f.name)), "arccos") {
@@ -396,7 +463,7 @@ func (f *kernelFlags) build(d int) (kernel.Kernel, float64, error) {
 
 // checkFitModes refuses flags that the chosen mode would ignore, rather than fit something other than what the
 // command line says: a --sigma or --lambda that --tune or --cv would replace, the tuning flags without --tune or
-// --cv, and flags of a task that is not in use.
+// --cv, flags of a task that is not in use, and the random-feature flags of an exact fit.
 func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 	set := func(name string) bool { return flagSet(fs, name) }
 	switch {
@@ -421,6 +488,53 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--test-labels belongs to --test-data (the IDX images it labels)")
 	case set("encoding") && cfg.Task != "classification":
 		return usagef("--encoding codes the classes of --task classification")
+	case set("max-classes") && cfg.Task != "classification":
+		return usagef("--max-classes bounds the classes of --task classification, not of --task %s; leave it out", cfg.Task)
+	}
+	if cfg.Exact {
+		for _, name := range []string{"D", "rule", "form", "rule-fallback"} {
+			if set(name) {
+				return usagef("%s does not go with --exact: exact kernel ridge regression draws no random features; leave it out", dashed(name))
+			}
+		}
+		if set("solver") && cfg.Solver != "cholesky" {
+			return usagef("--solver %s does not go with --exact: exact kernel ridge regression solves by Cholesky; leave --solver out", cfg.Solver)
+		}
+	}
+	return nil
+}
+
+// dashed is the flag name as the help spells it: -D, and --name for the long names.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// checkRuleFlags parses --rule and --rule-fallback on a random-feature map before any work, so that a misspelt name
+// is refused whether or not the fit would need it, and refuses a fallback that could never be used: only SR rules
+// round -D to whole rules and fall back.
+func checkRuleFlags(fs *cmdFlags, cfg *rff.Config) error {
+	if cfg.Map != "features" || cfg.Exact {
+		return nil
+	}
+	r, err := rule.Parse(cfg.Rule)
+	if err != nil {
+		return usagef("--rule: %v", err)
+	}
+	if !flagSet(fs, "rule-fallback") {
+		return nil
+	}
+	fb, err := rule.Parse(cfg.Fallback)
+	if err != nil {
+		return usagef("--rule-fallback: %v", err)
+	}
+	if _, sr := fb.(rule.SR); sr {
+		return usagef("--rule-fallback %s rounds -D as well; choose g, orf, sorf, qmc or gq", fb.Name())
+	}
+	if _, sr := r.(rule.SR); !sr {
+		return usagef("--rule-fallback replaces an SR rule that would round -D up too far; --rule %s draws exactly -D points, so leave --rule-fallback out", r.Name())
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,7 +75,11 @@ func TestFitTuneTasks(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".rff")
-			args := append([]string{"fit", "--out", out, "-D", "8", "--rule", "g", "--tune", "--sigmas", "0.5,2"}, c.args...)
+			args := []string{"fit", "--out", out, "--tune", "--sigmas", "0.5,2"}
+			if !slices.Contains(c.args, "--exact") { // an exact fit draws no features: -D and --rule are refused
+				args = append(args, "-D", "8", "--rule", "g")
+			}
+			args = append(args, c.args...)
 			code, stdout, errOut := runCLI(args...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
@@ -132,7 +137,11 @@ func TestFitTuneRefusals(t *testing.T) {
 		{[]string{"--data", data, "--stream"}, "tune without streaming"},
 		{[]string{"--data", data, "--task", "hermite", "--values", values, "--select", "cv"}, "hermite models are tuned by gcv or evidence"},
 	} {
-		args := append([]string{"fit", "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--tune"}, c.args...)
+		args := []string{"fit", "--out", filepath.Join(dir, "m.rff"), "--tune"}
+		if !slices.Contains(c.args, "--exact") { // an exact fit draws no features: -D is refused
+			args = append(args, "-D", "8")
+		}
+		args = append(args, c.args...)
 		code, _, errOut := runCLI(args...)
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming %q", c.args, code, errOut, c.want)

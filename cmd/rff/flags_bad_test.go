@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rffkit/rff"
+)
+
+// TestFlagValuesRefused: flag values that used to be taken silently for something else — a γ or σ whose bandwidth is
+// not a positive normal float (once the median heuristic, or an internal error), junk after a rule name (once the
+// plain rule), a misspelt fallback rule, a negative budget other than -1, flags the chosen mode ignores, an -D past
+// what the bounds count, a λ so large that N·λ overflows — are refused: exit 2, one line on stderr that names the
+// flag, nothing on stdout.
+func TestFlagValuesRefused(t *testing.T) {
+	data := writeCSV(t, 40, 2)
+	out := filepath.Join(t.TempDir(), "m.rff")
+	fit := func(a ...string) []string {
+		return append([]string{"fit", "--data", data, "--out", out}, a...)
+	}
+	approx := func(a ...string) []string {
+		return append([]string{"approx", "--data", data, "--samples", "20", "--runs", "1", "--n", "1"}, a...)
+	}
+	bound := func(a ...string) []string {
+		return append([]string{"bound", "--d", "5", "--diameter", "2"}, a...)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string // fragments of the one stderr line
+	}{
+		// 1. A bandwidth whose σ is not a positive normal float, and --sigma with --gamma in any spelling.
+		{"gamma σ underflows", fit("-D", "8", "--gamma", "9e307"), []string{"-gamma", "γ ≤"}},
+		{"gamma max float", fit("-D", "8", "--gamma", "1.7976931348623157e308"), []string{"-gamma", "underflows"}},
+		{"sigma auto with gamma", fit("-D", "8", "--sigma", "auto", "--gamma", "1"), []string{"give --sigma or --gamma, not both"}},
+		{"gamma with sigma auto", fit("-D", "8", "--gamma", "1", "--sigma", "auto"), []string{"give --sigma or --gamma, not both"}},
+		{"gamma auto with sigma", fit("-D", "8", "--gamma", "auto", "--sigma", "2"), []string{"give --sigma or --gamma, not both"}},
+		{"approx sigma auto with gamma", approx("--sigma", "auto", "--gamma", "1"), []string{"give --sigma or --gamma, not both"}},
+		{"approx gamma σ underflows", approx("--gamma", "9e307"), []string{"-gamma", "γ ≤"}},
+		// 7. A subnormal σ.
+		{"sigma subnormal", fit("-D", "8", "--sigma", "1e-320"), []string{"-sigma", "too small a bandwidth"}},
+		{"sigma smallest subnormal", fit("-D", "8", "--sigma", "5e-324"), []string{"-sigma", "too small a bandwidth"}},
+		{"approx sigma subnormal", approx("--sigma", "1e-320"), []string{"-sigma", "too small a bandwidth"}},
+		// 2. Junk after a rule name.
+		{"rule g suffix", fit("-D", "8", "--rule", "g:5"), []string{"--rule", "g takes no parameter", "gq:M"}},
+		{"rule sr-butterfly suffix", fit("-D", "8", "--rule", "sr-butterfly:abc"), []string{"--rule", "sr-butterfly takes no parameter"}},
+		{"rule qmc suffix", fit("-D", "8", "--rule", "qmc:xyz"), []string{"--rule", "qmc takes no parameter"}},
+		{"rule gq two suffixes", fit("-D", "8", "--rule", "gq:3:junk"), []string{"--rule", "Gauss–Hermite degree"}},
+		{"approx rules orf suffix", approx("--rules", "g,orf:zzz"), []string{"--rules", "orf takes no parameter"}},
+		// 3. The fallback rule is checked whether or not the fit needs it.
+		{"rule-fallback unknown", fit("-D", "8", "--rule-fallback", "foo"), []string{"--rule-fallback", `unknown rule "foo"`}},
+		{"rule-fallback suffix", fit("-D", "8", "--rule-fallback", "orf:2"), []string{"--rule-fallback", "orf takes no parameter"}},
+		{"rule-fallback an SR rule", fit("-D", "8", "--rule-fallback", "sr-haar"), []string{"--rule-fallback sr-haar rounds -D"}},
+		{"rule-fallback without an SR rule", fit("-D", "8", "--rule", "orf", "--rule-fallback", "g"), []string{"--rule-fallback", "leave --rule-fallback out"}},
+		// 4. -1 is the only negative budget.
+		{"max-memory -5", fit("-D", "8", "--max-memory", "-5"), []string{"-max-memory", "the only negative budget is -1"}},
+		{"max-memory -0.5", fit("-D", "8", "--max-memory", "-0.5"), []string{"-max-memory", "the only negative budget is -1"}},
+		{"max-memory -1GiB", fit("-D", "8", "--max-memory", "-1GiB"), []string{"-max-memory", "the only negative budget is -1"}},
+		// 5. Flags the chosen mode ignores.
+		{"exact with -D", fit("--exact", "-D", "8"), []string{"-D does not go with --exact"}},
+		{"exact with rule", fit("--exact", "--rule", "g"), []string{"--rule does not go with --exact"}},
+		{"exact with form", fit("--exact", "--form", "cosphase"), []string{"--form does not go with --exact"}},
+		{"exact with solver cg", fit("--exact", "--solver", "cg"), []string{"--solver cg does not go with --exact"}},
+		{"exact with rule-fallback", fit("--exact", "--rule-fallback", "orf"), []string{"--rule-fallback does not go with --exact"}},
+		{"max-classes on a regression", fit("-D", "8", "--max-classes", "5"), []string{"--max-classes", "--task regression"}},
+		{"bound lambda0 without krr", bound("-D", "100", "--lambda0", "3", "--theorem", "ss-linf"), []string{"--lambda0", "--theorem krr, not of ss-linf"}},
+		{"bound sigma-y without krr", bound("-D", "100", "--sigma-y", "2"), []string{"--sigma-y", "--theorem krr"}},
+		{"bound features without krr", bound("-D", "100", "--features", "rff", "--theorem", "rr"), []string{"--features", "--theorem krr, not of rr"}},
+		{"bound p without ss-deriv", bound("-D", "100", "--p", "1,0,0,0,0", "--theorem", "ss-lr"), []string{"--p", "not of ss-lr"}},
+		{"bound ovk without orff", bound("-D", "100", "--ovk", "div-free", "--theorem", "krr", "--lambda0", "1"), []string{"--ovk", "--theorem orff, not of krr"}},
+		{"bound outputs without decomposable", bound("-D", "100", "--theorem", "orff", "--outputs", "3"), []string{"--outputs", "--ovk decomposable"}},
+		{"bound exact-variance curl-free", bound("-D", "100", "--theorem", "orff", "--exact-variance"), []string{"--exact-variance", "div-free only"}},
+		{"bound nu with matern32", bound("-D", "100", "--kernel", "matern32", "--nu", "-1"), []string{"--nu", "not of matern32"}},
+		{"bound nu with matern52", bound("-D", "100", "--kernel", "matern52", "--nu", "2.5"), []string{"--nu", "not of matern52"}},
+		// 6. -D past what the bounds count (2·D overflowed into a negative column count).
+		{"bound -D max int64", bound("--theorem", "ss-linf", "-D", "9223372036854775807"), []string{"-D 9223372036854775807", "at most 2^53"}},
+		{"bound -D 2^53+1", bound("-D", "9007199254740993"), []string{"-D 9007199254740993", "at most 2^53"}},
+		// 7. A λ that overflows N·λ: the advice is a sensible λ, not a larger one.
+		{"lambda overflows", fit("-D", "8", "--lambda", "1e308"), []string{"--lambda 1e+308", "N·λ = 40·1e+308 overflows", "1e-9 to 1e-1"}},
+		{"lambda overflows exact", fit("--exact", "--lambda", "1e308"), []string{"--lambda 1e+308", "overflows"}},
+		{"lambdas overflow cv", fit("-D", "8", "--cv", "2", "--lambdas", "1e-3,1e308"), []string{"--lambdas 1e+308", "overflows"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(c.args...)
+			if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line on stderr only", c.args, code, stdout, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("%v: stderr %q does not say %q", c.args, stderr, w)
+				}
+			}
+			if strings.Contains(stderr, "increase λ") || strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "feature.") {
+				t.Errorf("%v: stderr %q gives internal text or the wrong advice", c.args, stderr)
+			}
+		})
+	}
+}
+
+// TestFlagValuesAccepted: the values next to the refused ones still run, so the refusals are not broader than the
+// flags' documented meaning.
+func TestFlagValuesAccepted(t *testing.T) {
+	data := writeCSV(t, 40, 2)
+	out := filepath.Join(t.TempDir(), "m.rff")
+	fit := func(a ...string) []string {
+		return append([]string{"fit", "--data", data, "--out", out}, a...)
+	}
+	bound := func(a ...string) []string {
+		return append([]string{"bound", "--d", "5", "--diameter", "2"}, a...)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"gamma large but representable", fit("-D", "8", "--gamma", "1e300")},
+		{"gamma auto", fit("-D", "8", "--gamma", "auto")},
+		{"sigma smallest normal", fit("-D", "8", "--sigma", "1e300")},
+		{"rule gq degree", fit("-D", "8", "--rule", "gq:3")},
+		{"rule-fallback with an SR rule", fit("-D", "8", "--rule", "sr-haar", "--rule-fallback", "orf")},
+		{"max-memory -1", fit("-D", "8", "--max-memory", "-1")},
+		{"max-memory 0", fit("-D", "8", "--max-memory", "0")},
+		{"exact with solver cholesky", fit("--exact", "--solver", "cholesky")},
+		{"max-classes on a classifier", fit("-D", "8", "--task", "classification", "--max-classes", "5")},
+		{"lambda large", fit("-D", "8", "--lambda", "1e300")},
+		{"lambda largest with finite N·λ", fit("-D", "8", "--lambda", "4e306")},
+		{"bound lambda0 with krr", bound("-D", "100", "--theorem", "krr", "--lambda0", "0.1", "--features", "rff")},
+		{"bound nu with matern", bound("-D", "100", "--kernel", "matern", "--nu", "1.5")},
+		{"bound decomposable outputs", bound("-D", "100", "--theorem", "orff", "--ovk", "decomposable", "--outputs", "3", "--norm-a", "2")},
+		{"bound div-free exact-variance", bound("-D", "100", "--theorem", "orff", "--ovk", "div-free", "--exact-variance")},
+		{"bound -D 2^53", bound("-D", "9007199254740992")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if code, _, stderr := runCLI(c.args...); code != 0 {
+				t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr)
+			}
+		})
+	}
+}
+
+// TestLambdaHint: a solver's "not positive definite: increase λ" is kept for a small λ, where it is the right advice,
+// and rewritten for a λ ≥ 1, where the terms in N·λ overflowed (a streamed fit, whose N is not known up front).
+func TestLambdaHint(t *testing.T) {
+	solver := errors.New("learn.Ridge.Solve: the system ZᵀZ + NλI is not positive definite: increase λ")
+	for _, c := range []struct {
+		name string
+		err  error
+		cfg  rff.Config
+		want string // a fragment of the error returned
+		keep bool   // the error is returned as it was
+	}{
+		{"small λ", solver, rff.Config{Lambda: 1e-12}, "increase λ", true},
+		{"huge λ", solver, rff.Config{Lambda: 1e307}, "--lambda 1e+307: the ridge system could not be factorized", false},
+		{"huge λ in the cv grid", solver, rff.Config{CV: 3, Lambda: 1e-6, Lambdas: []float64{1e-3, 1e307}}, "--lambdas 1e+307", false},
+		{"tune grid of small λ", solver, rff.Config{Tune: true, Lambda: 1e307, Lambdas: []float64{1e-3}}, "increase λ", true},
+		{"other error", errors.New("no space left on device"), rff.Config{Lambda: 1e307}, "no space", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := lambdaHint(c.err, &c.cfg)
+			if got == nil || !strings.Contains(got.Error(), c.want) {
+				t.Fatalf("lambdaHint = %v, want it to say %q", got, c.want)
+			}
+			if kept := got == c.err; kept != c.keep {
+				t.Errorf("lambdaHint = %q: kept %v, want %v", got, kept, c.keep)
+			}
+			if !c.keep && (strings.Contains(got.Error(), "increase λ") || !strings.Contains(got.Error(), "1e-9 to 1e-1")) {
+				t.Errorf("lambdaHint = %q: want a sensible range, not a larger λ", got)
+			}
+		})
+	}
+}
