@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -175,11 +176,17 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	write := func(w io.Writer) error {
 		b := bufio.NewWriter(w)
+		// Class labels and column names are text from the training file: csv quotes those that hold a comma, a
+		// quote or a line break (RFC 4180), so the output reads back as it was meant.
+		cw := csv.NewWriter(b)
 		if p.Labels != nil {
-			b.WriteString("label\n")
+			_ = cw.Write([]string{"label"})
 			for _, l := range p.Labels {
-				b.WriteString(l)
-				b.WriteByte('\n')
+				_ = cw.Write([]string{l})
+			}
+			cw.Flush()
+			if err := cw.Error(); err != nil {
+				return err
 			}
 			return b.Flush()
 		}
@@ -190,19 +197,23 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 				names = append(names, fmt.Sprintf("y%d", j+1))
 			}
 		}
-		b.WriteString(strings.Join(names, ","))
+		header := slices.Clone(names)
 		for j := 0; std != nil && j < p.Outputs; j++ {
-			fmt.Fprintf(b, ",%s_std", names[j])
+			header = append(header, names[j]+"_std")
 		}
 		for k := 0; k < *samples; k++ {
 			for j := 0; j < p.Outputs; j++ {
-				fmt.Fprintf(b, ",%s_sample%d", names[j], k+1)
+				header = append(header, fmt.Sprintf("%s_sample%d", names[j], k+1))
 			}
 		}
 		for j := 0; grads != nil && j < len(info.Inputs); j++ {
-			fmt.Fprintf(b, ",d%s/d%s", names[0], info.Inputs[j])
+			header = append(header, "d"+names[0]+"/d"+info.Inputs[j])
 		}
-		b.WriteByte('\n')
+		_ = cw.Write(header)
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
 		d := len(info.Inputs)
 		var num []byte
 		for i := 0; i < p.N; i++ {

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPredictQuotesLabels: class labels holding a comma, a quote or a leading space are written as CSV fields
+// (quoted), so the predictions read back as one label per row, equal to the classes of the training file.
+func TestPredictQuotesLabels(t *testing.T) {
+	dir := t.TempDir()
+	labels := []string{"x,y", `say "hi"`, " lead", "plain"}
+	var b strings.Builder
+	b.WriteString("x1,x2,class\n")
+	w := csv.NewWriter(&b)
+	for i := range 40 {
+		c := i % len(labels)
+		_ = w.Write([]string{[]string{"0", "4", "8", "12"}[c], []string{"1", "5", "9", "13"}[c], labels[c]})
+	}
+	w.Flush()
+	data := filepath.Join(dir, "odd.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model, out := filepath.Join(dir, "m.rff"), filepath.Join(dir, "p.csv")
+	if code, _, errOut := runCLI("fit", "--data", data, "--task", "classification", "-D", "16", "--sigma", "1", "--out", model); code != 0 {
+		t.Fatalf("fit: %s", errOut)
+	}
+	if code, _, errOut := runCLI("predict", "--model", model, "--data", data, "--out", out); code != 0 {
+		t.Fatalf("predict: %s", errOut)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("the predictions are not CSV: %v", err)
+	}
+	if len(rows) != 41 || !slices.Equal(rows[0], []string{"label"}) {
+		t.Fatalf("%d rows, header %q", len(rows), rows[0])
+	}
+	for i, r := range rows[1:] {
+		if len(r) != 1 || r[0] != labels[i%len(labels)] {
+			t.Errorf("row %d: %q, want [%q]", i+1, r, labels[i%len(labels)])
+		}
+	}
+}
