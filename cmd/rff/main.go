@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
+	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/linalg"
 )
 
@@ -48,7 +51,28 @@ func main() {
 		fmt.Fprintf(os.Stderr, "rff: %s\n", oneLine(err.Error()))
 		os.Exit(2)
 	}
+	if len(os.Args) > 1 && os.Args[1] != "serve" && os.Args[1] != "repro" { // they handle the signals themselves
+		removeTempsOnSignal(os.Args[1])
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// removeTempsOnSignal ends the process on SIGINT or SIGTERM after removing the temporary files of the writes in
+// progress, so that an interrupted command leaves every output file as it was and nothing beside it. The exit code
+// is 128 + the signal's number, as a shell reports a process the signal killed.
+func removeTempsOnSignal(cmd string) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		atomicfile.RemoveTemps()
+		fmt.Fprintf(os.Stderr, "rff %s: interrupted (%v)\n", cmd, sig)
+		code := 128 + 2
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
+	}()
 }
 
 // run executes the command line and returns the process exit code: 0 on success, 2 on any error.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // Write writes data to path through a temporary file in the same directory that is synced and then renamed
@@ -43,6 +44,8 @@ func WriteWith(path string, write func(io.Writer) error) error {
 		return err
 	}
 	tmp := f.Name()
+	pending.Store(tmp, struct{}{})
+	defer pending.Delete(tmp) // renamed or removed by then
 	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
@@ -74,6 +77,23 @@ func WriteWith(path string, write func(io.Writer) error) error {
 		d.Close()
 	}
 	return nil
+}
+
+// pending holds the temporary files being written (their paths), for RemoveTemps.
+var pending sync.Map
+
+// RemoveTemps removes the temporary files of the writes in progress and returns how many it removed. A program
+// calls it when a signal ends it, so that an interrupted write leaves the file it was replacing as it was and no
+// temporary file beside it. The writes themselves then fail (their files are gone); the caller is about to exit.
+func RemoveTemps() int {
+	n := 0
+	pending.Range(func(k, _ any) bool {
+		if os.Remove(k.(string)) == nil {
+			n++
+		}
+		return true
+	})
+	return n
 }
 
 // writeDirect writes the content of write to the existing non-regular file at path (a pipe or a device).

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -110,4 +111,46 @@ func TestWriteTargets(t *testing.T) {
 			t.Errorf("the reader got %q", b)
 		}
 	})
+}
+
+// RemoveTemps removes the temporary file of a write in progress (the write then fails and the old file stays), and
+// nothing once writes are done.
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	if err := Write(p, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- WriteWith(p, func(w io.Writer) error {
+			if _, err := w.Write(bytes.Repeat([]byte("new"), 1<<16)); err != nil {
+				return err
+			}
+			close(started)
+			<-release
+			return nil
+		})
+	}()
+	<-started
+	if e, _ := os.ReadDir(dir); len(e) != 2 {
+		t.Fatalf("%d entries while writing, want the file and its temporary file", len(e))
+	}
+	if n := RemoveTemps(); n != 1 {
+		t.Errorf("removed %d temporary files, want 1", n)
+	}
+	close(release)
+	if err := <-done; err == nil {
+		t.Error("the write succeeded without its temporary file")
+	}
+	if e, _ := os.ReadDir(dir); len(e) != 1 {
+		t.Errorf("%d entries after the interrupted write, want 1", len(e))
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("the file holds %.10q…, want the old content", b)
+	}
+	if n := RemoveTemps(); n != 0 {
+		t.Errorf("removed %d files with no write in progress", n)
+	}
 }
