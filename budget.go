@@ -104,6 +104,7 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 	N, dd, P := float64(n), float64(d), float64(p)
 	need := bytesOf(N, dd) // the preprocessed copy of the inputs
 	what, hint, lower := "", "", ""
+	var fixed int64 // what the fit needs whatever its size
 	switch {
 	case s.Exact && s.OVK != "":
 		np := N * P
@@ -146,7 +147,8 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 		case s.falkon: // no ZᵀZ: nystromNeed counts FALKON's factors and block of K_NM
 			what = fmt.Sprintf("K_MM, its factors and a block of K_NM for M = %d centres", int(D))
 		default:
-			need += int64(shards+1)*gram + bytesOf(F, P) + 64<<20
+			fixed = fixedNeed
+			need += int64(shards+1)*gram + bytesOf(F, P) + fixed
 			what = fmt.Sprintf("ZᵀZ for F = %d features", int(F))
 			if s.precision != learn.Double {
 				need += bytesOf(N, D) // the projections kept by a mixed-precision fit
@@ -158,10 +160,19 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 		}
 	}
 	if need > budget {
+		// When the copy of the rows weighs more than what the points add (beyond the fixed chunk buffers), fewer
+		// points would not help: say so, and point to the rows.
+		if rows := bytesOf(N, dd); lower != "rows" && rows > need-rows-fixed {
+			what = fmt.Sprintf("the preprocessed copy of the %d×%d inputs, beside %s", n, d, what)
+			hint, lower = "fewer rows", "rows"
+		}
 		return &BudgetError{What: what, Bytes: need, Budget: budget, Hint: hint, Lower: lower}
 	}
 	return nil
 }
+
+// fixedNeed is the memory a fit on features needs whatever its size: chunk buffers and bookkeeping.
+const fixedNeed = 64 << 20
 
 func isSpectral(k kernel.Kernel) bool {
 	_, ok := k.(kernel.Spectral)

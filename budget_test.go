@@ -93,3 +93,17 @@ func TestClassLimit(t *testing.T) {
 		t.Errorf("with the limit raised: %v", err)
 	}
 }
+
+// TestBudgetNamesTheRows: when the copy of the rows is what the budget cannot hold, the refusal says so and points
+// to fewer rows, not fewer points.
+func TestBudgetNamesTheRows(t *testing.T) {
+	data := smallData(20000, 10) // 1.6 MB of inputs; 8 points add a few KiB
+	_, err := Fit(Config{Points: 8, Lambda: 1e-3, Rule: "g", Sigma: 1, MaxMemory: 65 << 20}, data)
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Lower != "rows" || !strings.Contains(be.What, "the preprocessed copy of the 20000×10 inputs") {
+		t.Fatalf("err = %v (%+v), want a budget error about the rows", err, be)
+	}
+	if _, err := Fit(Config{Points: 8, Lambda: 1e-3, Rule: "g", Sigma: 1, MaxMemory: 65 << 20}, smallData(200, 10)); err != nil {
+		t.Errorf("200 rows: %v", err)
+	}
+}
