@@ -107,3 +107,26 @@ func TestBudgetNamesTheRows(t *testing.T) {
 		t.Errorf("200 rows: %v", err)
 	}
 }
+
+// TestTargetsTooLarge: a target whose square would overflow the ridge statistics is refused, naming its row and
+// column, in a scalar and in a vector-valued fit; 1e100 itself is accepted.
+func TestTargetsTooLarge(t *testing.T) {
+	data := smallData(50, 3)
+	data.Y[7] = -1e300
+	_, err := Fit(Config{Points: 16, Lambda: 1e-3, Rule: "g", Sigma: 1}, data)
+	if err == nil || !strings.Contains(err.Error(), "row 8, target y is -1e+300: too large for the ridge statistics") {
+		t.Errorf("scalar: %v", err)
+	}
+	data.Y[7] = 1e100
+	if _, err := Fit(Config{Points: 16, Lambda: 1e-3, Rule: "g", Sigma: 1}, data); err != nil {
+		t.Errorf("a target of 1e100: %v", err)
+	}
+	multi := smallData(50, 3)
+	multi.Y, multi.TargetName = nil, ""
+	multi.Names = []string{"a", "b", "c"}
+	multi.X[4*3+2] = 2e200
+	_, err = Fit(Config{Points: 16, Lambda: 1e-3, Rule: "g", Sigma: 1, OVK: "decomposable", Targets: []string{"b", "c"}}, multi)
+	if err == nil || !strings.Contains(err.Error(), "row 5, target c is 2e+200") {
+		t.Errorf("vector-valued: %v", err)
+	}
+}

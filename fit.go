@@ -191,6 +191,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		Y = data.Y
 		h.Targets = []string{orDefault(data.TargetName, "y")}
 	}
+	if err := checkTargets(Y, Yovk, h.Targets, s.Targets); err != nil {
+		return nil, err
+	}
 	h.Outputs = P
 	rep.Phases["load"] = time.Since(t0).Seconds()
 	if s.nystrom {
@@ -313,6 +316,22 @@ func checkMagnitude(X []float64, d int, names []string) error {
 		name = fmt.Sprintf("column %d (%s)", i%d+1, names[i%d])
 	}
 	return fmt.Errorf("row %d, %s is %v after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs", i/d+1, name, X[i])
+}
+
+// checkTargets refuses regression targets (Y, one column named target[0], or the columns Yovk named targets) too
+// large for the statistics: beyond maxInput a target's square, and the sums of squares and products the ridge
+// statistics hold, can overflow.
+func checkTargets(Y, Yovk []float64, target, targets []string) error {
+	cols, vals := target, Y
+	if Yovk != nil {
+		cols, vals = targets, Yovk
+	}
+	i := finite.IndexBeyond(vals, maxInput)
+	if i < 0 || len(cols) == 0 {
+		return nil
+	}
+	return fmt.Errorf("row %d, target %s is %v: too large for the ridge statistics (sums of its square would overflow); "+
+		"rescale the targets", i/len(cols)+1, cols[i%len(cols)], vals[i])
 }
 
 // setMap stores the explicit parameters of fmap and the probe features its rebuilt form computes in the file.

@@ -137,7 +137,7 @@ func readIDX(r io.Reader, name string, fileSize, sizeHint int64, b *budget, name
 				return nil, nil, be
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, nil, fmt.Errorf("%s: truncated IDX file: %v needs %d elements, got %d", name, dims, total, len(x))
+				return nil, nil, fmt.Errorf("%s: truncated IDX file: %s needs %d elements, got %d", name, dimsText(dims), total, len(x))
 			}
 			return nil, nil, fmt.Errorf("%s: read error after %d of %d elements: %w", name, len(x), total, err)
 		}
@@ -152,14 +152,28 @@ func growCap(x []float64, c int) []float64 {
 	return y
 }
 
-// dimsUpTo formats the dimensions in hdr for an error message.
+// dimsUpTo formats the nd dimensions in hdr for an error message (dimsText).
 func dimsUpTo(hdr []byte, nd int) string {
+	dims := make([]int, nd)
+	for k := range dims {
+		dims[k] = int(binary.BigEndian.Uint32(hdr[4*k:]))
+	}
+	return dimsText(dims)
+}
+
+// dimsText formats dimensions for an error message: at most eight, then how many there are in all (a header may
+// claim 255).
+func dimsText(dims []int) string {
+	const show = 8
 	s := "["
-	for k := range nd {
+	for k, v := range dims[:min(len(dims), show)] {
 		if k > 0 {
 			s += " "
 		}
-		s += strconv.FormatUint(uint64(binary.BigEndian.Uint32(hdr[4*k:])), 10)
+		s += strconv.Itoa(v)
+	}
+	if len(dims) > show {
+		s += fmt.Sprintf(" … %d dimensions in all", len(dims))
 	}
 	return s + "]"
 }
@@ -242,7 +256,7 @@ func (o Options) loadIDX(images string) (*Data, error) {
 	}
 	d := len(x) / n
 	if d == 0 {
-		return nil, fmt.Errorf("%s: items have no values (IDX dimensions %v)", images, dims)
+		return nil, fmt.Errorf("%s: items have no values (IDX dimensions %s)", images, dimsText(dims))
 	}
 	data := &Data{X: x, N: n, D: d, Names: genNames(d)}
 	if o.Labels == "" {
@@ -255,7 +269,7 @@ func (o Options) loadIDX(images string) (*Data, error) {
 		return nil, err
 	}
 	if len(y) != ldims[0] {
-		return nil, fmt.Errorf("%s: a labels file must hold one value per item, its IDX dimensions are %v", labels, ldims)
+		return nil, fmt.Errorf("%s: a labels file must hold one value per item, its IDX dimensions are %s", labels, dimsText(ldims))
 	}
 	if len(y) != n {
 		return nil, fmt.Errorf("%s: has %d labels, but %s has %d items", labels, len(y), images, n)

@@ -114,6 +114,8 @@ func TestIDXErrors(t *testing.T) {
 		{encodeIDX(idxFloat64, []int{2}, []float64{math.Inf(-1), 3}), []string{"m.idx: element 0: NaN/Inf not allowed"}},
 		{encodeIDX(idxUint8, []int{1 << 16, 1 << 16}, nil), []string{"m.idx: truncated or corrupt IDX file: its header claims an array [65536 65536] of 1-byte elements (4 GiB), but only 0 bytes follow the header"}},
 		{encodeIDX(idxUint8, []int{1<<32 - 1, 1<<32 - 1, 1<<32 - 1}, nil), []string{"m.idx: IDX dimensions [4294967295 4294967295 4294967295] are too large"}},
+		{encodeIDX(idxUint8, slices.Repeat([]int{1 << 20}, 255), nil), []string{"m.idx: IDX dimensions [1048576 1048576 1048576 1048576 1048576 1048576 1048576 1048576 … 255 dimensions in all] are too large"}},
+		{encodeIDX(idxUint8, slices.Repeat([]int{1}, 200), nil), []string{"array [1 1 1 1 1 1 1 1 … 200 dimensions in all] of 1-byte elements"}},
 	} {
 		_, _, err := opt.ReadIDX(bytes.NewReader(c.raw), "m.idx")
 		checkErr(t, err, c.want...)

@@ -214,6 +214,12 @@ func (s *Scaler) pcaFromCovariance(C []float64, d int, mean []float64) error {
 	for j := range d {
 		total += C[j*d+j]
 	}
+	for i, v := range C {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("preprocess: pca: the covariance of columns %d and %d overflows: their values are too large "+
+				"to square; scale them first (e.g. standardize,pca:K)", i/d+1, i%d+1)
+		}
+	}
 	values, vectors, err := linalg.EigenSym(d, C)
 	if err != nil {
 		return fmt.Errorf("preprocess: pca: %w", err)

@@ -374,6 +374,16 @@ func TestPCARefusals(t *testing.T) {
 			}
 		})
 	}
+	t.Run("values too large to square", func(t *testing.T) {
+		huge := slices.Clone(x)
+		for i := 0; i < n; i += 2 {
+			huge[i*d+1] = 1e300 * float64(1+i%3)
+		}
+		_, err := FitScaler(huge, n, d, []Step{"none", "pca:2"})
+		if err == nil || !strings.Contains(err.Error(), "pca: the covariance of columns 2 and 2 overflows") {
+			t.Errorf("FitScaler of values near 1e300: %v", err)
+		}
+	})
 	t.Run("whitening the non-null directions", func(t *testing.T) {
 		if _, err := FitScaler(x, n, d, []Step{StepStandardize, "pca-whiten:3"}); err != nil {
 			t.Error(err)

@@ -3,8 +3,10 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -41,7 +43,12 @@ func WriteWith(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		// The error names the temporary file, which the caller never asked for: name path, and why.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("writing %s: cannot create a file in %s: %w", path, dir, err)
 	}
 	tmp := f.Name()
 	pending.Store(tmp, struct{}{})

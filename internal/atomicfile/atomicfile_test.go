@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -20,8 +22,12 @@ func TestWrite(t *testing.T) {
 			t.Errorf("read %q, wrote %q", b, content)
 		}
 	}
-	if err := Write(filepath.Join(dir, "missing", "f.txt"), []byte("x")); err == nil {
-		t.Error("wrote into a missing directory")
+	missing := filepath.Join(dir, "missing", "f.txt")
+	// the error names the file asked for, not the temporary file
+	err := Write(missing, []byte("x"))
+	if err == nil || !strings.HasPrefix(err.Error(), "writing "+missing+": cannot create a file in "+filepath.Dir(missing)+": ") ||
+		!errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("writing into a missing directory: %v", err)
 	}
 	if e, _ := os.ReadDir(dir); len(e) != 1 {
 		t.Errorf("%d entries left in the directory, want 1", len(e))
