@@ -33,6 +33,25 @@ for line in open(sys.argv[1]):
 PY
 }
 
+# surface_table JSONL: for the runs named "surface DATA σ λ" of JSONL, a Markdown table per data set of the test
+# accuracy, σ down and λ across.
+surface_table() {
+  python3 - "$1" <<'PY'
+import json, sys
+cells = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    f = r["run"].split()
+    if len(f) == 4 and f[0] == "surface":
+        cells.setdefault(f[1], {})[(float(f[2]), float(f[3]))] = r["test"]["classification"]["accuracy"]
+for data, c in cells.items():
+    sig, lam = sorted({k[0] for k in c}), sorted({k[1] for k in c})
+    print("\n%s, test accuracy at D = 4096 (σ down, λ across)\n\n| σ | %s |\n|---|%s" % (data, " | ".join("%g" % l for l in lam), "---|" * len(lam)))
+    for s in sig:
+        print("| %g | %s |" % (s, " | ".join("%.4f" % c[(s, l)] if (s, l) in c else "–" for l in lam)))
+PY
+}
+
 # fit_run NAME FLAGS...: rff fit ($rff) with FLAGS, the model into $tmp, its --json line tagged "run": NAME appended
 # to $out (and echoed).
 fit_run() {
