@@ -5,7 +5,8 @@
 # multitask decomposable OVK (noise 0.1, 2000 training / 1000 test rows) with the default λ and tuned.
 # Usage: scripts/acceptance-tune.sh [OUT.jsonl] [RUNS...]   RUNS: letter usps powerplant mnist mnist-pca multitask
 # (default all), letter-surface and usps-surface (the test accuracy of every cell of a σ × λ grid around the
-# hand-chosen pair at D = 4096: one fit per cell, 10 and 4 minutes on 2 cores; not in the default). Reads the data sets from $RFF_DATA (default ../shared/data relative to the module root).
+# hand-chosen pair at D = 4096: one fit per cell, about 19 and 5 minutes on 2 cores; not in the default).
+# Reads the data sets from $RFF_DATA (default ../shared/data relative to the module root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/rff-acceptance-tune.jsonl}
