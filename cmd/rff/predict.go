@@ -129,6 +129,12 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *samples < 0 {
+		return usagef("--samples must be ≥ 0, got %d", *samples)
+	}
+	if flagSet(fs, "seed") && *samples == 0 {
+		return usagef("--seed seeds the posterior samples of --samples K; without them it would be ignored, so leave it out")
+	}
 	if *out != "" {
 		if err := checkOutput(*out, mf.data.path, mf.path, mf.data.labels); err != nil {
 			return err
@@ -153,9 +159,6 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		if std, err = m.PredictStd(X, data.N, true); err != nil {
 			return usageError{"--std: " + err.Error()}
 		}
-	}
-	if *samples < 0 {
-		return usagef("--samples must be ≥ 0, got %d", *samples)
 	}
 	if *samples > 0 {
 		if err := checkMemory(*df.mem, 8*float64(*samples)*float64(data.N)*float64(p.Outputs), fmt.Sprintf("%d samples", *samples), "--samples"); err != nil {

@@ -71,6 +71,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			return usagef("--%s must be positive", d.name)
 		}
 	}
+	if flagSet(fs, "watch-interval") && !*watch {
+		return usagef("--watch-interval is the polling interval of --watch; give --watch too, or leave it out")
+	}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return usagef("--tls-cert and --tls-key go together")
 	}
