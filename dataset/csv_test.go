@@ -331,6 +331,9 @@ func TestCSVErrors(t *testing.T) {
 		{"1,\"2\n3,4\n", "", []string{"x.csv:1: column 2: unterminated quoted field"}},
 		{"1,2\n3,\"4\"x\n", "", []string{"x.csv:2: column 2: unexpected"}},
 		{"1,2\n" + strings.Repeat("9", maxLine+1) + "\n", "", []string{"x.csv:2: line longer than"}},
+		{"a,b,y\r1,2,3\r4,5,6\r", "", []string{"x.csv:1: a carriage return (\\r) inside the line, after 5 bytes", "bare CR"}},
+		{"1 2 3\r4 5 6\r7 8 9\r", "", []string{"x.csv:1: a carriage return"}},
+		{"1,2,3\n4,5,6\r7,8,9\n", "", []string{"x.csv:2: a carriage return (\\r) inside the line"}},
 	} {
 		_, err := ReadCSV(strings.NewReader(c.text), "x.csv", c.target)
 		checkErr(t, err, c.want...)
