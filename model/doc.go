@@ -30,7 +30,10 @@
 // [Decode] rejects a wrong magic, an unknown version, a truncated file and a checksum mismatch with the sentinel
 // errors below, and validates every field against every other ([Model.Check]): a file whose checksum is valid but
 // whose configuration contradicts its arrays (an exact model with feature weights, an operator-valued kernel on a
-// scalar model, NaN weights, an unknown form, task, loss or encoding) is an error, never a panic or a silent default.
+// scalar model, NaN weights, an unknown rule, kernel, form, task, loss or encoding, bytes after the header's JSON
+// object, Nyström pivots or eigenvalues that disagree with the stored normalization or threshold) is an error, never a
+// panic or a silent default. [CheckHead] checks the 16-byte head alone, so that a reader of a stream can refuse
+// anything but a model file before reading the rest.
 // [Save] writes atomically: a temporary file in the same directory, synced, then renamed over the destination, so an
 // existing model survives any failure.
 package model
