@@ -39,6 +39,18 @@ func ParseFloat(s string, bits int) (float64, error) {
 // shorten returns s rewritten as [-]0.DDD…e±X (or [-]0 for a zero), with ok false when s is not a plain decimal
 // number or strconv reads it right as it is.
 func shorten(s string) (string, bool) {
+	// Most numbers are short: count the mantissa's digits first, without allocating.
+	mantissa := 0
+	for _, c := range []byte(s) {
+		if c >= '0' && c <= '9' {
+			mantissa++
+		} else if c == 'e' || c == 'E' {
+			break
+		}
+	}
+	if mantissa <= keep {
+		return "", false
+	}
 	i := 0
 	neg := false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
@@ -48,7 +60,7 @@ func shorten(s string) (string, bool) {
 	var digits []byte // the significant digits kept, the first non-zero
 	sticky := false   // a non-zero digit was dropped
 	var point int64   // the value is 0.digits × 10^point (before the exponent)
-	mantissa := 0     // digits in the mantissa, leading zeros too
+	mantissa = 0      // digits in the mantissa, leading zeros too
 	dot := false
 	for ; i < len(s); i++ {
 		c := s[i]
