@@ -50,6 +50,17 @@ func TestMisuse(t *testing.T) {
 		{"New zero bandwidth", newMap(kernel.Gaussian{}, rule.G{}, 2, 3), "bandwidth"},
 		{"New NaN bandwidth", newMap(kernel.Cauchy{S: math.NaN()}, rule.G{}, 2, 3), "bandwidth"},
 		{"New infinite bandwidth", newMap(kernel.Matern{Nu: 1.5, S: math.Inf(1)}, rule.G{}, 2, 3), "bandwidth"},
+		{"New Matérn ν NaN", newMap(kernel.Matern{Nu: math.NaN(), S: 1}, rule.G{}, 3, 8), "spectral law"},
+		{"New Matérn ν +Inf", newMap(kernel.Matern{Nu: math.Inf(1), S: 1}, rule.G{}, 3, 8), "spectral law"},
+		{"New Matérn ν 0", newMap(kernel.Matern{Nu: 0, S: 1}, rule.G{}, 3, 8), "spectral law"},
+		{"New Matérn ν < 0", newMap(kernel.Matern{Nu: -1, S: 1}, rule.G{}, 3, 8), "spectral law"},
+		{"New Matérn ν 1e-300", newMap(kernel.Matern{Nu: 1e-300, S: 1}, rule.G{}, 3, 8), "spectral law"},
+		{"New GQ degree 2^40", newMap(g, rule.GQ{Degree: 1 << 40}, 3, 8), "degree"},
+		{"New SORF 2^40 blocks", newMap(g, rule.SORF{Blocks: 1 << 40}, 3, 8), "Hadamard blocks"},
+		{"New QMC skip near MaxInt", newMap(g, rule.QMC{Skip: math.MaxInt - 2}, 3, 8), "skip"},
+		{"New SR rounded past 2^31 coordinates", newMap(g, rule.SR{}, 1<<16, 1), "too many"},
+		{"New SR-Haar beyond the rotations' limit, before drawing", newMap(g, rule.SR{Rotation: rule.Haar}, rule.MaxSquareDim+1, 1), "rotations"},
+		{"New SR unknown rotation", newMap(g, rule.SR{Rotation: 7}, 3, 8), "rotation"},
 		{"DrawSpectral nil rule", func() error {
 			_, _, err := DrawSpectral(g.Law(), nil, 2, 3, NewSource(1))
 			return err

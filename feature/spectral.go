@@ -60,6 +60,10 @@ func DrawSpectral(law kernel.Law, r rule.Rule, d, D int, rng *rand.Rand) (rule.P
 		if law.Mixing != nil {
 			s[j] *= law.Mixing(rng)
 		}
+		if !(s[j] > 0) || math.IsInf(s[j], 0) { // a mixing law of invalid parameters (a Matérn ν ≤ 0, say)
+			return nil, nil, fmt.Errorf("feature.DrawSpectral: point %d's scale is %v: the kernel's spectral law is not a law "+
+				"(check its parameters, e.g. a Matérn ν must be positive and finite)", j+1, s[j])
+		}
 	}
 	if law.Coord == nil {
 		return p, s, nil

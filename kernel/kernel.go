@@ -226,8 +226,13 @@ func (k Matern) Law() Law {
 	}}
 }
 
-// chiSquare draws χ²_k for k ∈ {1, 3, 5} (sums of squared normals) or any k through a Gamma(k/2, 2) draw.
+// chiSquare draws χ²_k for k ∈ {1, 3, 5} (sums of squared normals) or any k through a Gamma(k/2, 2) draw. It
+// returns NaN for a k that is not positive and finite (a Matérn kernel of invalid ν built as a literal), where the
+// Gamma draw would never end.
 func chiSquare(k float64, rng *rand.Rand) float64 {
+	if !(k > 0) || math.IsInf(k, 0) {
+		return math.NaN()
+	}
 	if k == math.Trunc(k) && k <= 8 {
 		var s float64
 		for i := 0; i < int(k); i++ {

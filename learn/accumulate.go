@@ -82,11 +82,19 @@ func NewAccumulator(m Mapper, p int) (*Accumulator, error) {
 	return newAccumulator(m, p), nil
 }
 
-// checkMapper returns an error if m has no features or no input dimension (a zero feature.Map, say).
+// maxMapperPoints bounds a Mapper's Points, the projection scratch per row: a block of BlockRows rows needs
+// BlockRows·Points values on every core (2 GiB at this bound), and no map a fit can hold comes near it.
+const maxMapperPoints = 1 << 20
+
+// checkMapper returns an error if m has no features or no input dimension (a zero feature.Map, say), or asks for
+// more projection scratch per row than maxMapperPoints.
 func checkMapper(where string, m Mapper) error {
 	if m.Features() < 1 || m.Dim() < 1 {
 		return fmt.Errorf("%s: the feature map has %d features on %d inputs (a map made by feature.New has at least "+
 			"one of each)", where, m.Features(), m.Dim())
+	}
+	if p := m.Points(); p < 0 || p > maxMapperPoints {
+		return fmt.Errorf("%s: the feature map asks for %d points of projection scratch per row (0 to %d)", where, p, maxMapperPoints)
 	}
 	return nil
 }

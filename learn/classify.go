@@ -211,6 +211,9 @@ func Features(m Mapper, X []float64, n int, maxBytes int64) ([]float64, error) {
 	if isNil(m) {
 		return nil, errors.New("learn.Features: nil feature map")
 	}
+	if err := checkMapper("learn.Features", m); err != nil {
+		return nil, err
+	}
 	if err := blocks.CheckX("learn.Features", X, n, m.Dim()); err != nil {
 		return nil, err
 	}

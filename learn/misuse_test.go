@@ -2,6 +2,7 @@ package learn
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -216,3 +217,59 @@ func mustStats(F, P int) *Stats {
 	}
 	return s
 }
+
+// scratchMapper is a Mapper with the given Features and Points and a TransformBlock that writes zeros: a map written
+// by a caller, which the functions that take a Mapper must check before they size their scratch by it.
+type scratchMapper struct{ d, f, points int }
+
+func (m scratchMapper) Dim() int      { return m.d }
+func (m scratchMapper) Features() int { return m.f }
+func (m scratchMapper) Points() int   { return m.points }
+func (m scratchMapper) TransformBlock(z, _ []float64, rows int, _ []float64) {
+	clear(z[:rows*m.f])
+}
+
+// TestMapperScratch: a Mapper that asks for absurd projection scratch per row, or none that makes sense, is refused
+// with an error by every function that maps rows through it, never with a panic on a worker or an allocation of
+// its size; GramChunk of an absurd F does not divide by zero.
+func TestMapperScratch(t *testing.T) {
+	const d, n = 3, 40
+	X, Y := regression(n, d, 1, 0.1, 1)
+	good, err := Accumulate(scratchMapper{d, 4, 0}, X, n, Y, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, err := Ridge{Lambda: 1e-3}.Solve(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post, err := NewPosterior(good, 1e-3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []misuse
+	for _, m := range []scratchMapper{{d, 4, 1 << 40}, {d, 4, -1}, {d, 4, maxMapperPoints + 1}} {
+		cases = append(cases,
+			misuse{Name: "Accumulate, points " + itoa(m.points), Call: func() error { _, err := Accumulate(m, X, n, Y, 1); return err }, Want: "points of projection scratch"},
+			misuse{Name: "Features, points " + itoa(m.points), Call: func() error { _, err := Features(m, X, n, 0); return err }, Want: "points of projection scratch"},
+			misuse{Name: "PredictMap, points " + itoa(m.points), Call: func() error { return fit.PredictMap(make([]float64, n), m, X, n) }, Want: "points of projection scratch"},
+			misuse{Name: "StdMap, points " + itoa(m.points), Call: func() error { return post.StdMap(make([]float64, n), m, X, n, true) }, Want: "points of projection scratch"},
+			misuse{Name: "CrossValidate, points " + itoa(m.points), Call: func() error {
+				_, err := CrossValidate(m, X, n, Y, 1, 2, []float64{1e-3}, true)
+				return err
+			}, Want: "points of projection scratch"},
+		)
+	}
+	cases = append(cases, misuse{Name: "Features, negative features", Call: func() error {
+		_, err := Features(scratchMapper{d, -5, 0}, X, n, 0)
+		return err
+	}, Want: "features"})
+	checkMisuse(t, cases)
+	for _, F := range []int{1 << 40, 1 << 62, math.MaxInt} {
+		if k := GramChunk(F); k != BlockRows {
+			t.Errorf("GramChunk(%d) = %d, want %d", F, k, BlockRows)
+		}
+	}
+}
+
+func itoa(v int) string { return strconv.Itoa(v) }

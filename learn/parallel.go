@@ -24,7 +24,7 @@ type Mapper interface {
 // with k = 256, 76 with k = 1024; at F = 8192 already 89 with k = 256), but a chunk of features stays near 16 MiB:
 // 16 MiB/(8F) rounded down to a multiple of BlockRows, between BlockRows and 8·BlockRows.
 func chunkRows(F int) int {
-	k := (16 << 20) / (8 * max(F, 1)) / BlockRows * BlockRows
+	k := (16 << 20) / (8 * min(max(F, 1), 1<<40)) / BlockRows * BlockRows // min: 8F must not overflow
 	return min(max(k, BlockRows), 8*BlockRows)
 }
 

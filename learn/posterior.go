@@ -487,6 +487,9 @@ func (p *Posterior) checkMap(where string, m Mapper, X []float64, n int) error {
 	if isNil(m) {
 		return fmt.Errorf("%s: nil feature map", where)
 	}
+	if err := checkMapper(where, m); err != nil {
+		return err
+	}
 	if m.Features() != p.Fit.F {
 		return fmt.Errorf("%s: map has %d features, model %d", where, m.Features(), p.Fit.F)
 	}

@@ -130,6 +130,9 @@ func (f *Fit) PredictMap(dst []float64, m Mapper, X []float64, n int) error {
 	if isNil(m) {
 		return errors.New("learn.Fit.PredictMap: nil feature map")
 	}
+	if err := checkMapper("learn.Fit.PredictMap", m); err != nil {
+		return err
+	}
 	if m.Features() != f.F {
 		return fmt.Errorf("learn.Fit.PredictMap: map has %d features, model %d", m.Features(), f.F)
 	}

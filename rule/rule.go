@@ -90,8 +90,8 @@ func Parse(s string) (Rule, error) {
 			return GQ{}, nil
 		}
 		m, err := strconv.Atoi(arg)
-		if err != nil || m < 1 || m > 64 {
-			return nil, fmt.Errorf("rule %q: Gauss–Hermite degree must be an integer in 1..64", s)
+		if err != nil || m < 1 || m > MaxGQDegree {
+			return nil, fmt.Errorf("rule %q: Gauss–Hermite degree must be an integer in 1..%d", s, MaxGQDegree)
 		}
 		return GQ{Degree: m}, nil
 	case "sr-butterfly", "b", "sr":

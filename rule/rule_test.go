@@ -472,3 +472,14 @@ func TestButterflyBias(t *testing.T) {
 		}
 	}
 }
+
+// SR.Rules of a dimension or a D below 1 is 0 (no rule), not a division by zero.
+func TestSRRulesDegenerate(t *testing.T) {
+	for _, c := range [][2]int{{0, 8}, {-1, 8}, {3, 0}, {3, -2}} {
+		for _, even := range []bool{true, false} {
+			if got := (SR{}).Rules(c[0], c[1], even); got != 0 {
+				t.Errorf("Rules(%d, %d, %v) = %d, want 0", c[0], c[1], even, got)
+			}
+		}
+	}
+}

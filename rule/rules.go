@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -86,6 +87,9 @@ func (r SORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if k <= 0 {
 		k = 3
 	}
+	if k > maxSORFBlocks {
+		return nil, fmt.Errorf("rule %s: %d Hadamard blocks per product, at most %d (3 is the usual)", r.Name(), k, maxSORFBlocks)
+	}
 	n := structured.NextPow2(d)
 	nb := (D + n - 1) / n
 	signs := make([][]float64, nb*k)
@@ -141,6 +145,16 @@ type QMC struct{ Skip int }
 // DefaultSkip is the number of leading Halton points QMC drops when Skip is 0.
 const DefaultSkip = 1000
 
+// maxSkip bounds QMC.Skip so that the Halton indices skip + 1 … skip + D stay within int (D ≤ 2³¹).
+const maxSkip = 1 << 62
+
+// MaxGQDegree is the largest Gauss–Hermite degree GQ draws from (and gq:M parses).
+const MaxGQDegree = 64
+
+// maxSORFBlocks bounds SORF.Blocks, the Hadamard–sign blocks of each product (3 by default; more add nothing but
+// time).
+const maxSORFBlocks = 64
+
 // Name returns "qmc".
 func (QMC) Name() string { return "qmc" }
 
@@ -154,6 +168,9 @@ func (r QMC) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	skip := r.Skip
 	if skip <= 0 {
 		skip = DefaultSkip
+	}
+	if skip > maxSkip {
+		return nil, fmt.Errorf("rule %s: skip %d is beyond the Halton indices it can reach (at most %d)", r.Name(), skip, maxSkip)
 	}
 	U := structured.HaltonSet(D, d, skip, rng)
 	for i, u := range U {
@@ -197,6 +214,9 @@ func (r GQ) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	m := r.Degree
 	if m <= 0 {
 		m = 2
+	}
+	if m > MaxGQDegree {
+		return nil, fmt.Errorf("rule %s: degree %d, at most %d", r.Name(), m, MaxGQDegree)
 	}
 	nodes, weights := structured.GaussHermite(m)
 	cum := make([]float64, m)

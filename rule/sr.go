@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas"
@@ -32,6 +33,9 @@ func (r SR) Name() string {
 
 // Rules returns the number of independent SR(3,3) rules a realization with D points in dimension d uses.
 func (r SR) Rules(d, D int, even bool) int {
+	if d < 1 || D < 1 {
+		return 0
+	}
 	per := d + 1
 	if !even {
 		per *= 2
@@ -51,6 +55,22 @@ func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	}
 	t := r.Rules(d, D, even)
 	m := d + 1
+	// D is rounded up to whole rules of d+1 points (2(d+1) for an odd integrand): the points drawn, not D, must
+	// stay within the coordinates a map may hold, and a Haar rotation within its size, before anything is drawn.
+	points := t * m // at most D + d: no overflow
+	if !even {
+		points *= 2
+	}
+	if err := checkSize(r.Name(), d, points, rng); err != nil {
+		return nil, err
+	}
+	if r.Rotation == Haar {
+		if err := checkSquare(r.Name(), d); err != nil {
+			return nil, err
+		}
+	} else if r.Rotation != Butterfly {
+		return nil, fmt.Errorf("rule %s: unknown rotation %d", r.Name(), int(r.Rotation))
+	}
 	rho := make([]float64, t*m)
 	for i := range rho {
 		rho[i] = chi(d+2, rng)
@@ -58,9 +78,6 @@ func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	w, zero := srWeights(d, t, rho, even)
 	per := len(w) / t
 	if r.Rotation == Haar {
-		if err := checkSquare(r.Name(), d); err != nil {
-			return nil, err
-		}
 		V := structured.Simplex(d) // d×(d+1)
 		W := make([]float64, t*per*d)
 		QV := make([]float64, m*d) // row j is (Q v_j)ᵀ: QV = Vᵀ Qᵀ, one GEMM instead of m·d² strided dot products
