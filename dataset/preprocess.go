@@ -163,6 +163,9 @@ func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 	for j := range std {
 		std[j] = math.Sqrt(max(0, (ss[j]-sd[j]*sd[j]/float64(n))/float64(n)))
 		mean[j] += sd[j] / float64(n) // corrects the rounding of the first pass
+		if lo[j] == hi[j] && (math.IsInf(mean[j], 0) || math.IsNaN(mean[j]) || math.IsNaN(std[j])) {
+			mean[j], std[j] = lo[j], 0 // a constant column whose sum overflowed: its mean is its value
+		}
 	}
 
 	s, err := scalerFromStats(steps, d, mean, std, lo, hi)
@@ -173,6 +176,16 @@ func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// overflowErr is the error of a step whose statistics of column j (−1: of all columns) overflow floating point.
+func overflowErr(st Step, j int) error {
+	col, its := "the columns span", "their"
+	if j >= 0 {
+		col, its = fmt.Sprintf("column %d spans", j+1), "its"
+	}
+	return fmt.Errorf("preprocess: %s: %s too wide a range for floating point (%s mean, spread or range overflows); "+
+		"divide by a power of ten first", st, col, its)
 }
 
 // scalerFromStats fits the steps from the column statistics of the raw data (mean, population standard deviation,
@@ -200,14 +213,20 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 					continue
 				}
 				shift[j], scale[j] = mean[j], std[j]
-				if !(scale[j] > 0) || math.IsInf(scale[j], 0) {
+				if math.IsInf(scale[j], 0) || math.IsNaN(scale[j]) || math.IsInf(shift[j], 0) {
+					return nil, overflowErr(st, j)
+				}
+				if !(scale[j] > 0) {
 					scale[j] = 1
 				}
 			}
 		case StepMinMax:
 			for j := range d {
 				shift[j], scale[j] = lo[j], hi[j]-lo[j]
-				if !(scale[j] > 0) || math.IsInf(scale[j], 0) {
+				if math.IsInf(scale[j], 0) {
+					return nil, overflowErr(st, j)
+				}
+				if !(scale[j] > 0) {
 					scale[j] = 1
 				}
 			}
@@ -217,7 +236,10 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 				ms += std[j] * std[j]
 			}
 			c := math.Sqrt(ms / float64(d))
-			if !(c > 0) || math.IsInf(c, 0) {
+			if math.IsInf(c, 0) || math.IsNaN(c) {
+				return nil, overflowErr(st, -1)
+			}
+			if !(c > 0) {
 				c = 1
 			}
 			for j := range d {

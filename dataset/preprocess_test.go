@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -284,5 +285,35 @@ func TestIsotropic(t *testing.T) {
 	st, _ := FitScaler(x, 4, 2, []Step{StepStandardize})
 	if st.Isotropic() {
 		t.Error("per-column standardization reported isotropic")
+	}
+}
+
+// A column whose mean, spread or range overflows is refused by the steps that need them, naming it, instead of
+// being scaled by 1; a constant column of huge values is fine.
+func TestFitScalerOverflow(t *testing.T) {
+	wide := []float64{1, 1e308, 2, -1e308, 3, 1e308, 4, -1e308} // 4×2: column 2 spans 2e308
+	span := []float64{1, -1.7e308, 2, 1.7e308}                  // 2×2: column 2's max − min overflows
+	for _, c := range []struct {
+		name string
+		x    []float64
+		n    int
+		step Step
+		want string
+	}{
+		{"standardize", wide, 4, StepStandardize, "standardize: column 2 spans too wide a range"},
+		{"isotropic", wide, 4, StepIsotropic, "isotropic: the columns span too wide a range"},
+		{"minmax", span, 2, StepMinMax, "minmax: column 2 spans too wide a range"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := FitScaler(c.x, c.n, 2, []Step{c.step})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("FitScaler: %v, want %q", err, c.want)
+			}
+		})
+	}
+	for _, st := range []Step{StepStandardize, StepMinMax, StepIsotropic} {
+		if _, err := FitScaler([]float64{1, 1e308, 2, 1e308, 3, 1e308}, 3, 2, []Step{st}); err != nil {
+			t.Errorf("%s of a constant column of 1e308: %v", st, err)
+		}
 	}
 }

@@ -84,6 +84,9 @@ func New(name string, sigma float64) (Kernel, error) {
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("kernel %s: bandwidth σ must be positive and finite, got %v", name, sigma)
 	}
+	if sigma < 0x1p-1022 { // subnormal: 1/σ overflows, and distances over σ are Inf or NaN
+		return nil, fmt.Errorf("kernel %s: bandwidth σ = %v is below the smallest normal float64 (2.2e-308)", name, sigma)
+	}
 	switch name {
 	case "gaussian", "rbf":
 		return Gaussian{S: sigma}, nil

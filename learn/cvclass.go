@@ -138,6 +138,9 @@ func checkClassCV(where string, m Mapper, X []float64, n int, labels []int, K, k
 // for the factorisations and one more map of the rows; memory k·F·L·P for the stacked θ (refused beyond one array).
 func CrossValidateClasses(m Mapper, X []float64, n int, labels []int, K int, coding Coding, k int, lambdas []float64, intercept bool) (*ClassCVResult, error) {
 	const where = "learn.CrossValidateClasses"
+	if coding != OneHotCoding && coding != SimplexCoding {
+		return nil, fmt.Errorf("%s: unknown coding %d (OneHotCoding or SimplexCoding)", where, int(coding))
+	}
 	if err := checkClassCV(where, m, X, n, labels, K, k, lambdas); err != nil {
 		return nil, err
 	}

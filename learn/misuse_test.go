@@ -51,6 +51,10 @@ func TestMisuse(t *testing.T) {
 	Z := features(t, m, X, n)
 	newStats := func(F, P int) func() error { return func() error { _, err := NewStats(F, P); return err } }
 	cases := []misuse{
+		{"CrossValidateClasses unknown coding", func() error {
+			_, err := CrossValidateClasses(m, X, n, []int{0, 1, 0, 1, 0, 1}, 2, Coding(9), 2, []float64{1e-3}, true)
+			return err
+		}, "unknown coding 9"},
 		{"NewStats F = 0", newStats(0, 1), "F"},
 		{"NewStats P = 0", newStats(1, 0), "P"},
 		{"NewStats negative", newStats(-1, 5), "F"},

@@ -40,6 +40,7 @@ func TestMisuse(t *testing.T) {
 	zeroMap := &ovk.Map{}
 	zeroKernel := &ovk.Kernel{}
 	cases := []misusetest.Case{
+		{"SimplexKernel 100000 classes", func() error { _, err := SimplexKernel(kernel.Gaussian{S: 1}, 100000); return err }, "at most 16384"},
 		{"Ridge.Fit zero map", func() error { _, err := Ridge{Lambda: 1}.Fit(zeroMap, X, n, Y); return err }, "ovk.New"},
 		{"Ridge.FitPath zero map", func() error { _, err := Ridge{}.FitPath(zeroMap, X, n, Y, []float64{1}); return err }, "ovk.New"},
 		{"Ridge.Solve zero map", func() error {

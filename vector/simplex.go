@@ -12,6 +12,9 @@ import (
 	"github.com/rffkit/rff/ovk"
 )
 
+// maxSimplexClasses bounds the classes of SimplexKernel, whose dense A has (K−1)² entries.
+const maxSimplexClasses = 1 << 14
+
 // SimplexKernel returns the decomposable kernel k₀·A with A = CCᵀ = k/(k−1)·I_{k−1} for k = classes ≥ 2 and C the
 // simplex code: the kernel K₀(δ) = BBᵀk₀(δ), B = C, of the ORFF paper's MNIST experiment (§5.2). Use a Gaussian k₀
 // (the paper prints exp(−‖δ‖/σ²); docs/conventions.md §8.2: it is the Gaussian exp(−‖δ‖²/(2σ²)), σ = 20 on inputs
@@ -42,6 +45,10 @@ func SimplexKernel(k0 kernel.Kernel, classes int) (*ovk.Kernel, error) {
 	}
 	if k0 == nil {
 		return nil, fmt.Errorf("vector.SimplexKernel: nil scalar kernel k₀")
+	}
+	if classes > maxSimplexClasses {
+		return nil, fmt.Errorf("vector.SimplexKernel: %d classes, at most %d (A is (K−1)×(K−1): %s at the limit)",
+			classes, maxSimplexClasses, "2 GiB")
 	}
 	if _, err := size.Floats(fmt.Sprintf("vector.SimplexKernel: A for %d classes", classes), classes-1, classes-1); err != nil {
 		return nil, err
