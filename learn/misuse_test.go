@@ -51,6 +51,11 @@ func TestMisuse(t *testing.T) {
 	Z := features(t, m, X, n)
 	newStats := func(F, P int) func() error { return func() error { _, err := NewStats(F, P); return err } }
 	cases := []misuse{
+		{"Merge rows overflow", func() error {
+			a, b := mustStats(F, p), mustStats(F, p)
+			a.N, b.N = 10, math.MaxInt
+			return a.Merge(b)
+		}, "rows overflow"},
 		{"CrossValidateClasses unknown coding", func() error {
 			_, err := CrossValidateClasses(m, X, n, []int{0, 1, 0, 1, 0, 1}, 2, Coding(9), 2, []float64{1e-3}, true)
 			return err
@@ -192,6 +197,15 @@ func TestDocumentedPanics(t *testing.T) {
 		{"SimplexDecode negative rows", "learn.SimplexDecode", func() { SimplexDecode(nil, -2, 3) }},
 		{"Stats.Add short", "learn.Stats.Add", func() { s, _ := NewStats(2, 1); s.Add([]float64{1}, []float64{1}, 1) }},
 		{"Stats.Add invalid", "learn.Stats.Add", func() { (&Stats{F: 2, P: 1}).Add([]float64{1, 2}, []float64{1}, 1) }},
+		{"Stats.NormalEquations consumed", "learn.Stats.NormalEquations", func() {
+			s := mustStats(2, 1)
+			s.Add([]float64{1, 2}, []float64{1}, 1)
+			if _, err := (Ridge{Lambda: 1}).SolveInPlace(s); err != nil {
+				panic(err)
+			}
+			s.NormalEquations(false)
+		}},
+		{"Stats.NormalEquations short", "learn.Stats.NormalEquations", func() { s := mustStats(2, 1); s.ZtZ = s.ZtZ[:3]; s.NormalEquations(false) }},
 		{"Fit.Predict short", "learn.Fit.Predict", func() { (&Fit{F: 2, P: 1, Theta: []float64{1, 2}, Bias: []float64{0}}).Predict(nil, nil, 1) }},
 		{"Fit.Predict invalid", "learn.Fit.Predict", func() { (&Fit{F: 2, P: 1}).Predict(make([]float64, 1), make([]float64, 2), 1) }},
 		{"KRRFit.Predict short", "learn.KRRFit.Predict", func() { (&KRRFit{Dim: 2, P: 1}).Predict(nil, nil, 1) }},

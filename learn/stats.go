@@ -131,6 +131,9 @@ func (s *Stats) Merge(o *Stats) error {
 	if err := o.check(); err != nil {
 		return fmt.Errorf("learn.Stats.Merge: argument: %w", err)
 	}
+	if o.N < 0 || s.N > math.MaxInt-o.N {
+		return fmt.Errorf("learn.Stats.Merge: %d + %d rows overflow", s.N, o.N)
+	}
 	addTo(s.ZtZ, o.ZtZ)
 	addTo(s.ZtY, o.ZtY)
 	addTo(s.SumZ, o.SumZ)
@@ -174,8 +177,11 @@ func mirrorUpper(A []float64, F int) {
 // intercept is set (the package documentation's centred normal equations): A = ZᵀZ − N z̄z̄ᵀ (full symmetric F×F,
 // row-major) and B = ZᵀY − N z̄ȳᵀ (F×P), with z̄ = Σz/N and ȳ = Σy/N; without intercept A = ZᵀZ and B = ZᵀY. Only
 // the upper triangle of s.ZtZ is read. s must be valid ([Stats.Validate]) with N ≥ 1 when intercept is set; it
-// panics on statistics whose slices do not match F and P (programmer error).
+// panics on statistics whose slices do not match F and P, or that Ridge.SolveInPlace consumed (programmer errors).
 func (s *Stats) NormalEquations(intercept bool) (A, B []float64) {
+	if err := s.check(); err != nil {
+		panic("learn.Stats.NormalEquations: " + err.Error())
+	}
 	F := s.F
 	A = make([]float64, F*F)
 	if s.sym {
