@@ -191,6 +191,8 @@ func (c Config) resolve() (*settings, error) {
 		return nil, fmt.Errorf("σ = %v: want a positive bandwidth (or 0 for the default)", s.Sigma)
 	case s.Encoding != "onehot" && s.Encoding != "simplex":
 		return nil, fmt.Errorf("encoding %q: want onehot or simplex", s.Encoding)
+	case s.MaxClasses < 0:
+		return nil, fmt.Errorf("max classes = %d: want ≥ 0 (0: at most 1000, and half the training rows)", s.MaxClasses)
 	}
 	if _, err := kernel.New(s.Kernel, 1); err != nil {
 		return nil, err
@@ -259,6 +261,8 @@ func (c Config) resolve() (*settings, error) {
 			return nil, fmt.Errorf("cross-validation needs at least 2 folds, got %d", s.CV)
 		case s.TuneRows < 0:
 			return nil, fmt.Errorf("tune rows = %d: want ≥ 0", s.TuneRows)
+		case s.TunePoints < 0:
+			return nil, fmt.Errorf("tune points = %d: want ≥ 0 (0: D, at most 512)", s.TunePoints)
 		}
 		if s.Select == "cv" && s.CV == 0 {
 			s.CV = 5

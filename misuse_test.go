@@ -55,6 +55,11 @@ func TestMisuse(t *testing.T) {
 		{"TargetOption on zero", func() error { _, err := zero.TargetOption("x.csv", dataset.FormatCSV); return err }, "no model"},
 		{"Read nil", func() error { _, err := Read(nil); return err }, "nil reader"},
 		{"ChooseSigma nil scaler", func() error { _, err := ChooseSigma(Config{}, []float64{1, 2}, nil); return err }, "no preprocessing"},
+		{"negative MaxClasses", func() error {
+			_, err := Fit(Config{Task: "classification", Points: 8, Sigma: 1, MaxClasses: -1}, labelled(0, 1, 0, 1))
+			return err
+		}, "max classes = -1"},
+		{"negative TunePoints", func() error { _, err := Fit(Config{Points: 8, Tune: true, TunePoints: -1}, data); return err }, "tune points = -1"},
 		{"label index out of range", fitData(labelled(0, 1, 7, 1)), "not the index of one of the 2 labels"},
 		{"negative label index", fitData(labelled(0, 1, -1, 1)), "not the index"},
 		{"NaN label index", fitData(labelled(0, 1, math.NaN(), 1)), "not the index"},
