@@ -116,6 +116,9 @@ func (r Ridge) SolveMatrixFree(m *feature.Map, X []float64, n int, Y []float64, 
 	if math.IsNaN(r.Lambda) || math.IsInf(r.Lambda, 0) || r.Lambda < 0 {
 		return nil, fmt.Errorf("learn.SolveMatrixFree: λ = %v: need a finite λ ≥ 0", r.Lambda)
 	}
+	if !(r.Tol >= 0 && r.Tol < 1) || r.MaxIter < 0 {
+		return nil, fmt.Errorf("learn.SolveMatrixFree: CG tolerance %v and iterations %d: need 0 ≤ Tol < 1 and MaxIter ≥ 0", r.Tol, r.MaxIter)
+	}
 	S := min(blocks.Count(n), 64)
 	N := float64(n)
 

@@ -51,6 +51,9 @@ func TestMisuse(t *testing.T) {
 	Z := features(t, m, X, n)
 	newStats := func(F, P int) func() error { return func() error { _, err := NewStats(F, P); return err } }
 	cases := []misuse{
+		{"Solve CG tolerance NaN", func() error { _, err := (Ridge{Lambda: 1, Solver: CG, Tol: math.NaN()}).Solve(good); return err }, "CG tolerance NaN"},
+		{"Solve CG tolerance negative", func() error { _, err := (Ridge{Lambda: 1, Solver: CG, Tol: -1}).Solve(good); return err }, "CG tolerance -1"},
+		{"Solve negative MaxIter", func() error { _, err := (Ridge{Lambda: 1, Solver: CG, MaxIter: -3}).Solve(good); return err }, "iterations -3"},
 		{"Merge rows overflow", func() error {
 			a, b := mustStats(F, p), mustStats(F, p)
 			a.N, b.N = 10, math.MaxInt

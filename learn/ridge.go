@@ -209,6 +209,9 @@ func (r Ridge) validParams() error {
 	if r.Solver != Cholesky && r.Solver != CG {
 		return fmt.Errorf("unknown solver %v", r.Solver)
 	}
+	if !(r.Tol >= 0 && r.Tol < 1) || r.MaxIter < 0 { // Tol 0 and MaxIter 0 are the defaults
+		return fmt.Errorf("CG tolerance %v and iterations %d: need 0 ≤ Tol < 1 and MaxIter ≥ 0", r.Tol, r.MaxIter)
+	}
 	switch r.Precision {
 	case Double, Auto:
 	case Mixed:
