@@ -38,11 +38,11 @@
 // duplicate keys, unsupported datatypes, wrong shapes or nesting, unknown inputs, NaN or infinite values; 401 for
 // a missing or wrong bearer token (Options.Token; the health checks need none); 404 for an unknown model, version
 // or path; 405 for a wrong method; 408 for a body that does not arrive within the read timeout; 413 for a body over
-// Options.MaxBodyBytes, more rows than Options.MaxRows, or an answer that could be longer than MaxBodyBytes; 415 for a body with a Content-Encoding; 503 with
-// Retry-After when every inference slot is busy and the bounded queue is full, or the bodies held at once would
-// exceed MaxConcurrent × MaxBodyBytes bytes. A request's body is read before it takes an inference slot, so
-// clients that send slowly hold no slot. No panic reaches a client, and responses never hold stacks, file paths
-// or network addresses.
+// Options.MaxBodyBytes, more rows than Options.MaxRows, or an answer that could be longer than MaxBodyBytes; 415
+// for a body with a Content-Encoding; 503 with Retry-After when every inference slot is busy and the bounded queue
+// is full, or the bodies held at once would exceed MaxConcurrent × MaxBodyBytes bytes. A request's body is read
+// before it takes an inference slot, so clients that send slowly hold no slot. No panic reaches a client, and
+// responses never hold stacks, file paths or network addresses.
 //
 // Reload (and Watch, which polls the directory) swaps the set of models atomically: a new or changed file is
 // loaded and checked completely first, a file that fails leaves the previous model in service, and a request in

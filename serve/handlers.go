@@ -271,15 +271,15 @@ func checkEncoding(w http.ResponseWriter, r *http.Request) *apiError {
 // then grows as they do, so a client cannot make the server allocate by declaring a large Content-Length.
 const firstChunk = 4 << 10
 
+// timeoutAnswerTime is how long the 408 answer to a body that did not arrive in time may take to be written.
+const timeoutAnswerTime = 5 * time.Second
+
 // readBody reads the request body into b, a pooled buffer, refusing more than MaxBodyBytes (413). The buffer grows
 // as the bytes arrive, doubling (to at most twice what was received, beyond firstChunk), and the bytes received
 // count against the server's budget of body bytes (MaxConcurrent × MaxBodyBytes): a body that would exceed it is
 // refused with 503. held is the number of bytes counted, which the caller gives back (s.bodyHeld) once it is done
 // with the body. A body that does not arrive within the read timeout is answered 408; no message holds the
 // connection's addresses.
-// timeoutAnswerTime is how long the 408 answer to a body that did not arrive in time may take to be written.
-const timeoutAnswerTime = 5 * time.Second
-
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b []byte) (_ []byte, held int64, _ *apiError) {
 	maxBody := s.opts.MaxBodyBytes
 	if r.ContentLength > maxBody {
