@@ -28,19 +28,7 @@ func TestPipeInput(t *testing.T) {
 	n := 0
 	pipe := func() string { // a fresh named pipe that a writer fills with the data file once
 		n++
-		p := filepath.Join(dir, "pipe"+strings.Repeat("x", n))
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
-			t.Skip(err)
-		}
-		go func() {
-			f, err := os.OpenFile(p, os.O_WRONLY, 0)
-			if err != nil {
-				return
-			}
-			f.Write(content)
-			f.Close()
-		}()
-		return p
+		return fifo(t, filepath.Join(dir, "pipe"+strings.Repeat("x", n)), func(f *os.File) { f.Write(content) })
 	}
 	p := pipe()
 	code, got, errOut := runCLI("eval", "--model", model, "--data", p)
@@ -68,16 +56,7 @@ func TestModelPipeOverBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "endless")
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Skip(err)
-	}
-	go func() {
-		f, err := os.OpenFile(p, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer f.Close()
+	p := fifo(t, filepath.Join(t.TempDir(), "endless"), func(f *os.File) {
 		if _, err := f.Write(head[:16]); err != nil {
 			return
 		}
@@ -87,9 +66,27 @@ func TestModelPipeOverBudget(t *testing.T) {
 				return
 			}
 		}
-	}()
+	})
 	code, out, errOut := runCLI("predict", "--model", p, "--data", writeCSV(t, 10, 2), "--max-memory", "4MiB")
 	if code != 2 || out != "" || !strings.Contains(errOut, "--model "+p+" is over the memory budget of 4 MiB") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+}
+
+// fifo makes the named pipe p (skipping the test where that is not possible) and a goroutine that opens it for
+// writing, once a reader opens it, calls write and closes it.
+func fifo(t *testing.T, p string, write func(f *os.File)) string {
+	t.Helper()
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip(err)
+	}
+	go func() {
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		write(f)
+	}()
+	return p
 }
