@@ -128,3 +128,57 @@ func TestParseFloatAsStrconv(t *testing.T) {
 		t.Errorf("out of range: %v", err)
 	}
 }
+
+// FuzzParseFloat: for any string, ParseFloat gives strconv's value and error where strconv reads the number right (at
+// most 780 mantissa digits, or not a plain decimal number), and the exactly rounded value of a plain decimal number
+// of any length; a long number built from the input's digits is read exactly too.
+func FuzzParseFloat(f *testing.F) {
+	for _, s := range []string{"1", "-0.5e-3", "1e400", "Inf", "0x1p3", "1_000", "", ".", "1" + strings.Repeat("0", 800) + "e-800"} {
+		f.Add(s, uint16(0))
+	}
+	f.Fuzz(func(t *testing.T, s string, pad uint16) {
+		for _, text := range []string{s, longForm(s, int(pad))} {
+			if len(text) > 1<<16 {
+				continue
+			}
+			got, err := ParseFloat(text, 64)
+			if _, long := shorten(text); !long {
+				want, werr := strconv.ParseFloat(text, 64)
+				if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) || (err == nil) != (werr == nil) {
+					t.Fatalf("%.40q: %v, %v; strconv %v, %v", text, got, err, want, werr)
+				}
+				continue
+			}
+			r, ok := new(big.Rat).SetString(text)
+			if !ok {
+				t.Fatalf("%.40q is long and plain, but big.Rat cannot read it", text)
+			}
+			want, _ := r.Float64()
+			if strings.HasPrefix(text, "-") && want == 0 {
+				want = math.Copysign(0, -1)
+			}
+			if math.IsInf(want, 0) {
+				if !errors.Is(err, strconv.ErrRange) || got != want {
+					t.Fatalf("%.40q…: %v, %v; want %v and a range error", text, got, err, want)
+				}
+			} else if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("%.40q… (%d bytes): %v, %v; want %v", text, len(text), got, err, want)
+			}
+		}
+	})
+}
+
+// longForm turns the digits of s into a plain decimal number of more than 780 digits: its digits (or 1), pad zeros,
+// its digits again, and an exponent from its length.
+func longForm(s string, pad int) string {
+	var digits []byte
+	for _, c := range []byte(s) {
+		if c >= '0' && c <= '9' {
+			digits = append(digits, c)
+		}
+	}
+	if len(digits) == 0 {
+		digits = []byte{'1'}
+	}
+	return string(digits) + "." + strings.Repeat("0", 781+pad%3000) + string(digits) + "e-" + strconv.Itoa(len(s)%400)
+}
