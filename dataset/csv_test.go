@@ -263,6 +263,8 @@ func TestCSVDetails(t *testing.T) {
 			x: []float64{1, 2}, y: []float64{1, 0}, names: []string{"x1"}, tname: "y", labels: []string{"plain", "say \"hi\""}},
 		{name: "blank lines and trailing spaces", text: "\n\n1,2\n\n  \n3,4  \n\n",
 			x: []float64{1, 3}, y: []float64{2, 4}, names: []string{"x1"}, tname: "y"},
+		{name: "a carriage return inside a quoted label", text: "a,b,y\n1,2,\"p\rq\"\n3,4,r\n", x: []float64{1, 2, 3, 4}, y: []float64{0, 1},
+			names: []string{"a", "b"}, tname: "y", labels: []string{"p\rq", "r"}},
 		{name: "label column makes no header", text: "T,2.5,80\nI,5.5,120\nT,0.5,10\n", target: "first",
 			x: []float64{2.5, 80, 5.5, 120, 0.5, 10}, y: []float64{1, 0, 1}, names: []string{"x1", "x2"}, tname: "y", labels: []string{"I", "T"}},
 		{name: "header with a label column", text: "letter,w,h\nT,2.5,80\nI,5.5,120\n", target: "letter",

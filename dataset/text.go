@@ -72,9 +72,10 @@ func (lr *lineReader) next() ([]byte, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		// ScanLines drops the '\r' of a CRLF line end: one left inside is a line end of a file whose lines end in
-		// a bare CR, which would otherwise read as one long line (whitespace-separated values all in one row).
-		if i := bytes.IndexByte(b, '\r'); i >= 0 {
+		// ScanLines drops the '\r' of a CRLF line end: one left inside a line without quotes is a line end of a file
+		// whose lines end in a bare CR, which would otherwise read as one long line (whitespace-separated values all
+		// in one row). A line with a quote may hold a CR inside a quoted CSV field; the CSV reader judges it.
+		if i := bytes.IndexByte(b, '\r'); i >= 0 && bytes.IndexByte(b, '"') < 0 {
 			return nil, fmt.Errorf("%s:%d: a carriage return (\\r) inside the line, after %d bytes: the lines seem to end in a bare CR "+
 				"(classic Mac OS); convert the line ends to LF (e.g. tr '\\r' '\\n')", lr.name, lr.line, i)
 		}

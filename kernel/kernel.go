@@ -72,7 +72,12 @@ func Names() []string {
 	return []string{"gaussian", "laplacian", "matern12", "matern32", "matern52", "cauchy", "arccos0", "arccos1"}
 }
 
+// MinSigma is the smallest bandwidth New accepts, 2⁻⁵⁰⁰ ≈ 3.1e-151: below about the square root of the smallest
+// normal float64, σ² underflows and the kernels' scaled distances and spectral scales overflow.
+const MinSigma = 0x1p-500
+
 // New returns the kernel called name with bandwidth sigma (ignored by the arc-cosine kernels, which are scale-free).
+// It returns an error for an unknown name and a σ that is not finite or below MinSigma.
 func New(name string, sigma float64) (Kernel, error) {
 	name = strings.ToLower(strings.TrimSpace(name))
 	switch name {
@@ -84,8 +89,9 @@ func New(name string, sigma float64) (Kernel, error) {
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("kernel %s: bandwidth σ must be positive and finite, got %v", name, sigma)
 	}
-	if sigma < 0x1p-1022 { // subnormal: 1/σ overflows, and distances over σ are Inf or NaN
-		return nil, fmt.Errorf("kernel %s: bandwidth σ = %v is below the smallest normal float64 (2.2e-308)", name, sigma)
+	if sigma < MinSigma {
+		return nil, fmt.Errorf("kernel %s: bandwidth σ = %v is below %.3g, where σ² underflows and the kernel's distances over σ "+
+			"overflow", name, sigma, MinSigma)
 	}
 	switch name {
 	case "gaussian", "rbf":

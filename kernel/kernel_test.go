@@ -346,13 +346,13 @@ func TestNew(t *testing.T) {
 		name  string
 		sigma float64
 	}{{"gaussian", 0}, {"gaussian", -1}, {"laplacian", math.Inf(1)}, {"matern12", math.NaN()}, {"poly", 1},
-		{"matern32", 5e-324}, {"cauchy", 0x1p-1023}} {
+		{"matern32", 5e-324}, {"cauchy", 0x1p-1023}, {"gaussian", 0x1p-1022}, {"laplacian", 1e-300}, {"matern12", MinSigma / 2}} {
 		if _, err := New(bad.name, bad.sigma); err == nil {
 			t.Errorf("New(%q, %v) must fail", bad.name, bad.sigma)
 		}
 	}
-	if _, err := New("gaussian", 0x1p-1022); err != nil {
-		t.Errorf("the smallest normal σ: %v", err)
+	if _, err := New("gaussian", MinSigma); err != nil {
+		t.Errorf("σ = MinSigma: %v", err)
 	}
 	if s := SigmaFromGamma(0.125); math.Abs(s-2) > 1e-15 {
 		t.Errorf("SigmaFromGamma(1/8) = %v, want 2", s)

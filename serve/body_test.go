@@ -234,9 +234,13 @@ func TestBodyReadTimeout(t *testing.T) {
 func TestBinaryExtension(t *testing.T) {
 	_, ts := newTestServer(t, copyModels(t, "ridge-sr=reg"), Options{})
 	body := matrixBody([]float64{1, 2, 3}, 1, 3, "FP64")
-	for _, v := range []string{strconv.Itoa(len(body)), "0", "-1", "abc"} {
-		code, h, b := do(t, ts.Client(), "POST", ts.URL+"/v2/models/reg/infer", body, "Inference-Header-Content-Length", v)
-		checkError(t, "Inference-Header-Content-Length: "+v, code, h, b, http.StatusBadRequest,
+	for _, v := range [][]string{{strconv.Itoa(len(body))}, {"0"}, {"-1"}, {"abc"}, {""}, {"", "5"}} {
+		var h []string
+		for _, x := range v {
+			h = append(h, "Inference-Header-Content-Length", x)
+		}
+		code, hd, b := do(t, ts.Client(), "POST", ts.URL+"/v2/models/reg/infer", body, h...)
+		checkError(t, fmt.Sprintf("Inference-Header-Content-Length: %q", v), code, hd, b, http.StatusBadRequest,
 			"binary tensor data extension (Inference-Header-Content-Length) is not supported")
 	}
 }

@@ -19,7 +19,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		writeError(w, aerr)
 		return e.name
 	}
-	if r.Header.Get(binaryHeader) != "" {
+	if _, binary := r.Header[binaryHeader]; binary { // present at all, whatever its values
 		writeError(w, errorf(http.StatusBadRequest, "the binary tensor data extension (%s) is not supported: send the tensors' data as JSON numbers", binaryHeader))
 		return e.name
 	}

@@ -378,18 +378,13 @@ type kernelFlags struct {
 }
 
 // sigmaFlag is --sigma (or --gamma, as γ = 1/(2σ²)): a positive finite number, or "auto" (stored as 0) for the
-// command's default. A literal 0 is refused rather than taken for auto, and so is a value whose σ is not a positive
-// normal float64 (a subnormal σ, or a γ so large that 1/√(2γ) underflows): the spectral law's scale 1/σ must be
-// finite.
+// command's default. A literal 0 is refused rather than taken for auto, and so is a value whose σ is below
+// kernel.MinSigma (a γ above 1/(2·MinSigma²)), where σ² underflows and the kernels overflow.
 type sigmaFlag struct {
 	v    *float64
 	what string // "bandwidth" or "γ"
 	set  *bool
 }
-
-// smallestNormal is the smallest positive normal float64, 2^−1022 ≈ 2.2e-308: below it a bandwidth is subnormal and
-// its reciprocal overflows.
-const smallestNormal = 0x1p-1022
 
 func (s sigmaFlag) String() string {
 	if s.v == nil || *s.v == 0 {
@@ -411,11 +406,12 @@ func (s sigmaFlag) Set(v string) error {
 		return fmt.Errorf("%q is not a %s (a positive number, or auto)", v, s.what)
 	}
 	if s.what == "γ" {
-		if sigma := kernel.SigmaFromGamma(x); !(sigma >= smallestNormal) {
-			return fmt.Errorf("%q is too large a γ: σ = 1/√(2γ) underflows to %g; give γ ≤ %.4g (or --sigma)", v, sigma, math.MaxFloat64/2)
+		if sigma := kernel.SigmaFromGamma(x); !(sigma >= kernel.MinSigma) {
+			return fmt.Errorf("%q is too large a γ: σ = 1/√(2γ) = %g is below %.3g; give γ ≤ %.3g (or --sigma)", v, sigma,
+				kernel.MinSigma, 1/(2*kernel.MinSigma*kernel.MinSigma))
 		}
-	} else if x < smallestNormal {
-		return fmt.Errorf("%q is too small a bandwidth: σ must be at least %.4g (the smallest normal float64), or auto", v, smallestNormal)
+	} else if x < kernel.MinSigma {
+		return fmt.Errorf("%q is too small a bandwidth: σ must be at least %.3g (below it σ² underflows), or auto", v, kernel.MinSigma)
 	}
 	*s.v = x
 	return nil

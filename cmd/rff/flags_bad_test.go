@@ -33,7 +33,10 @@ func TestFlagValuesRefused(t *testing.T) {
 	}{
 		// 1. A bandwidth whose σ is not a positive normal float, and --sigma with --gamma in any spelling.
 		{"gamma σ underflows", fit("-D", "8", "--gamma", "9e307"), []string{"-gamma", "γ ≤"}},
-		{"gamma max float", fit("-D", "8", "--gamma", "1.7976931348623157e308"), []string{"-gamma", "underflows"}},
+		{"gamma max float", fit("-D", "8", "--gamma", "1.7976931348623157e308"), []string{"-gamma", "γ ≤"}},
+		{"gamma σ below MinSigma", fit("-D", "8", "--gamma", "6e300"), []string{"-gamma", "γ ≤"}},
+		{"sigma smallest normal", fit("-D", "8", "--sigma", "2.2250738585072014e-308"), []string{"-sigma", "too small a bandwidth"}},
+		{"sigma where σ² underflows", fit("-D", "8", "--sigma", "1e-300"), []string{"-sigma", "σ² underflows"}},
 		{"sigma auto with gamma", fit("-D", "8", "--sigma", "auto", "--gamma", "1"), []string{"give --sigma or --gamma, not both"}},
 		{"gamma with sigma auto", fit("-D", "8", "--gamma", "1", "--sigma", "auto"), []string{"give --sigma or --gamma, not both"}},
 		{"gamma auto with sigma", fit("-D", "8", "--gamma", "auto", "--sigma", "2"), []string{"give --sigma or --gamma, not both"}},
@@ -116,7 +119,9 @@ func TestFlagValuesAccepted(t *testing.T) {
 	}{
 		{"gamma large but representable", fit("-D", "8", "--gamma", "1e300")},
 		{"gamma auto", fit("-D", "8", "--gamma", "auto")},
-		{"sigma smallest normal", fit("-D", "8", "--sigma", "1e300")},
+		{"sigma huge", fit("-D", "8", "--sigma", "1e300")},
+		{"sigma just above MinSigma", fit("-D", "8", "--sigma", "1e-150")},
+		{"gamma just below the largest", fit("-D", "8", "--gamma", "5e300")},
 		{"rule gq degree", fit("-D", "8", "--rule", "gq:3")},
 		{"rule-fallback with an SR rule", fit("-D", "8", "--rule", "sr-haar", "--rule-fallback", "orf")},
 		{"max-memory -1", fit("-D", "8", "--max-memory", "-1")},

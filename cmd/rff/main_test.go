@@ -388,6 +388,10 @@ func TestModelOverBudget(t *testing.T) {
 	if err := os.WriteFile(big, append(head[:16:16], make([]byte, 3<<20-16)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	exact := filepath.Join(dir, "exact.rff") // one byte over the budget: rounded alike, so said in bytes
+	if err := os.WriteFile(exact, append(head[:16:16], make([]byte, 1<<20+1-16)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	zeros := filepath.Join(dir, "zeros.rff")
 	if err := os.WriteFile(zeros, make([]byte, 3<<20), 0o644); err != nil {
 		t.Fatal(err)
@@ -398,6 +402,7 @@ func TestModelOverBudget(t *testing.T) {
 			{big, "--model " + big + " is 3 MiB, over the memory budget of 1 MiB"},
 			{zeros, zeros + ": not an rff model file"},
 			{"/dev/zero", "/dev/zero: not an rff model file"},
+			{exact, "--model " + exact + " is 1048577 bytes, over the memory budget of 1048576 bytes"},
 		} {
 			if _, err := os.Stat(c.model); err != nil {
 				continue // no /dev/zero here

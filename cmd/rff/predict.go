@@ -54,12 +54,15 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	b := budgetOf(*f.data.mem)
 	m, err := rff.ReadAtMost(fh, b)
 	if errors.Is(err, rff.ErrTooLong) {
-		size := "over"
+		size, budget := "over", rff.FormatBytes(b)
 		if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
 			size = rff.FormatBytes(fi.Size()) + ", over"
+			if rff.FormatBytes(fi.Size()) == budget { // rounded alike: say the bytes
+				size, budget = fmt.Sprintf("%d bytes, over", fi.Size()), fmt.Sprintf("%d bytes", b)
+			}
 		}
 		return nil, usagef("--model %s is %s the memory budget of %s (a model is read whole): is it a model file? Else raise --max-memory",
-			f.path, size, rff.FormatBytes(b))
+			f.path, size, budget)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
