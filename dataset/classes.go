@@ -26,7 +26,7 @@ func NewClasses(raw []string, numeric bool) *Classes {
 	if numeric {
 		vals := make([]float64, 0, len(raw))
 		for _, s := range raw {
-			v, _ := numparse.ParseFloat(strings.TrimSpace(s), 64)
+			v, _ := numparse.ParseField(strings.TrimSpace(s), 64)
 			vals = append(vals, v)
 		}
 		slices.Sort(vals)
@@ -66,7 +66,7 @@ func ClassesNamed(labels []string) *Classes {
 // Class returns the index of the raw target s.
 func (c *Classes) Class(s string) (int, bool) {
 	if c.numeric {
-		v, err := numparse.ParseFloat(strings.TrimSpace(s), 64)
+		v, err := numparse.ParseField(strings.TrimSpace(s), 64)
 		if err != nil {
 			return 0, false
 		}

@@ -263,7 +263,7 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 			if !p.numeric {
 				continue
 			}
-			v, err := numparse.ParseFloat(string(f), 64)
+			v, err := numparse.ParseField(string(f), 64)
 			switch {
 			case err != nil && !errors.Is(err, strconv.ErrRange):
 				p.b.release(8 * int64(cap(p.y)))

@@ -184,7 +184,7 @@ func (p *CSVLineParser) Parse(line []byte, x []float64) ([]float64, string, erro
 // NaN and Inf included), and v is its value. A data set whose targets are all numbers has numeric targets, and then
 // a NaN or infinite one is an error; any other target makes the targets class labels.
 func ParseTarget(s string) (v float64, numeric bool) {
-	v, err := numparse.ParseFloat(s, 64)
+	v, err := numparse.ParseField(s, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return math.NaN(), false
 	}

@@ -136,13 +136,16 @@ func parseNum(f []byte) (v float64, msg string) {
 	if len(f) == 0 {
 		return 0, "empty value"
 	}
-	v, err := numparse.ParseFloat(string(f), 64)
+	v, err := numparse.ParseField(string(f), 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
 			if !math.IsInf(v, 0) {
 				return v, ""
 			}
 			return 0, quote(f) + " is out of range"
+		}
+		if _, gerr := strconv.ParseFloat(string(f), 64); gerr == nil || errors.Is(gerr, strconv.ErrRange) {
+			return 0, quote(f) + " is not a number (write it without the digit separators _)"
 		}
 		return 0, quote(f) + " is not a number"
 	}
@@ -158,7 +161,7 @@ func isNumeric(f []byte) bool {
 	if len(f) == 0 {
 		return false
 	}
-	_, err := numparse.ParseFloat(string(f), 64)
+	_, err := numparse.ParseField(string(f), 64)
 	return err == nil || errors.Is(err, strconv.ErrRange)
 }
 

@@ -131,3 +131,14 @@ func shorten(s string) (string, bool) {
 	e := min(max(point+exp, -5000), 5000)
 	return sign + "0." + string(digits) + "e" + strconv.FormatInt(e, 10), true
 }
+
+// ParseField is ParseFloat for numbers in data files: every number strconv.ParseFloat reads — decimal, hexadecimal
+// floating point as C's printf("%a") writes it (0x1.8p+1), inf, infinity and nan in any case — except numbers with
+// the digit separators of Go's syntax (1_000): those are a syntax error (a *strconv.NumError whose Num is s), so that a
+// column of identifiers such as 1_000 is not read as numbers.
+func ParseField(s string, bits int) (float64, error) {
+	if strings.IndexByte(s, '_') >= 0 {
+		return 0, &strconv.NumError{Func: "ParseFloat", Num: strings.Clone(s), Err: strconv.ErrSyntax}
+	}
+	return ParseFloat(s, bits)
+}

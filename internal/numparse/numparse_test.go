@@ -129,6 +129,33 @@ func TestParseFloatAsStrconv(t *testing.T) {
 	}
 }
 
+// ParseField reads what ParseFloat reads except numbers with digit separators, which are a syntax error naming the
+// input.
+func TestParseField(t *testing.T) {
+	for _, c := range []struct {
+		s  string
+		ok bool
+	}{
+		{"1", true}, {"-0", true}, {"+1.5e3", true}, {".5", true}, {"0x1.8p+1", true}, {"0X1P-2", true}, {"Inf", true},
+		{"nAn", true}, {"1e400", true}, {strings.Repeat("1", 900) + ".5e-3", true}, {"1.5x", true}, {"", true},
+		{"1_000", false}, {"0x_1p3", false}, {"1_0.5", false}, {"1e1_0", false}, {"_", false}, {"1__0", false},
+	} {
+		got, err := ParseField(c.s, 64)
+		if !c.ok {
+			ne, isNum := errors.AsType[*strconv.NumError](err)
+			if !isNum || ne.Num != c.s || !errors.Is(err, strconv.ErrSyntax) || got != 0 {
+				t.Errorf("%q: %v, %v; want 0 and a syntax error naming it", c.s, got, err)
+			}
+			continue
+		}
+		want, werr := ParseFloat(c.s, 64)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) ||
+			(err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Errorf("%.40q: %v, %v; ParseFloat %v, %v", c.s, got, err, want, werr)
+		}
+	}
+}
+
 // FuzzParseFloat: for any string, ParseFloat gives strconv's value and error where strconv reads the number right (at
 // most 780 mantissa digits, or not a plain decimal number), and the exactly rounded value of a plain decimal number
 // of any length; a long number built from the input's digits is read exactly too.
@@ -142,6 +169,11 @@ func FuzzParseFloat(f *testing.F) {
 				continue
 			}
 			got, err := ParseFloat(text, 64)
+			fgot, ferr := ParseField(text, 64)
+			if sep := strings.Contains(text, "_"); sep && !errors.Is(ferr, strconv.ErrSyntax) || !sep &&
+				(math.Float64bits(fgot) != math.Float64bits(got) && !(math.IsNaN(got) && math.IsNaN(fgot)) || (ferr == nil) != (err == nil)) {
+				t.Fatalf("%.40q: ParseField %v, %v; ParseFloat %v, %v", text, fgot, ferr, got, err)
+			}
 			if _, long := shorten(text); !long {
 				want, werr := strconv.ParseFloat(text, 64)
 				if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) || (err == nil) != (werr == nil) {
