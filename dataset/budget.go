@@ -228,8 +228,9 @@ func (b *budget) release(n int64) { b.used = max(0, b.used-n) }
 func (b *budget) room() int64 { return b.limit - b.used }
 
 // grow returns s with room for at least k more elements, charging b for the capacity it adds before allocating it
-// (what and line name the data in the error). The capacity doubles as append's would, but never beyond what the
-// budget allows; the error comes only when len(s)+k elements do not fit.
+// (what and line name the data in the error). The new array is allocated while the old one (already charged) is
+// still live, so both must fit at once. The capacity doubles as append's would, but never beyond what the budget
+// allows; the error comes only when len(s)+k elements and the old array do not fit.
 func grow[T any](b *budget, s []T, k int, line int, what string) ([]T, error) {
 	if cap(s)-len(s) >= k {
 		return s, nil
@@ -237,9 +238,9 @@ func grow[T any](b *budget, s []T, k int, line int, what string) ([]T, error) {
 	var zero T
 	size := int64(unsafe.Sizeof(zero))
 	need := int64(len(s)) + int64(k)
-	most := satAdd(int64(cap(s)), b.room()/size) // the largest capacity that fits
+	most := b.room() / size // the largest new array that fits beside the old one
 	if need > most {
-		return nil, b.errorAt(line, what, satAdd(b.used, satMul(need-int64(cap(s)), size)))
+		return nil, b.errorAt(line, what, satAdd(b.used, satMul(need, size)))
 	}
 	c := min(max(need, 2*int64(cap(s)), 64/size), most, math.MaxInt/size)
 	t := make([]T, len(s), c)

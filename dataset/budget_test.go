@@ -364,3 +364,34 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowTransient: grow allocates the new array while the old one is live, so at every growth the two arrays
+// together fit the budget, and the error comes exactly when the elements asked for and the old array do not.
+func TestGrowTransient(t *testing.T) {
+	for _, limit := range []int64{64, 1000, 4096, 1 << 20} {
+		b := &budget{name: "x", limit: limit}
+		var s []float64
+		for {
+			old := cap(s)
+			t2, err := grow(b, s, 1, 1, "the parsed data")
+			if err != nil {
+				if fits := 8*int64(len(s)+1)+8*int64(old) <= limit; fits {
+					t.Fatalf("limit %d: refused %d elements beside the old %d, which fit: %v", limit, len(s)+1, old, err)
+				}
+				break
+			}
+			if cap(t2) != old {
+				if transient := 8 * int64(old+cap(t2)); transient > limit {
+					t.Fatalf("limit %d: growing %d → %d elements holds %d bytes at once", limit, old, cap(t2), transient)
+				}
+				if b.used != 8*int64(cap(t2)) {
+					t.Fatalf("limit %d: %d bytes charged for %d elements", limit, b.used, cap(t2))
+				}
+			}
+			s = append(t2, 1)
+		}
+		if len(s) == 0 {
+			t.Fatalf("limit %d: nothing fitted", limit)
+		}
+	}
+}
