@@ -251,3 +251,21 @@ func ExampleFormatBytes() {
 	fmt.Println(rff.FormatBytes(512), rff.FormatBytes(1536), rff.FormatBytes(3<<30+700<<20))
 	// Output: 512 B 1.5 KiB 3.6 GiB
 }
+
+// PredictBytes says how much memory PredictRows needs besides the rows themselves, so that a caller with a memory
+// budget can refuse (or split) a large batch before predicting it. It grows with the rows only by their outputs:
+// the rows are preprocessed and mapped a segment of blocks at a time.
+func ExampleModel_PredictBytes() {
+	m, err := rff.Fit(rff.Config{Points: 64, Sigma: 1, Lambda: 1e-6, Seed: 1}, sine(200))
+	if err != nil {
+		panic(err)
+	}
+	const budget = 64 << 20
+	for _, n := range []int{1000, 100_000_000} {
+		need := m.PredictBytes(n)
+		fmt.Printf("%d rows: at least their 8-byte predictions: %v; within 64 MiB: %v\n", n, need >= 8*int64(n), need <= budget)
+	}
+	// Output:
+	// 1000 rows: at least their 8-byte predictions: true; within 64 MiB: true
+	// 100000000 rows: at least their 8-byte predictions: true; within 64 MiB: false
+}

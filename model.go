@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/finite"
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
@@ -356,28 +359,36 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	if i := finite.Index(X); i >= 0 {
 		return nil, fmt.Errorf("row %d, column %d (%s) is %v", i/h.Dim+1, i%h.Dim+1, m.inputNames()[i%h.Dim], X[i])
 	}
-	Z := m.preprocess(X, n)
-	if err := finiteRows(Z, n, "the preprocessed input", "is too large for the model's scaling"); err != nil {
-		return nil, err
-	}
 	P := h.Outputs
 	out := make([]float64, n*P)
-	var err error
-	switch {
-	case m.krr != nil:
-		m.krr.Predict(out, Z, n)
-	case m.okrr != nil:
-		err = m.okrr.Predict(out, Z, n)
-	case m.ofit != nil:
-		err = m.ofit.Predict(out, m.omap, Z, n)
-	default:
-		err = m.fit.PredictMap(out, m.mapper(), Z, n)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := finiteRows(out, n, "the prediction", "overflows (an input far outside the training data?)"); err != nil {
-		return nil, err
+	// The rows are preprocessed and predicted a segment of whole row blocks at a time, so that the preprocessed
+	// copy stays small however many rows there are; every path predicts a block as it would in one call on all
+	// rows, so the bits do not depend on the segments.
+	seg := segmentRows(m.file.MapDim())
+	for r0 := 0; r0 < n; r0 += seg {
+		rows := min(seg, n-r0)
+		Z := m.preprocess(X[r0*h.Dim:(r0+rows)*h.Dim], rows)
+		if err := finiteRows(Z, rows, "the preprocessed input", "is too large for the model's scaling"); err != nil {
+			return nil, offsetRow(err, r0)
+		}
+		o := out[r0*P : (r0+rows)*P]
+		var err error
+		switch {
+		case m.krr != nil:
+			m.krr.Predict(o, Z, rows)
+		case m.okrr != nil:
+			err = m.okrr.Predict(o, Z, rows)
+		case m.ofit != nil:
+			err = m.ofit.Predict(o, m.omap, Z, rows)
+		default:
+			err = m.fit.PredictMap(o, m.mapper(), Z, rows)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := finiteRows(o, rows, "the prediction", "overflows (an input far outside the training data?)"); err != nil {
+			return nil, offsetRow(err, r0)
+		}
 	}
 	p := &Prediction{N: n, Outputs: P, Values: out}
 	if h.Task == "classification" {
@@ -395,6 +406,74 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	return p, nil
 }
 
+// PredictBytes is about the most PredictRows allocates for n rows (0 for a nil or zero Model): the n×Outputs values
+// (and a classifier's n classes and labels), one segment of preprocessed rows (about 8 MiB, at least one block of
+// 256 rows per core) and, per core, the features of a block of rows — for an exact model, its kernel values against
+// every training row. Memory the caller holds (the rows themselves, the model) is not included.
+func (m *Model) PredictBytes(n int) int64 {
+	if !m.ok() || n <= 0 {
+		return 0
+	}
+	h := m.file.Header
+	P := float64(h.Outputs)
+	perRow := 8 * P
+	if h.Task == "classification" {
+		perRow += 8 + 16 // the class index and the label's string header (the label text is the model's)
+	}
+	// The preprocessed segment; a PCA step also copies each block of it (padded to a matrix product's least size)
+	// and projects it.
+	seg := float64(min(n, segmentRows(m.file.MapDim())))
+	pre := seg * float64(m.file.MapDim())
+	if m.scaler != nil && m.scaler.HasPCA() {
+		pre += max(seg, linalg.GemmSerialMinDim) * float64(m.file.Dim+m.file.MapDim())
+	}
+	// A block's scratch: the projections and features of its rows (an operator-valued map's are P× wider), or the
+	// kernel values against the training rows of an exact model (P² per pair for an operator-valued one).
+	block := float64(h.Points) + float64(h.Features) + P
+	if h.OVK != "" {
+		block += float64(h.Features) * P
+	}
+	var train float64 // an exact model's per-call copies of its coefficients and of the training rows' norms
+	switch {
+	case m.krr != nil:
+		block += float64(m.krr.N) * (1 + P)
+		train = 8 * float64(m.krr.N) * (P + 4)
+	case m.okrr != nil:
+		block += float64(m.okrr.N) * P * (P + 1)
+		train = 8 * float64(m.okrr.N) * (P + 4)
+	}
+	workers := float64(min(runtime.GOMAXPROCS(0), blocks.Count(n)))
+	fixed := float64(128<<10) * (1 + workers) // small per-call and per-goroutine buffers
+	b := float64(n)*perRow + 8*pre + 8*workers*float64(min(n, blocks.Rows))*block + train + fixed
+	return int64(min(b, math.MaxInt64/2))
+}
+
+// segmentRows is the number of rows PredictRows preprocesses and predicts at a time for preprocessed rows of d
+// columns: whole row blocks, at least one per core, about 8 MiB of preprocessed values.
+func segmentRows(d int) int {
+	perBlock := 8 * blocks.Rows * max(d, 1)
+	return blocks.Rows * max(runtime.GOMAXPROCS(0), segmentBytes/perBlock)
+}
+
+// segmentBytes is the size of the preprocessed rows PredictRows holds at a time (a variable for tests).
+var segmentBytes = 8 << 20
+
+// rowError is the error of finiteRows: the row is 1-based.
+type rowError struct {
+	row       int
+	what, why string
+}
+
+func (e *rowError) Error() string { return fmt.Sprintf("row %d: %s %s", e.row, e.what, e.why) }
+
+// offsetRow returns err with its row counted from r0 rows earlier (err from finiteRows on a segment).
+func offsetRow(err error, r0 int) error {
+	if re, ok := err.(*rowError); ok {
+		return &rowError{row: re.row + r0, what: re.what, why: re.why}
+	}
+	return err
+}
+
 // finiteRows returns an error naming the first row (1-based) of the n rows of v that holds a NaN or an infinity:
 // "row i: what why".
 func finiteRows(v []float64, n int, what, why string) error {
@@ -404,7 +483,7 @@ func finiteRows(v []float64, n int, what, why string) error {
 	w := len(v) / n
 	for i, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("row %d: %s %s", i/w+1, what, why)
+			return &rowError{row: i/w + 1, what: what, why: why}
 		}
 	}
 	return nil

@@ -16,6 +16,9 @@ type dataFlags struct {
 	path, format, target, labels, preprocess string
 	train                                    int
 	mem                                      *memoryFlag // --max-memory
+	// held is memory the command already holds when it loads the data (predict and eval: the model); the loader
+	// gets the rest of the budget.
+	held int64
 }
 
 func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
@@ -85,6 +88,10 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 		return nil, usageError{err.Error()}
 	}
 	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels, MaxBytes: f.maxBytes()})
+	if de, ok := errors.AsType[*dataset.BudgetError](err); ok && f.held > 0 && de.Bytes > 0 {
+		return nil, usagef("%s: %s needs at least %s, over the %s the memory budget of %s leaves beside the model (%s); raise --max-memory",
+			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget), rff.FormatBytes(budgetOf(*f.mem)), rff.FormatBytes(f.held))
+	}
 	if err != nil {
 		return nil, budgetHint(err)
 	}
@@ -119,10 +126,14 @@ func (f *dataFlags) keepInputs(paths ...string) error {
 	return nil
 }
 
-// maxBytes is the --max-memory budget as dataset.Options.MaxBytes takes it (0: the default, negative: none).
+// maxBytes is the --max-memory budget as dataset.Options.MaxBytes takes it (0: the default, negative: none), less
+// what the command already holds.
 func (f *dataFlags) maxBytes() int64 {
 	if f.mem == nil {
 		return 0
+	}
+	if f.held > 0 && *f.mem >= 0 {
+		return max(1, budgetOf(*f.mem)-f.held)
 	}
 	return int64(*f.mem)
 }

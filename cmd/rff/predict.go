@@ -52,7 +52,9 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	}
 	defer fh.Close()
 	b := budgetOf(*f.data.mem)
-	m, err := rff.ReadAtMost(fh, b)
+	cr := &countingReader{r: fh}
+	m, err := rff.ReadAtMost(cr, b)
+	f.data.held = cr.n
 	if errors.Is(err, rff.ErrTooLong) {
 		size, budget := "over", rff.FormatBytes(b)
 		if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -68,6 +70,36 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
 	}
 	return m, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// checkPredict refuses to predict the rows of data with m when the model, the rows, what the prediction allocates
+// and extra bytes (outputs asked for besides the predictions) would exceed the memory budget.
+func checkPredict(m *rff.Model, df *dataFlags, data *dataset.Data, extra float64, what, lower string) error {
+	need := float64(df.held) + 8*float64(data.N)*float64(data.D+1) + float64(m.PredictBytes(data.N)) + extra
+	for _, l := range data.Labels {
+		need += float64(16 + len(l))
+	}
+	if data.Names != nil && !slices.Equal(data.Names, m.Info().Inputs) { // the columns are copied in the model's order
+		need += 8 * float64(data.N) * float64(len(m.Info().Inputs))
+	}
+	if b := budgetOf(*df.mem); need > float64(b) {
+		return usagef("%s %d rows needs about %s (the model, the rows and the outputs), over the memory budget of %s; "+
+			"%sraise --max-memory or split the file", what, data.N, rff.FormatBytes(int64(min(need, math.MaxInt64/2))),
+			rff.FormatBytes(b), lower)
+	}
+	return nil
 }
 
 // loadFor loads a data file for model m: the target column is the model's own unless --target names one.
@@ -88,6 +120,9 @@ func loadFor(m *rff.Model, df *dataFlags) (*dataset.Data, error) {
 func scoreFile(m *rff.Model, df *dataFlags) (*rff.Score, error) {
 	data, err := loadFor(m, df)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPredict(m, df, data, 0, "scoring", ""); err != nil {
 		return nil, err
 	}
 	s, err := m.Score(data)
@@ -148,34 +183,45 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := m.Predict(data)
+	info := m.Info()
+	// The outputs asked for besides the predictions: a standard deviation and K samples per output, a gradient per
+	// input (each with a preprocessed copy of the rows).
+	P, d := float64(info.Outputs), float64(len(info.Inputs))
+	extra := 8 * float64(data.N) * P * float64(*samples)
+	if *withStd {
+		extra += 8 * float64(data.N) * (P + d)
+	}
+	if *withGrads {
+		extra += 8 * float64(data.N) * (P*d + d)
+	}
+	lower := ""
+	if *samples > 0 {
+		lower = "lower --samples, "
+	}
+	if err := checkPredict(m, df, data, extra, "predicting", lower); err != nil {
+		return err
+	}
+	X, err := m.Inputs(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", df.path, err)
 	}
-	info := m.Info()
-	var std, smp []float64
-	X, err := m.Inputs(data)
-	if err != nil && (*withStd || *samples > 0) {
+	p, err := m.PredictRows(X, data.N)
+	if err != nil {
 		return fmt.Errorf("%s: %w", df.path, err)
 	}
+	var std, smp []float64
 	if *withStd {
 		if std, err = m.PredictStd(X, data.N, true); err != nil {
 			return usageError{"--std: " + err.Error()}
 		}
 	}
 	if *samples > 0 {
-		if err := checkMemory(*df.mem, 8*float64(*samples)*float64(data.N)*float64(p.Outputs), fmt.Sprintf("%d samples", *samples), "--samples"); err != nil {
-			return err
-		}
 		if smp, err = m.Sample(X, data.N, *samples, *seed); err != nil {
 			return usageError{"--samples: " + err.Error()}
 		}
 	}
 	var grads []float64
 	if *withGrads {
-		if err != nil {
-			return fmt.Errorf("%s: %w", df.path, err)
-		}
 		if grads, err = m.Gradients(X, data.N); err != nil {
 			return usageError{"--gradients: " + err.Error()}
 		}

@@ -51,3 +51,33 @@ func TestPredictQuotesLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictMemory: predict and eval refuse, before predicting and without writing anything, rows whose prediction
+// would take more than the memory budget (here the feature blocks of a wide map: 256 rows × 6144 values per core,
+// over 12 MiB), and the same command runs without a limit.
+func TestPredictMemory(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, 2000, 3)
+	model, out := filepath.Join(dir, "m.rff"), filepath.Join(dir, "p.csv")
+	if code, _, errOut := runCLI("fit", "--data", data, "-D", "2048", "--sigma", "1", "--out", model); code != 0 {
+		t.Fatalf("fit: %s", errOut)
+	}
+	for _, c := range []struct{ cmd, what string }{{"predict", "predicting"}, {"eval", "scoring"}} {
+		args := []string{c.cmd, "--model", model, "--data", data, "--max-memory", "4MiB"}
+		if c.cmd == "predict" {
+			args = append(args, "--out", out)
+		}
+		code, stdout, errOut := runCLI(args...)
+		want := "rff " + c.cmd + ": " + c.what + " 2000 rows needs about "
+		if code != 2 || stdout != "" || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "over the memory budget of 4 MiB") ||
+			strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2 and one line %q…", c.cmd, code, stdout, errOut, want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: %s exists after the refusal (%v)", c.cmd, out, err)
+		}
+		if code, _, errOut := runCLI(c.cmd, "--model", model, "--data", data, "--max-memory", "-1"); code != 0 {
+			t.Errorf("%s without a limit: %s", c.cmd, errOut)
+		}
+	}
+}
