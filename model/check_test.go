@@ -120,6 +120,24 @@ func TestHeaderChecks(t *testing.T) {
 		{"A on the curl-free kernel", goldenFile("v1/ovk-curl"), func(t *testing.T) func(string) string {
 			return replaceOnce(t, `"ovk":"curl-free"`, `"ovk":"curl-free","A":[1]`)
 		}, "the curl-free kernel with 1 values of A"},
+		{"a key twice", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
+			return replaceOnce(t, `"rule":"g"`, `"rule":"g","rule":"foo"`)
+		}, `the key "rule" appears twice`},
+		{"a key twice in another case", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
+			return replaceOnce(t, `"rule":"g"`, `"rule":"g","RULE":"gq"`)
+		}, `the key "RULE" appears twice (also as "rule")`},
+		{"a key twice in version 1", goldenFile("v1/ridge-g"), func(t *testing.T) func(string) string {
+			return replaceOnce(t, `"rule":"g"`, `"Rule":"sorf","rule":"g"`)
+		}, `the key "rule" appears twice (also as "Rule")`},
+		{"a key twice in the preprocessing", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
+			return replaceOnce(t, `"preprocess":{`, `"preprocess":{"D":1,`)
+		}, `appears twice`},
+		{"keys of the free-form provenance", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
+			return replaceOnce(t, `"points_kind":"dense"}`, `"points_kind":"dense","extra":{"rule":1,"x":{"rule":2}}}`)
+		}, ""},
+		{"two keys alike in the provenance", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
+			return replaceOnce(t, `"points_kind":"dense"}`, `"points_kind":"dense","extra":{"rule":1,"Rule":2,"x":{"a":1}}}`)
+		}, ""},
 		{"unknown preprocessing step", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
 			return func(h string) string {
 				return strings.ReplaceAll(h, `"standardize"`, `"whiten"`)

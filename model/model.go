@@ -292,6 +292,9 @@ func Decode(b []byte) (*Model, error) {
 	}
 	m := &Model{Version: int(v)}
 	hdr := body[16 : 16+hl]
+	if err := uniqueKeys(hdr); err != nil {
+		return nil, fmt.Errorf("model header: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(hdr))
 	if v >= 2 {
 		dec.DisallowUnknownFields() // a field this reader does not know could change the meaning of the model
@@ -318,6 +321,56 @@ func Decode(b []byte) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// uniqueKeys returns an error if an object of the JSON text hdr (outside the free-form "extra") has two keys that
+// are equal or differ only in case: encoding/json matches keys to fields regardless of case and keeps the last
+// value, other readers may keep the first, so such a header could mean different models to different readers.
+// Malformed JSON is left to the decoder's own message.
+func uniqueKeys(hdr []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	var walk func(depth int) error
+	walk = func(depth int) error {
+		tok, err := dec.Token()
+		if err != nil || depth > 64 {
+			return nil // the decoder reports malformed or absurdly nested JSON
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]string{}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return nil
+				}
+				key, _ := k.(string)
+				if prev, dup := seen[strings.ToLower(key)]; dup {
+					return fmt.Errorf("the key %q appears twice (also as %q); a file written by rff has each key once", key, prev)
+				}
+				seen[strings.ToLower(key)] = key
+				if depth == 0 && key == "extra" {
+					var skip json.RawMessage
+					if dec.Decode(&skip) != nil {
+						return nil
+					}
+					continue
+				}
+				if err := walk(depth + 1); err != nil {
+					return err
+				}
+			}
+			_, _ = dec.Token() // '}'
+		case json.Delim('['):
+			for dec.More() {
+				if err := walk(depth + 1); err != nil {
+					return err
+				}
+			}
+			_, _ = dec.Token() // ']'
+		}
+		return nil
+	}
+	return walk(0)
 }
 
 // readFloats reads a uint64 count and that many float64 values from the front of *rest.
