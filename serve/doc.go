@@ -35,7 +35,8 @@
 // "model_version" says which version of the model answered.
 //
 // Errors are answered with their status code and {"error": "…"} naming the input at fault: 400 for malformed JSON,
-// duplicate keys, unsupported datatypes, wrong shapes or nesting, unknown inputs, NaN or infinite values; 401 for
+// duplicate keys, unsupported datatypes, wrong shapes or nesting, unknown inputs, NaN or infinite values, and paths
+// that are not canonical (".", ".." or empty segments, an escaped slash %2F, which no model name holds); 401 for
 // a missing or wrong bearer token (Options.Token; the health checks need none); 404 for an unknown model, version
 // or path; 405 for a wrong method; 408 for a body that does not arrive within the read timeout; 413 for a body over
 // Options.MaxBodyBytes, more rows than Options.MaxRows, or an answer that could be longer than MaxBodyBytes; 415

@@ -53,11 +53,13 @@ func TestErrors(t *testing.T) {
 		fragments               []string
 	}{
 		{"unknown model", "POST", ts.URL + "/v2/models/nope/infer", in(mat), 404, []string{`unknown model "nope"`}},
-		{"model name escaping the directory", "POST", ts.URL + "/v2/models/..%2Freg/infer", in(mat), 404, []string{"unknown model"}},
+		{"model name escaping the directory", "POST", ts.URL + "/v2/models/..%2Freg/infer", in(mat), 400, []string{"holds an escaped slash"}},
 		{"unknown path", "GET", ts.URL + "/v1/models/reg", "", 404, []string{"no such endpoint"}},
 		{"dot-dot segment", "POST", ts.URL + "/v2/models/../models/reg/infer", in(mat), 400, []string{`the path "/v2/models/../models/reg/infer" is not in canonical form`}},
 		{"empty segment", "POST", ts.URL + "//v2/models/reg/infer", in(mat), 400, []string{`the path "//v2/models/reg/infer" is not in canonical form`}},
 		{"dot segment", "GET", ts.URL + "/v2/./models/reg", "", 400, []string{"not in canonical form"}},
+		{"escaped slash", "POST", ts.URL + "/v2/models/reg%2Finfer", in(mat), 400, []string{`the path "/v2/models/reg%2Finfer" holds an escaped slash (%2F)`}},
+		{"escaped slash in lower case", "GET", ts.URL + "/v2/models/a%2fb", "", 400, []string{"holds an escaped slash"}},
 		{"unknown version", "POST", ts.URL + "/v2/models/reg/versions/7/infer", in(mat), 404, []string{"no version"}},
 		{"GET on infer", "GET", infer, "", 405, []string{"use POST"}},
 		{"POST on metadata", "POST", ts.URL + "/v2/models/reg", "", 405, []string{"use GET"}},

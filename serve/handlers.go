@@ -73,6 +73,11 @@ func canonicalPaths(next http.Handler) http.Handler {
 				"send paths such as /v2/models/NAME/infer", quote(p)))
 			return
 		}
+		if strings.Contains(strings.ToLower(p), "%2f") { // "x%2Finfer" would be one segment, a model name with a slash
+			writeError(w, errorf(http.StatusBadRequest, "the path %s holds an escaped slash (%%2F): no model name has one "+
+				"(names are file names); send paths such as /v2/models/NAME/infer", quote(p)))
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
