@@ -17,7 +17,9 @@ import (
 type Differentiable interface {
 	Kernel
 	// Deriv returns ∂^{p,q}k(x,y). p and q have length len(x) (nil means the zero multi-index); it returns an
-	// error if a length does not match, an entry is negative, or |p|+|q| exceeds MaxOrder.
+	// error if a length does not match, an entry is negative, or |p|+|q| exceeds MaxOrder. A derivative beyond the
+	// float64 range is ±Inf and one below it 0 or subnormal, correctly signed, even where a factor of its closed
+	// form (a Hermite polynomial, a factorial, the kernel's value) leaves the range on its own.
 	Deriv(x, y []float64, p, q []int) (float64, error)
 	// MaxOrder is the largest total order |p|+|q| for which ∂^{p,q}k exists everywhere on R^d × R^d
 	// (math.MaxInt when the kernel is infinitely differentiable).
@@ -134,19 +136,27 @@ func (k Gaussian) MaxOrder() int { return math.MaxInt }
 // with Heₙ the probabilists' Hermite polynomials (He₀ = 1, He₁ = u, Heₙ₊₁ = u·Heₙ − n·Heₙ₋₁), so every order is
 // available; ∂/∂y_i = −∂/∂x_i gives the sign (−1)^{|q|}.
 func (k Gaussian) Deriv(x, y []float64, p, q []int) (float64, error) {
-	delta, alpha, v, err := derivSetup(k, x, y, p, q)
+	delta, alpha, sign, err := derivSetup(k, x, y, p, q)
 	if err != nil {
 		return 0, err
 	}
+	v, inRange := sign, true
 	var s2 float64
 	for i, t := range delta {
 		u := t / k.S
 		s2 += u * u
 		if n := alpha[i]; n > 0 {
-			v *= hermiteHe(n, u) * math.Pow(-1/k.S, float64(n))
+			h := hermiteHe(n, u)
+			f := h * math.Pow(-1/k.S, float64(n))
+			v *= f
+			inRange = inRange && normal(f) && (f != 0 || h == 0) && normal(v)
 		}
 	}
-	return v * math.Exp(-s2/2), nil
+	e := math.Exp(-s2 / 2)
+	if r := v * e; inRange && positive(e) && normal(r) && (r != 0 || v == 0) {
+		return r, nil
+	}
+	return k.derivX(delta, alpha, sign), nil
 }
 
 // hermiteHe evaluates the probabilists' Hermite polynomial Heₙ(u) by its three-term recurrence.
@@ -183,10 +193,11 @@ func (k Cauchy) MaxOrder() int { return math.MaxInt }
 //
 // from 1/(1+u²) = Im[1/(u − i)].
 func (k Cauchy) Deriv(x, y []float64, p, q []int) (float64, error) {
-	delta, alpha, v, err := derivSetup(k, x, y, p, q)
+	delta, alpha, sign, err := derivSetup(k, x, y, p, q)
 	if err != nil {
 		return 0, err
 	}
+	v, inRange := sign, true
 	for i, t := range delta {
 		u := t / k.S
 		n := alpha[i]
@@ -201,8 +212,15 @@ func (k Cauchy) Deriv(x, y []float64, p, q []int) (float64, error) {
 		}
 		f := fact * pi * math.Pow(-1/k.S, float64(n))
 		v *= f
+		// A power of w that underflowed (to 0 or a subnormal, also in pr) or a factorial that overflowed: again
+		// with scaled factors. Im w^{n+1} = 0 exactly only for u = 0 and n odd, where pr is ±1-sized.
+		inRange = inRange && positive(fact) && normal(pi) && normal(pr) && (pi != 0 || positive(pr)) &&
+			normal(f) && (f != 0 || pi == 0) && normal(v)
 	}
-	return v, nil
+	if inRange {
+		return v, nil
+	}
+	return k.derivX(delta, alpha, sign), nil
 }
 
 // maternHalf reports whether ν is one of the supported half-integers 1/2, 3/2, 5/2, and returns n = ν − 1/2.
