@@ -171,7 +171,7 @@ func goldenFile(name string) func(t *testing.T) []byte {
 
 // TestNystromArraysAgree: the stored arrays of a Nyström map that depend on each other must agree — in the Cholesky
 // basis each pivot U_jj² with the diagonal 1/U_jj of norm (to a few rounding errors) and with the threshold, in the
-// eigen basis each eigenvalue with the threshold.
+// eigen basis each eigenvalue with the threshold and with its column of norm (to the eigensolver's orthogonality).
 func TestNystromArraysAgree(t *testing.T) {
 	pivot := func(j int, f func(float64) float64) func(m *Model) {
 		return func(m *Model) { m.Points["pivots"][j] = f(m.Points["pivots"][j]) }
@@ -203,6 +203,14 @@ func TestNystromArraysAgree(t *testing.T) {
 		{"eigenvalue below the threshold", nystromSample, func(m *Model) { m.Threshold = 0.3 }, "eigenvalue 2 (0.5) is not above the threshold 0.3"},
 		{"eigenvalue at the threshold", nystromSample, func(m *Model) { m.Threshold = 0.25 }, "not above the threshold"},
 		{"eigenvalue above the threshold", nystromSample, func(m *Model) { m.Threshold = 0.2 }, ""},
+		{"eigenvalue 1e-9 off its column", nystromSample, func(m *Model) { m.Points["eigenvalues"][1] *= 1 + 1e-9 }, "column 2 does not match the eigenvalue"},
+		{"column scaled", nystromSample, func(m *Model) {
+			for i := range 3 {
+				m.Points["norm"][2*i] *= 1.001
+			}
+		}, "column 1 does not match the eigenvalue 2"},
+		{"eigenvalue 1 ulp off", nystromSample, func(m *Model) { m.Points["eigenvalues"][0] = math.Nextafter(2, 3) }, ""},
+		{"eigenvalue 64 M ε off", nystromSample, func(m *Model) { m.Points["eigenvalues"][0] *= 1 + 64*3*0x1p-53 }, "does not match the eigenvalue"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

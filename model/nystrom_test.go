@@ -16,8 +16,10 @@ func nystromSample() *Model {
 		Bias:  []float64{0.5},
 		Probe: []float64{0.1, 0.2},
 		Points: map[string][]float64{
-			"landmarks":   {0, 0, 1, 0, 0, 1},
-			"norm":        {0.5, 0.1, 0.4, -0.2, 0.3, 0.3},
+			"landmarks": {0, 0, 1, 0, 0, 1},
+			// Columns u_j/√λ_j of the orthonormal u₁ = (1, 2, 2)/3, u₂ = (2, 1, −2)/3.
+			"norm": {1 / (3 * math.Sqrt2), 2 * math.Sqrt2 / 3, 2 / (3 * math.Sqrt2), math.Sqrt2 / 3,
+				2 / (3 * math.Sqrt2), -2 * math.Sqrt2 / 3},
 			"eigenvalues": {2, 0.5},
 		},
 	}
