@@ -3,7 +3,7 @@ package feature
 import (
 	"fmt"
 	"math"
-	"sync"
+	"runtime"
 
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
@@ -229,12 +229,14 @@ func (m *Map) derivRows(dst, x []float64, rows, n int, coef [][]float64) {
 	blocks := (rows + blockRows - 1) / blockRows
 	type scratch struct{ base, proj []float64 }
 	br := min(blockRows, rows) // a call on a few rows allocates for those only
-	pool := sync.Pool{New: func() any {
-		return &scratch{base: make([]float64, br*m.cols), proj: make([]float64, br*D)}
-	}}
-	parallel.For(blocks, 0, func(b int) {
-		sc := pool.Get().(*scratch)
-		defer pool.Put(sc)
+	// Scratch per goroutine of this call (a sync.Pool made per call would stay reachable until two collections
+	// later, keeping the scratch of every call in a loop alive).
+	scratches := make([]*scratch, runtime.GOMAXPROCS(0))
+	parallel.ForWorker(blocks, len(scratches), func(w, b int) {
+		if scratches[w] == nil {
+			scratches[w] = &scratch{base: make([]float64, br*m.cols), proj: make([]float64, br*D)}
+		}
+		sc := scratches[w]
 		r0 := b * blockRows
 		rb := min(blockRows, rows-r0)
 		xb := x[r0*m.d : (r0+rb)*m.d]

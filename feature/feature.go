@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sync"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -294,13 +294,16 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 		return fmt.Errorf("feature map: row %d, column %d is %v", i/m.d+1, i%m.d+1, x[i])
 	}
 	blocks := (n + blockRows - 1) / blockRows
-	scratch := sync.Pool{New: func() any { p := make([]float64, blockRows*m.points.Len()); return &p }}
-	parallel.For(blocks, 0, func(b int) {
-		proj := scratch.Get().(*[]float64)
-		defer scratch.Put(proj)
+	// Scratch per goroutine of this call, garbage when it returns (a sync.Pool made per call stays reachable from
+	// the runtime's pools until two collections later, so calls in a loop would keep all their scratch alive).
+	scratch := make([][]float64, runtime.GOMAXPROCS(0))
+	parallel.ForWorker(blocks, len(scratch), func(w, b int) {
+		if scratch[w] == nil {
+			scratch[w] = make([]float64, blockRows*m.points.Len())
+		}
 		r0 := b * blockRows
 		rows := min(blockRows, n-r0)
-		m.TransformBlock(dst[r0*m.cols:(r0+rows)*m.cols], x[r0*m.d:(r0+rows)*m.d], rows, *proj)
+		m.TransformBlock(dst[r0*m.cols:(r0+rows)*m.cols], x[r0*m.d:(r0+rows)*m.d], rows, scratch[w])
 	})
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -403,12 +404,15 @@ func (m *Map) checkX(where string, x []float64, rows int) error {
 // forBlocks runs work on blocks of blockRows rows in parallel.
 func (m *Map) forBlocks(rows int, work func(r0, nr int, proj []float64)) {
 	blocks := (rows + blockRows - 1) / blockRows
-	pool := sync.Pool{New: func() any { s := make([]float64, blockRows*m.n); return &s }}
-	parallel.For(blocks, 0, func(b int) {
-		proj := pool.Get().(*[]float64)
-		defer pool.Put(proj)
+	// Scratch per goroutine of this call (a sync.Pool made per call would stay reachable until two collections
+	// later, keeping the scratch of every call in a loop alive).
+	scratch := make([][]float64, runtime.GOMAXPROCS(0))
+	parallel.ForWorker(blocks, len(scratch), func(w, b int) {
+		if scratch[w] == nil {
+			scratch[w] = make([]float64, blockRows*m.n)
+		}
 		r0 := b * blockRows
-		work(r0, min(blockRows, rows-r0), *proj)
+		work(r0, min(blockRows, rows-r0), scratch[w])
 	})
 }
 
