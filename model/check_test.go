@@ -129,6 +129,12 @@ func TestHeaderChecks(t *testing.T) {
 		{"a key twice in version 1", goldenFile("v1/ridge-g"), func(t *testing.T) func(string) string {
 			return replaceOnce(t, `"rule":"g"`, `"Rule":"sorf","rule":"g"`)
 		}, `the key "rule" appears twice (also as "Rule")`},
+		{"a key twice under Unicode case folding", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
+			return replaceOnce(t, `"task":"regression"`, `"task":"regression","taſk":"hermite"`)
+		}, `the key "taſk" appears twice (also as "task")`},
+		{"the Kelvin sign", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
+			return replaceOnce(t, `"kernel":"laplacian"`, `"kernel":"laplacian","Kernel":"cauchy"`)
+		}, `appears twice (also as "kernel")`},
 		{"a key twice in the preprocessing", goldenFile("v2/ridge-g"), func(t *testing.T) func(string) string {
 			return replaceOnce(t, `"preprocess":{`, `"preprocess":{"D":1,`)
 		}, `appears twice`},

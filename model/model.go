@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -324,7 +325,7 @@ func Decode(b []byte) (*Model, error) {
 }
 
 // uniqueKeys returns an error if an object of the JSON text hdr (outside the free-form "extra") has two keys that
-// are equal or differ only in case: encoding/json matches keys to fields regardless of case and keeps the last
+// are equal or differ only in case (Unicode case folding, as encoding/json matches them): encoding/json matches keys to fields regardless of case and keeps the last
 // value, other readers may keep the first, so such a header could mean different models to different readers.
 // Malformed JSON is left to the decoder's own message.
 func uniqueKeys(hdr []byte) error {
@@ -344,10 +345,10 @@ func uniqueKeys(hdr []byte) error {
 					return nil
 				}
 				key, _ := k.(string)
-				if prev, dup := seen[strings.ToLower(key)]; dup {
+				if prev, dup := seen[foldKey(key)]; dup {
 					return fmt.Errorf("the key %q appears twice (also as %q); a file written by rff has each key once", key, prev)
 				}
-				seen[strings.ToLower(key)] = key
+				seen[foldKey(key)] = key
 				if depth == 0 && key == "extra" {
 					var skip json.RawMessage
 					if dec.Decode(&skip) != nil {
@@ -371,6 +372,21 @@ func uniqueKeys(hdr []byte) error {
 		return nil
 	}
 	return walk(0)
+}
+
+// foldKey maps every rune of s to the least rune of its Unicode simple case-folding orbit, so that two keys have the
+// same foldKey exactly when encoding/json would match them to the same field (bytes.EqualFold: "ſ" is "s", "K" the
+// Kelvin sign is "k").
+func foldKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // readFloats reads a uint64 count and that many float64 values from the front of *rest.
