@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/atomicfile"
+	"github.com/rffkit/rff/internal/numparse"
 )
 
 var osStat = os.Stat
@@ -53,8 +55,14 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	defer fh.Close()
 	b := budgetOf(*f.data.mem)
 	cr := &countingReader{r: fh}
+	held := heapLive()
 	m, err := rff.ReadAtMost(cr, b)
-	f.data.held = cr.n
+	// What the model holds in memory: its arrays, and the maps built from them (a Nyström map can double them).
+	f.data.held = max(cr.n, heapLive()-held)
+	if err == nil && f.data.held >= b {
+		return nil, usagef("--model %s takes %s in memory, over the memory budget of %s; raise --max-memory",
+			f.path, rff.FormatBytes(f.data.held), rff.FormatBytes(b))
+	}
 	if errors.Is(err, rff.ErrTooLong) {
 		size, budget := "over", rff.FormatBytes(b)
 		if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -70,6 +78,14 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
 	}
 	return m, nil
+}
+
+// heapLive returns the live heap after a garbage collection.
+func heapLive() int64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 // countingReader counts the bytes read through it.
@@ -349,25 +365,28 @@ func readColumns(path string, n, cols int, what string) ([]float64, error) {
 			return nil, usagef("%s %s:%d: %d fields, want %d", what, path, line, len(rec), cols)
 		}
 		row := make([]float64, cols)
-		numeric := true
+		bad := -1 // the first field that is not a number
 		for j, f := range rec {
 			f = strings.TrimSpace(f)
 			if f == "" {
 				row[j] = math.NaN()
 				continue
 			}
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil || math.IsInf(v, 0) {
-				numeric = false
+			v, err := numparse.ParseField(f, 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				bad = j
 				break
+			}
+			if math.IsInf(v, 0) {
+				return nil, usagef("%s %s:%d: column %d: %q is infinite (write NaN or leave the field empty for an unobserved entry)", what, path, line, j+1, f)
 			}
 			row[j] = v
 		}
-		if !numeric {
+		if bad >= 0 {
 			if line == 1 { // a header
 				continue
 			}
-			return nil, usagef("%s %s:%d: not a number (write NaN or leave the field empty for an unobserved entry)", what, path, line)
+			return nil, usagef("%s %s:%d: column %d: %q is not a number (write NaN or leave the field empty for an unobserved entry)", what, path, line, bad+1, rec[bad])
 		}
 		if len(out)+cols > n*cols {
 			return nil, usagef("%s %s has more than %d rows (one per row of --data)", what, path, n)
@@ -400,9 +419,9 @@ func readMatrix(path string) ([]float64, error) {
 	var a []float64
 	for i, rec := range recs {
 		for _, f := range rec {
-			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil {
-				return nil, usagef("--A %s: row %d: %q is not a number (the file has no header: p rows of p numbers)", path, i+1, f)
+			v, err := numparse.ParseField(strings.TrimSpace(f), 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, usagef("--A %s: row %d: %q is not a finite number (the file has no header: p rows of p numbers)", path, i+1, f)
 			}
 			a = append(a, v)
 		}

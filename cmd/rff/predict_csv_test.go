@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,26 @@ func TestPredictMemory(t *testing.T) {
 		if code, _, errOut := runCLI(c.cmd, "--model", model, "--data", data, "--max-memory", "-1"); code != 0 {
 			t.Errorf("%s without a limit: %s", c.cmd, errOut)
 		}
+	}
+}
+
+// TestPredictMemoryModel: the budget counts the model as it is in memory, not as its file: a Nyström model holds its
+// normalization twice (the file's array and the map built from it), so a budget that the file would fit beside
+// the rows but the loaded model does not is refused, naming the model.
+func TestPredictMemoryModel(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, 1200, 3)
+	model := filepath.Join(dir, "m.rff")
+	if code, _, errOut := runCLI("fit", "--data", data, "--map", "nystrom", "--centres", "1000", "--sigma", "1", "--out", model); code != 0 {
+		t.Fatalf("fit: %s", errOut)
+	}
+	fi, err := os.Stat(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := strconv.FormatInt(fi.Size()*3/2, 10) // the file and then some, not the loaded model
+	code, stdout, errOut := runCLI("predict", "--model", model, "--data", data, "--max-memory", budget)
+	if want := "--model " + model + " takes "; code != 2 || stdout != "" || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stdout %d bytes, stderr %q; want 2 and one line with %q", code, len(stdout), errOut, want)
 	}
 }
