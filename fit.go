@@ -186,7 +186,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		}
 	default:
 		if data.Labels != nil {
-			return nil, fmt.Errorf("regression needs a numeric target; %q holds labels such as %q (use the classification task)", data.TargetName, data.Labels[0])
+			return nil, nonNumericTarget(data)
 		}
 		Y = data.Y
 		h.Targets = []string{orDefault(data.TargetName, "y")}
@@ -523,4 +523,18 @@ func gradsToScaled(grads []float64, n, d int, sc *dataset.Scaler) ([]float64, er
 		out[i] = g / c[i%d]
 	}
 	return out, nil
+}
+
+// nonNumericTarget is the error of a regression on data whose targets are labels: it names the first target that is
+// not a number (a target column of numbers with one stray cell, such as 1_000 or n/a, reads as labels).
+func nonNumericTarget(data *dataset.Data) error {
+	for i, y := range data.Y {
+		if k := int(y); k >= 0 && k < len(data.Labels) {
+			if _, numeric := dataset.ParseTarget(data.Labels[k]); !numeric {
+				return fmt.Errorf("regression needs a numeric target; %q holds %q in data row %d, which is not a number (fix the cell, or use the classification task for class labels)",
+					data.TargetName, data.Labels[k], i+1)
+			}
+		}
+	}
+	return fmt.Errorf("regression needs a numeric target; %q holds labels such as %q (use the classification task)", data.TargetName, data.Labels[0])
 }

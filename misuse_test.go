@@ -60,6 +60,11 @@ func TestMisuse(t *testing.T) {
 			return err
 		}, "max classes = -1"},
 		{"negative TunePoints", func() error { _, err := Fit(Config{Points: 8, Tune: true, TunePoints: -1}, data); return err }, "tune points = -1"},
+		{"regression on a target with a stray non-number", func() error {
+			_, err := Fit(Config{Points: 8, Sigma: 1}, &dataset.Data{X: []float64{1, 2, 3, 4}, N: 4, D: 1, TargetName: "y",
+				Labels: []string{"-0.5", "1_000", "2"}, Y: []float64{0, 2, 1, 0}})
+			return err
+		}, `"y" holds "1_000" in data row 3, which is not a number`},
 		{"label index out of range", fitData(labelled(0, 1, 7, 1)), "not the index of one of the 2 labels"},
 		{"negative label index", fitData(labelled(0, 1, -1, 1)), "not the index"},
 		{"NaN label index", fitData(labelled(0, 1, math.NaN(), 1)), "not the index"},

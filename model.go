@@ -406,10 +406,11 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	return p, nil
 }
 
-// PredictBytes is about the most PredictRows allocates for n rows (0 for a nil or zero Model): the n×Outputs values
-// (and a classifier's n classes and labels), one segment of preprocessed rows (about 8 MiB, at least one block of
-// 256 rows per core) and, per core, the features of a block of rows — for an exact model, its kernel values against
-// every training row. Memory the caller holds (the rows themselves, the model) is not included.
+// PredictBytes is about the most memory PredictRows holds at once for n rows (0 for a nil or zero Model): the
+// n×Outputs values (and a classifier's n classes and labels), one segment of preprocessed rows (about 8 MiB, at
+// least one block of 256 rows per core) and, per core, the features of a block of rows — for an exact model, its
+// kernel values against every training row. Memory the caller holds (the rows themselves, the model) is not
+// included; over a call of many segments the allocations add up to more, but earlier segments' are garbage.
 func (m *Model) PredictBytes(n int) int64 {
 	if !m.ok() || n <= 0 {
 		return 0

@@ -371,6 +371,9 @@ func targetHint(fields [][]byte, j int) string {
 	if ncols < 2 || (j != 0 && j != ncols-1) || len(fields[j]) == 0 || isNumeric(fields[j]) {
 		return ""
 	}
+	if _, err := strconv.ParseFloat(string(fields[j]), 64); err == nil { // a number with digit separators: no label
+		return ""
+	}
 	for k, f := range fields {
 		if k != j && isNumeric(f) {
 			if j == 0 {

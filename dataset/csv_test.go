@@ -516,6 +516,8 @@ func TestCSVTargetHint(t *testing.T) {
 			want: `2: column 2: "xi" is not a number`},
 		{name: "two columns, target first", text: "0.5,2.5\n-8,xi\n", target: "first",
 			want: `2: column 2: "xi" is not a number (a class label? target "last" makes column 2 the target)`},
+		{name: "digit separators in the last column", text: "2.5,80,1\n5.5,120,1_000\n", target: "first",
+			want: `2: column 3: "1_000" is not a number (write it without the digit separators _)`},
 		{name: "middle column", text: "2.5,Q,80\n5.5,R,120\n", want: `1: column 2: "Q" is not a number`},
 		{name: "single column", text: "20.5\nQ\n", target: "none", want: `2: column 1: "Q" is not a number`},
 		{name: "empty first value", text: "0.5,2.5,80\n,5.5,120\n", want: "2: column 1: empty value"},
