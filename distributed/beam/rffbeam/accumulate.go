@@ -145,11 +145,18 @@ func (f *StatsFn) CreateAccumulator() (*statsAcc, error) {
 
 // AddInput preprocesses the rows of r with the Scaler and codes their targets (one-hot or simplex for
 // classification), adds them to the rows pending in a, and maps and accumulates the pending rows once there are
-// BatchRows of them. A class label not among Labels is an error: the input changed between the passes.
+// BatchRows of them. A class label not among Labels is an error: the input changed between the passes. A nil a is
+// an empty accumulator.
 func (f *StatsFn) AddInput(a *statsAcc, r Rows) (*statsAcc, error) {
+	if err := f.Setup(); err != nil {
+		return nil, err
+	}
 	d, P := f.D, f.p
-	if len(r.X) != r.N*d || (f.Labels != nil && len(r.T) != r.N) || (f.Labels == nil && len(r.Y) != r.N) {
+	if r.N < 0 || len(r.X) != r.N*d || (f.Labels != nil && len(r.T) != r.N) || (f.Labels == nil && len(r.Y) != r.N) {
 		return nil, fmt.Errorf("rffbeam: a block of %d rows with %d inputs, %d targets and %d labels for d = %d", r.N, len(r.X), len(r.Y), len(r.T), d)
+	}
+	if a == nil {
+		a = &statsAcc{}
 	}
 	if a.fn == nil {
 		a.fn = f
@@ -240,8 +247,16 @@ func (a *statsAcc) fold() error {
 }
 
 // MergeAccumulators accumulates the rows pending in a and b and merges b's statistics into a's
-// (learn.Stats.Merge); it returns a.
+// (learn.Stats.Merge); it returns a. A nil accumulator is an empty one.
 func (f *StatsFn) MergeAccumulators(a, b *statsAcc) (*statsAcc, error) {
+	switch {
+	case a == nil && b == nil:
+		return &statsAcc{fn: f}, nil
+	case b == nil:
+		b = &statsAcc{}
+	case a == nil:
+		a = &statsAcc{fn: f}
+	}
 	if err := a.fold(); err != nil {
 		return nil, err
 	}
@@ -273,6 +288,9 @@ func (f *StatsFn) ExtractOutput(a *statsAcc) ([]byte, error) {
 // Layout: F, P and N (varints; F = 0 for no statistics), then float64 values little-endian: the
 // upper triangle of ZᵀZ row by row (F(F+1)/2 values), ZᵀY (F×P), Σz (F), Σy (P), Σy² (P).
 func encodeStatsAcc(a *statsAcc) ([]byte, error) {
+	if a == nil {
+		a = &statsAcc{}
+	}
 	if err := a.fold(); err != nil {
 		return nil, err
 	}

@@ -198,10 +198,17 @@ func mustEncode(t *testing.T, a *statsAcc) []byte {
 func TestScanAcc(t *testing.T) {
 	f := &ScanFn{D: 2, Classify: true}
 	rng := rand.New(rand.NewPCG(4, 4))
+	create := func(f *ScanFn) *scanAcc {
+		a, err := f.CreateAccumulator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
 	mk := func(n int, file string) *scanAcc {
 		r := testRows(rng, n, 2, true)
 		r.File = file
-		a, err := f.AddInput(f.CreateAccumulator(), r)
+		a, err := f.AddInput(create(f), r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +256,7 @@ func TestScanAcc(t *testing.T) {
 	}
 	// Numeric targets with a NaN: the row is kept apart, then a bad row.
 	g := &ScanFn{D: 1, Classify: true}
-	acc, err := g.AddInput(g.CreateAccumulator(), Rows{File: "n.csv", N: 3, X: []float64{1, 2, 30}, T: []string{"1", "2", "NaN"},
+	acc, err := g.AddInput(create(g), Rows{File: "n.csv", N: 3, X: []float64{1, 2, 30}, T: []string{"1", "2", "NaN"},
 		FirstNonFinite: RowError{File: "n.csv", Line: 3, Msg: "NaN"}})
 	if err != nil {
 		t.Fatal(err)

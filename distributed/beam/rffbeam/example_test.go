@@ -202,10 +202,10 @@ func ExampleDefaultBatchRows() {
 	// 8192: 1 1 1 1 1 1 1 chunks of 256 rows
 }
 
-// EstimateMemory says what the second pass holds for a map of 1024 points (F = 2048 features), and Need what the
+// EstimateMemory says what the second pass holds for a map of 4096 points (F = 8192 features), and Need what the
 // estimate per worker comes from: four bundles at once, or with one bundle the final merge of two statistics.
 func ExampleEstimateMemory() {
-	const F, P, d, points = 2048, 1, 10, 1024
+	const F, P, d, points = 8192, 1, 10, 4096
 	batch := rffbeam.ChunkRows(F) // one chunk per batch: one partial ZᵀZ per bundle
 	for _, bundles := range []int{4, 1} {
 		m := rffbeam.EstimateMemory(F, P, d, points, batch, bundles)
@@ -213,10 +213,10 @@ func ExampleEstimateMemory() {
 		fmt.Println("worker:", rff.FormatBytes(m.Worker), "driver:", rff.FormatBytes(m.Driver))
 	}
 	// Output:
-	// 4 bundles × 72.4 MiB: 1 partial ZᵀZ of F = 2048 features, 32 MiB each
-	// worker: 289.6 MiB driver: 48 MiB
-	// the final merge: two ZᵀZ of F = 2048 features, 32 MiB each, and one packed
-	// worker: 80.1 MiB driver: 48 MiB
+	// 4 bundles × 800.4 MiB: 1 partial ZᵀZ of F = 8192 features, 512 MiB each, plus 20% for the garbage collector
+	// worker: 3.7 GiB driver: 922 MiB
+	// the final merge: two ZᵀZ of F = 8192 features, 512 MiB each, and one packed, plus 20% for the garbage collector
+	// worker: 1.5 GiB driver: 922 MiB
 }
 
 // Fit refuses a run whose second pass would need more memory per worker than Options.WorkerMemory, before any
@@ -244,7 +244,7 @@ func ExampleMemoryError() {
 	}
 	// Output:
 	// worker 8196 true
-	// each worker needs about 3 GiB (4 bundles × 793.1 MiB: 1 partial ZᵀZ of F = 8196 features, 512.5 MiB each), over the worker memory budget of 256 MiB; lower D, the bundles per worker or the batch rows, or raise the budget
+	// each worker needs about 3.7 GiB (4 bundles × 801.1 MiB: 1 partial ZᵀZ of F = 8196 features, 512.5 MiB each, plus 20% for the garbage collector), over the worker memory budget of 256 MiB; lower D, the bundles per worker or the batch rows, or raise the budget
 }
 
 // The pieces of Fit compose into a pipeline: ReadRows reads the shards with the layout of the first, ScanFn
@@ -341,12 +341,18 @@ func ExampleFailureMessage() {
 // output decodes to the Scan the first pass of Fit reads.
 func ExampleScanFn() {
 	f := &rffbeam.ScanFn{D: 2, Classify: true}
-	a := f.CreateAccumulator()
-	a, err := f.AddInput(a, rffbeam.Rows{File: "a.csv", N: 2, X: []float64{1, 10, 3, 30}, T: []string{"dog", "cat"}})
+	a, err := f.CreateAccumulator()
 	if err != nil {
 		log.Fatal(err)
 	}
-	b := f.CreateAccumulator()
+	a, err = f.AddInput(a, rffbeam.Rows{File: "a.csv", N: 2, X: []float64{1, 10, 3, 30}, T: []string{"dog", "cat"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := f.CreateAccumulator()
+	if err != nil {
+		log.Fatal(err)
+	}
 	b, err = f.AddInput(b, rffbeam.Rows{File: "b.csv", N: 2, X: []float64{5, 50, 7, 70}, T: []string{"emu", "cat"}})
 	if err != nil {
 		log.Fatal(err)

@@ -134,7 +134,8 @@ func (f *dataFile) Close() error {
 }
 
 // lineReader returns the non-blank lines of a text file with their 1-based numbers, as rff's CSV readers see them:
-// the line end and a trailing '\r' removed, a UTF-8 byte order mark stripped from line 1.
+// the line end and a trailing '\r' removed, a UTF-8 byte order mark stripped from line 1, and a line with a
+// carriage return inside (and no quote) refused: the file's lines end in a bare CR.
 type lineReader struct {
 	sc        *bufio.Scanner
 	name      string
@@ -157,6 +158,13 @@ func (lr *lineReader) next() ([]byte, int, error) {
 			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
+			// As in rff's readers: the scanner drops the '\r' of a CRLF line end, so one left inside a line without
+			// quotes ends a line of a file whose lines end in a bare CR, which would read as one long line. A quoted
+			// CSV field may hold one; the CSV parser judges it.
+			if i := bytes.IndexByte(b, '\r'); i >= 0 && bytes.IndexByte(b, '"') < 0 {
+				return nil, 0, fmt.Errorf("%s:%d: a carriage return (\\r) inside the line, after %d bytes: the lines seem to end in a bare CR "+
+					"(classic Mac OS); convert the line ends to LF (e.g. tr '\\r' '\\n')", lr.name, lr.line, i)
+			}
 			if lr.firstLine == 0 {
 				lr.firstLine = lr.line
 			}

@@ -52,9 +52,12 @@ type Options struct {
 	// Bundles is the number of bundles a worker processes at once, for the memory estimate and the default batch:
 	// 0 means min(8, files) (prism runs up to 8 bundles at once, each with at least one file; on Dataflow give the
 	// harness threads per worker). BatchRows is the rows a bundle maps at a time (0: DefaultBatchRows), BlockRows
-	// the rows of a Rows element (0: 1024). How rows are grouped into partial sums depends on these and the input,
-	// never on this machine's cores: in pure Go (or OpenBLAS with a fixed thread count, RFF_THREADS) the same input
-	// and options give the same model bytes on any number of cores.
+	// the rows of a Rows element (0: 1024); negative values are errors. The defaults never depend on this
+	// machine's cores. How rows are grouped into partial sums — which Rows elements a bundle accumulates, and the
+	// order in which the runner merges the bundles' accumulators — is the runner's choice and varies from run to
+	// run (on prism too, even on one core): the same input and options give models that differ in their last bits
+	// (predictions by about 1e-12 of their scale at λ = 1e-6), not the same bytes, except from a single file,
+	// which one bundle reads. Every such model agrees with rff.FitCSV's to rounding (predictions to 1e-10).
 	Bundles, BatchRows, BlockRows int
 	// Log receives a line per step, or nothing when nil.
 	Log io.Writer
@@ -119,8 +122,19 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case o.Bundles < 0:
+		return nil, fmt.Errorf("bundles per worker = %d: want ≥ 0 (0: min(8, files))", o.Bundles)
+	case o.BatchRows < 0:
+		return nil, fmt.Errorf("batch rows = %d: want ≥ 0 (0: DefaultBatchRows)", o.BatchRows)
+	case o.BlockRows < 0:
+		return nil, fmt.Errorf("block rows = %d: want ≥ 0 (0: 1024)", o.BlockRows)
+	}
 	classify := orDefault(cfg.Task, "regression") == "classification"
 	runner := orDefault(o.Runner, "prism")
+	if err := checkRunner(runner); err != nil {
+		return nil, err
+	}
 	local := runner == "prism" || runner == "direct" || runner == "PrismRunner" || runner == "DirectRunner"
 
 	// Plan: the files, their layout, the size of the map and the memory.
@@ -141,23 +155,35 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if needSample != nil {
 		plan.Sigma = 1 // the size of the map does not depend on the bandwidth, chosen after the first pass
 	}
-	fmap, err := rff.NewMap(plan, d)
+	// The size of the map, counted before anything is drawn (a map of 10⁸ points takes gigabytes to draw): the
+	// budgets are checked first, then rff.NewMap checks the configuration (and draws it).
+	points, F, refused, err := mapSize(plan, d)
 	if err != nil {
 		return nil, err
 	}
-	F := fmap.Features()
+	if refused {
+		if _, err := rff.NewMap(plan, d); err != nil { // the rounding of an SR rule, refused before any draw
+			return nil, err
+		}
+	}
 	P := 1
 	if classify {
 		P = 2 - boolInt(cfg.Encoding == "simplex")
 	}
-	if o.Bundles <= 0 {
+	if o.Bundles == 0 {
 		o.Bundles = min(8, len(files))
 	}
-	if o.BatchRows <= 0 {
+	if o.BatchRows == 0 {
 		o.BatchRows = DefaultBatchRows(F, o.Bundles)
 	}
-	if res.Memory, err = checkMemory(o, F, P, d, fmap.Points()); err != nil {
+	if res.Memory, err = checkMemory(o, F, P, d, points); err != nil {
 		return nil, err
+	}
+	// The configuration, checked by drawing the map (the second pass draws it again, with the bandwidth).
+	if fmap, err := rff.NewMap(plan, d); err != nil {
+		return nil, err
+	} else if fmap.Features() != F || fmap.Points() != points {
+		return nil, fmt.Errorf("rffbeam: the map has %d points and %d features, counted %d and %d", fmap.Points(), fmap.Features(), points, F)
 	}
 	logf("%d files (%s), %d inputs, target %q; %s", len(files), describeFiles(files), d, layout.TargetName(), res.Memory)
 	dir, cleanup, err := runDir(ctx, o.TempDir, local)
@@ -200,11 +226,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if scan.Rows == 0 {
 		return nil, fmt.Errorf("%s: no data rows", describeFiles(files))
 	}
-	acc, err := dataset.NewScalerAccumulatorFrom(scan.Moments)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := acc.Scaler(steps)
+	sc, err := scan.Scaler(steps)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +245,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 		if P = len(labels); cfg.Encoding == "simplex" {
 			P--
 		}
-		if res.Memory, err = checkMemory(o, F, P, d, fmap.Points()); err != nil {
+		if res.Memory, err = checkMemory(o, F, P, d, points); err != nil {
 			return nil, err
 		}
 	}
@@ -366,7 +388,8 @@ func checkMemory(o Options, F, P, d, points int) (Memory, error) {
 	return m, nil
 }
 
-// run runs a pipeline and turns the failure of a worker on bad data into its one-line message.
+// run runs a pipeline and turns its failure into the innermost error: the one-line message of a worker's data
+// error, an error of this package's functions on a worker, or the last cause the runner reports.
 func run(ctx context.Context, runner string, p *beam.Pipeline) error {
 	_, err := beam.Run(ctx, runner, p)
 	if err == nil {
@@ -374,6 +397,12 @@ func run(ctx context.Context, runner string, p *beam.Pipeline) error {
 	}
 	if msg, ok := FailureMessage(err); ok {
 		return errors.New(msg)
+	}
+	if msg, ok := innermost(err.Error()); ok {
+		if strings.HasPrefix(msg, "rffbeam: ") {
+			return errors.New(msg)
+		}
+		return fmt.Errorf("the %s pipeline failed: %s", runner, msg)
 	}
 	return fmt.Errorf("the %s pipeline failed: %w", runner, err)
 }
@@ -388,7 +417,7 @@ func runDir(ctx context.Context, tempDir string, local bool) (string, func(), er
 		if err != nil {
 			return "", nil, err
 		}
-		return dir, func() { os.RemoveAll(dir) }, nil
+		return dir, pendingDir(func() { os.RemoveAll(dir) }), nil
 	}
 	var rnd [8]byte
 	rand.Read(rnd[:])
@@ -405,12 +434,12 @@ func runDir(ctx context.Context, tempDir string, local bool) (string, func(), er
 			}
 			return "", nil, fmt.Errorf("the temporary directory %s: %w", tempDir, err)
 		}
-		return dir, func() {
+		return dir, pendingDir(func() {
 			os.RemoveAll(dir)
 			if created {
 				os.Remove(tempDir) // only if empty: nothing else was put there meanwhile
 			}
-		}, nil
+		}), nil
 	}
 	dir := strings.TrimSuffix(tempDir, "/") + "/" + name
 	return dir, func() {

@@ -9,33 +9,39 @@ import (
 	"github.com/rffkit/rff/learn"
 )
 
-// Memory is the estimated peak memory of the second pass, which dominates the fit, in bytes.
+// Memory is the estimated peak memory of the second pass, which dominates the fit, in bytes: what this package's
+// code and the packages it calls hold, and the garbage collector's headroom. The runner's own memory is not in
+// it: prism, which runs in the driver's process, adds about 50 MiB and keeps copies of the encoded accumulators
+// it passes between the bundles (F(F+1)/2·8 bytes each).
 type Memory struct {
 	F int `json:"features"` // features
 	P int `json:"outputs"`  // coded targets
 	// Shards is the number of partial ZᵀZ matrices a bundle's learn.Accumulator holds: one per chunk of a batch, at
 	// most 8 and together under 512 MiB, and one from F = 1024 on (package learn).
 	Shards int `json:"shards"`
-	// Bundle is what one bundle holds: the partial statistics, the features of the chunks being mapped, the rows
-	// waiting for a batch and the encoded accumulator (the packed upper triangle of ZᵀZ, F(F+1)/2·8 bytes).
+	// Bundle is what one bundle holds: the partial statistics, the buffers of the chunks being mapped (see
+	// EstimateMemory), the rows waiting for a batch and the encoded accumulator (the packed upper triangle of ZᵀZ,
+	// F(F+1)/2·8 bytes).
 	Bundle int64 `json:"bundle_bytes"`
 	// Bundles is the number of bundles a worker runs at once; Merge what the final merge needs (two statistics and
-	// one encoded accumulator); Worker the larger of Bundles × Bundle and Merge.
+	// one encoded accumulator); Worker the larger of Bundles × Bundle and Merge, with the garbage collector's
+	// headroom (WorkerGCPercent: the heap grows that much past the live data before a collection).
 	Bundles int   `json:"bundles"`
 	Merge   int64 `json:"merge_bytes"`
 	Worker  int64 `json:"worker_bytes"`
-	// Driver is what the program that launched the pipeline needs to read the statistics and solve.
+	// Driver is what the program that launched the pipeline needs to read the statistics and solve, with the same
+	// headroom.
 	Driver int64 `json:"driver_bytes"`
 }
 
 // numCPU is the number of CPUs of this machine (runtime.NumCPU), a variable so that tests can simulate other
-// machines. It enters only the memory estimate (EstimateMemory's default bundles and the chunks mapped at once) —
-// never how rows are grouped into partial sums, so that a fit gives the same model bytes on any number of cores.
+// machines. It enters only the memory estimate (EstimateMemory's default bundles and the buffers mapped at once) —
+// never how rows are grouped into partial sums, which would then depend on the machine.
 var numCPU = runtime.NumCPU
 
 // batchChunks is the number of chunks the bundles of a worker map at once by default, together: the 8 partial
 // ZᵀZ matrices of one learn.Accumulator, shared among up to 8 bundles. It is a constant, not the machine's
-// cores, on which the model's bytes would then depend.
+// cores, on which the grouping of rows into partial sums would then depend.
 const batchChunks = 8
 
 // ChunkRows is the number of rows of the chunks learn.Accumulator maps at a time for F features
@@ -48,15 +54,20 @@ func ChunkRows(F int) int {
 // bundles at once: whole chunks (ChunkRows), 8 among the bundles — 8 for one bundle, 4 each for two, one each
 // from five — each chunk one partial ZᵀZ mapped on its own core; from F = 1024 on, one chunk, which
 // learn.Accumulator maps on all cores into one ZᵀZ. It depends only on F and the bundles, never on this machine's
-// cores: how rows are grouped into partial sums decides the rounding of the statistics, so the same input and
-// options give the same model bytes on any machine.
+// cores: how rows are grouped into partial sums decides the rounding of the statistics, and the machine should not
+// add to what the runner's grouping of the rows into bundles already varies (Options).
 func DefaultBatchRows(F, bundles int) int {
 	return ChunkRows(F) * max(1, min(learn.GramShards(F), batchChunks/max(bundles, 1)))
 }
 
 // EstimateMemory estimates the memory of the second pass for F features, P coded targets, d inputs, a map of
 // points points, batches of batchRows rows (0: DefaultBatchRows) and bundles concurrent bundles per worker (0: the
-// number of CPUs).
+// number of CPUs), on a worker with as many cores as this machine.
+//
+// The buffers a bundle maps its chunks into come from one pool shared by every size (package learn's scratch):
+// a core's projection scratch may be a whole chunk's features taken from it, so each buffer counts at that size —
+// below F = 1024 the features and the projections of each partial ZᵀZ mapped at once, from F = 1024 the chunk and
+// the scratch of each core mapping its blocks of learn.BlockRows rows.
 func EstimateMemory(F, P, d, points, batchRows, bundles int) Memory {
 	if bundles <= 0 {
 		bundles = numCPU()
@@ -71,13 +82,23 @@ func EstimateMemory(F, P, d, points, batchRows, bundles int) Memory {
 	m.Shards = min(learn.GramShards(F), (batchRows+chunk-1)/chunk)
 	stats := f*f + f*p + f + 2*p
 	packed := f*(f+1)/2 + f*p + f + 2*p
-	mapping := float64(min(m.Shards, numCPU())) * float64(chunk) * (f + float64(points))
+	buffers := 2 * min(m.Shards, numCPU())
+	if learn.GramShards(F) == 1 {
+		buffers = 1 + min(numCPU(), (chunk+learn.BlockRows-1)/learn.BlockRows)
+	}
+	mapping := float64(buffers) * float64(chunk) * max(f, float64(points))
 	pending := float64(batchRows+1024) * (float64(d) + p) * 2
 	m.Bundle = bytes8(float64(m.Shards)*stats + mapping + pending + packed)
 	m.Merge = bytes8(2*stats + packed)
-	m.Worker = max(satMul(m.Bundle, int64(bundles)), m.Merge)
-	m.Driver = bytes8(stats + packed + f*p)
+	m.Worker = withHeadroom(max(satMul(m.Bundle, int64(bundles)), m.Merge))
+	m.Driver = withHeadroom(bytes8(stats + packed + f*p))
 	return m
+}
+
+// withHeadroom adds the garbage collector's headroom to live bytes: with debug.SetGCPercent(WorkerGCPercent), the
+// heap grows by that share of the live data before a collection.
+func withHeadroom(live int64) int64 {
+	return bytes8(float64(live) * (1 + WorkerGCPercent/100.0) / 8)
 }
 
 func bytes8(values float64) int64 {
@@ -103,11 +124,12 @@ func (m Memory) String() string {
 
 // Need says what the worker's estimate comes from.
 func (m Memory) Need() string {
-	if m.Merge >= m.Worker {
-		return fmt.Sprintf("the final merge: two ZᵀZ of F = %d features, %s each, and one packed", m.F, rff.FormatBytes(int64(8*m.F*m.F)))
+	if m.Merge >= satMul(m.Bundle, int64(m.Bundles)) {
+		return fmt.Sprintf("the final merge: two ZᵀZ of F = %d features, %s each, and one packed, plus %d%% for the garbage collector",
+			m.F, rff.FormatBytes(int64(8*m.F*m.F)), WorkerGCPercent)
 	}
-	return fmt.Sprintf("%s × %s: %s of F = %d features, %s each", plural(m.Bundles, "bundle"), rff.FormatBytes(m.Bundle),
-		plural(m.Shards, "partial ZᵀZ"), m.F, rff.FormatBytes(int64(8*m.F*m.F)))
+	return fmt.Sprintf("%s × %s: %s of F = %d features, %s each, plus %d%% for the garbage collector", plural(m.Bundles, "bundle"),
+		rff.FormatBytes(m.Bundle), plural(m.Shards, "partial ZᵀZ"), m.F, rff.FormatBytes(int64(8*m.F*m.F)), WorkerGCPercent)
 }
 
 func plural(n int, what string) string {

@@ -30,11 +30,15 @@ type sampleAcc struct {
 // CreateAccumulator, AddInput, MergeAccumulators and ExtractOutput are SampleFn's methods as a Beam CombineFn.
 func (f *SampleFn) CreateAccumulator() *sampleAcc { return &sampleAcc{} }
 
-// AddInput keeps the rows of r that Want names for r.File, with their indices among the file's kept rows.
+// AddInput keeps the rows of r that Want names for r.File, with their indices among the file's kept rows. A nil a
+// is an empty accumulator.
 func (f *SampleFn) AddInput(a *sampleAcc, r Rows) (*sampleAcc, error) {
 	d := f.D
-	if len(r.X) != r.N*d {
+	if d < 1 || r.N < 0 || len(r.X) != r.N*d {
 		return nil, fmt.Errorf("rffbeam: a block of %d rows with %d inputs for d = %d", r.N, len(r.X), d)
+	}
+	if a == nil {
+		a = &sampleAcc{}
 	}
 	want := f.Want[r.File]
 	k, _ := slices.BinarySearch(want, r.Start)
@@ -45,8 +49,14 @@ func (f *SampleFn) AddInput(a *sampleAcc, r Rows) (*sampleAcc, error) {
 	return a, nil
 }
 
-// MergeAccumulators appends the rows of b to those of a and returns a.
+// MergeAccumulators appends the rows of b to those of a and returns a. A nil accumulator is an empty one.
 func (f *SampleFn) MergeAccumulators(a, b *sampleAcc) *sampleAcc {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		return b
+	}
 	a.rows = append(a.rows, b.rows...)
 	return a
 }
@@ -55,6 +65,9 @@ func (f *SampleFn) MergeAccumulators(a, b *sampleAcc) *sampleAcc {
 func (f *SampleFn) ExtractOutput(a *sampleAcc) []byte { return encodeSampleAcc(a) }
 
 func encodeSampleAcc(a *sampleAcc) []byte {
+	if a == nil {
+		a = &sampleAcc{}
+	}
 	rows := slices.Clone(a.rows)
 	slices.SortFunc(rows, func(x, y SampleRow) int {
 		return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Index, y.Index))
@@ -71,7 +84,7 @@ func encodeSampleAcc(a *sampleAcc) []byte {
 
 func decodeSampleAcc(b []byte) (*sampleAcc, error) {
 	r := &reader{b: b}
-	n := r.int(len(b))
+	n := r.count(3) // a row takes at least a byte for its file, its index and its inputs
 	a := &sampleAcc{}
 	for range n {
 		a.rows = append(a.rows, SampleRow{File: r.str(), Index: r.int(math.MaxInt), X: r.floats()})

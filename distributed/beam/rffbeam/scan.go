@@ -25,8 +25,11 @@ type ScanFn struct {
 type Scan struct {
 	D    int
 	Rows int // rows kept (parsed and, for classification, with a usable label)
-	// Moments are the column statistics of the rows kept.
+	// Moments are the column statistics of the rows kept. Wide lists the columns (0-based, ascending) whose mean
+	// or spread Σ(x − mean)² overflowed floating point (values near ±1.8e308, or spreads beyond 1e154): their Mean
+	// holds the column's minimum and their M2 zero, placeholders that Scaler never lets into a scaler.
 	Moments dataset.ScalerMoments
+	Wide    []int
 	// Labels are the distinct raw targets (classification), sorted; Numeric says that every one is a number.
 	// TooManyLabels is set, and Labels nil, when there were more than ScanFn.MaxLabels.
 	Labels        []string
@@ -48,6 +51,7 @@ type Scan struct {
 // target is a class label, those included).
 type scanAcc struct {
 	main, side         *dataset.ScalerAccumulator
+	mainWide, sideWide []bool // columns whose moments overflowed (Scan.Wide), or nil
 	labels, sideLabels map[string]bool
 	tooMany            bool
 	nonNumeric         bool
@@ -64,21 +68,32 @@ func (f *ScanFn) maxLabels() int {
 	return 1000
 }
 
-func newScanAcc(d int) *scanAcc {
+func newScanAcc(d int) (*scanAcc, error) {
+	if d < 1 {
+		return nil, fmt.Errorf("rffbeam: the first pass needs at least 1 input column, got D = %d", d)
+	}
 	return &scanAcc{main: dataset.NewScalerAccumulator(d), side: dataset.NewScalerAccumulator(d),
-		labels: map[string]bool{}, sideLabels: map[string]bool{}, files: map[string][2]int{}}
+		labels: map[string]bool{}, sideLabels: map[string]bool{}, files: map[string][2]int{}}, nil
 }
 
 // CreateAccumulator, AddInput, MergeAccumulators and ExtractOutput are ScanFn's methods as a Beam CombineFn.
-func (f *ScanFn) CreateAccumulator() *scanAcc { return newScanAcc(f.D) }
+// CreateAccumulator returns an error for D < 1.
+func (f *ScanFn) CreateAccumulator() (*scanAcc, error) { return newScanAcc(f.D) }
 
 // AddInput adds the rows of r to the column statistics of a, counts them for their file and counts the bad rows the
 // reader skipped; for classification it collects the targets as labels, keeping apart the rows whose target is a
-// NaN or infinite number until ExtractOutput knows whether every target is a number.
+// NaN or infinite number until ExtractOutput knows whether every target is a number. A nil a is an empty
+// accumulator.
 func (f *ScanFn) AddInput(a *scanAcc, r Rows) (*scanAcc, error) {
 	d := f.D
-	if len(r.X) != r.N*d || (f.Classify && len(r.T) != r.N) || (!f.Classify && len(r.Y) != r.N) {
+	if r.N < 0 || len(r.X) != r.N*d || (f.Classify && len(r.T) != r.N) || (!f.Classify && len(r.Y) != r.N) {
 		return nil, fmt.Errorf("rffbeam: a block of %d rows with %d inputs, %d targets and %d labels for d = %d", r.N, len(r.X), len(r.Y), len(r.T), d)
+	}
+	if a == nil {
+		var err error
+		if a, err = newScanAcc(d); err != nil {
+			return nil, err
+		}
 	}
 	a.skipped += r.Skipped
 	if r.First.before(a.first) {
@@ -154,14 +169,22 @@ func (a *scanAcc) addLabel(set map[string]bool, t string, limit int) {
 }
 
 // MergeAccumulators merges b into a — the column statistics (dataset.ScalerAccumulator.Merge), the labels, the rows
-// per file and the skipped rows, keeping the first in the order of files and lines — and returns a.
+// per file and the skipped rows, keeping the first in the order of files and lines — and returns a. A nil
+// accumulator is an empty one.
 func (f *ScanFn) MergeAccumulators(a, b *scanAcc) (*scanAcc, error) {
+	switch {
+	case b == nil:
+		return a, nil
+	case a == nil:
+		return b, nil
+	}
 	if err := a.main.Merge(b.main); err != nil {
 		return nil, fmt.Errorf("rffbeam: %w", err)
 	}
 	if err := a.side.Merge(b.side); err != nil {
 		return nil, fmt.Errorf("rffbeam: %w", err)
 	}
+	a.mainWide, a.sideWide = orWide(a.mainWide, b.mainWide), orWide(a.sideWide, b.sideWide)
 	a.tooMany = a.tooMany || b.tooMany
 	for l := range b.labels {
 		a.addLabel(a.labels, l, f.maxLabels())
@@ -191,6 +214,12 @@ func (f *ScanFn) MergeAccumulators(a, b *scanAcc) (*scanAcc, error) {
 // ExtractOutput resolves the rows kept apart — class labels when some target is not a number, bad rows
 // (Scan.NonFinite) otherwise — and returns the Scan encoded (EncodeScan).
 func (f *ScanFn) ExtractOutput(a *scanAcc) ([]byte, error) {
+	if a == nil {
+		var err error
+		if a, err = newScanAcc(f.D); err != nil {
+			return nil, err
+		}
+	}
 	s, err := a.scan(f.Classify)
 	if err != nil {
 		return nil, err
@@ -200,7 +229,7 @@ func (f *ScanFn) ExtractOutput(a *scanAcc) ([]byte, error) {
 
 // scan resolves the rows kept apart: class labels when some target is not a number, bad rows otherwise.
 func (a *scanAcc) scan(classify bool) (*Scan, error) {
-	main := a.main
+	main, wide := a.main, a.mainWide
 	labels := a.labels
 	s := &Scan{Skipped: a.skipped, First: a.first, Numeric: !a.nonNumeric, TooManyLabels: a.tooMany,
 		FileRows: map[string]int{}}
@@ -213,12 +242,19 @@ func (a *scanAcc) scan(classify bool) (*Scan, error) {
 		if err := main.Merge(a.side); err != nil {
 			return nil, fmt.Errorf("rffbeam: %w", err)
 		}
+		wide = orWide(wide, a.sideWide)
 		labels = maps.Clone(labels)
 		maps.Copy(labels, a.sideLabels)
 	} else {
 		s.NonFinite, s.FirstNonFinite = a.side.Rows(), a.firstSide
 	}
-	s.Moments = main.Moments()
+	var w []bool
+	s.Moments, w = finiteMoments(main.Moments(), wide)
+	for j, b := range w {
+		if b {
+			s.Wide = append(s.Wide, j)
+		}
+	}
 	s.D, s.Rows = len(s.Moments.Mean), main.Rows()
 	if classify && !a.tooMany {
 		s.Labels = slices.Sorted(maps.Keys(labels))
@@ -229,8 +265,11 @@ func (a *scanAcc) scan(classify bool) (*Scan, error) {
 // encodeScanAcc and decodeScanAcc are the coder of ScanFn's accumulator.
 func encodeScanAcc(a *scanAcc) []byte {
 	w := &writer{}
-	encodeMoments(w, a.main.Moments())
-	encodeMoments(w, a.side.Moments())
+	if a == nil {
+		a = &scanAcc{} // no columns: decodes to an error, as any accumulator without them
+	}
+	encodeAccMoments(w, a.main, a.mainWide)
+	encodeAccMoments(w, a.side, a.sideWide)
 	w.strs(slices.Sorted(maps.Keys(a.labels)))
 	w.strs(slices.Sorted(maps.Keys(a.sideLabels)))
 	flags := 0
@@ -255,7 +294,8 @@ func encodeScanAcc(a *scanAcc) []byte {
 
 func decodeScanAcc(b []byte) (*scanAcc, error) {
 	r := &reader{b: b}
-	mm, sm := decodeMoments(r), decodeMoments(r)
+	mm, mw := decodeMoments(r), decodeWide(r)
+	sm, sw := decodeMoments(r), decodeWide(r)
 	labels, side := r.strs(), r.strs()
 	flags := r.int(3)
 	a := &scanAcc{labels: map[string]bool{}, sideLabels: map[string]bool{}, tooMany: flags&1 != 0, nonNumeric: flags&2 != 0}
@@ -269,11 +309,15 @@ func decodeScanAcc(b []byte) (*scanAcc, error) {
 		return nil, fmt.Errorf("rffbeam: first-pass accumulator: %w", err)
 	}
 	var err error
-	if a.main, err = dataset.NewScalerAccumulatorFrom(mm); err != nil {
+	if a.main, a.mainWide, err = accumulatorFrom(mm, mw); err != nil {
 		return nil, fmt.Errorf("rffbeam: first-pass accumulator: %w", err)
 	}
-	if a.side, err = dataset.NewScalerAccumulatorFrom(sm); err != nil {
+	if a.side, a.sideWide, err = accumulatorFrom(sm, sw); err != nil {
 		return nil, fmt.Errorf("rffbeam: first-pass accumulator: %w", err)
+	}
+	if a.main.Moments().Mean == nil || len(a.side.Moments().Mean) != len(a.main.Moments().Mean) {
+		return nil, fmt.Errorf("rffbeam: first-pass accumulator: %w: moments of %d and %d columns", errCorrupt,
+			len(a.main.Moments().Mean), len(a.side.Moments().Mean))
 	}
 	for _, l := range labels {
 		a.labels[l] = true
@@ -296,12 +340,170 @@ func decodeMoments(r *reader) dataset.ScalerMoments {
 	return dataset.ScalerMoments{N: r.int(math.MaxInt), Mean: r.floats(), M2: r.floats(), Min: r.floats(), Max: r.floats()}
 }
 
-// EncodeScan and DecodeScan encode the result of the first pass, the output of ScanFn.
+// encodeAccMoments writes the moments of acc with its wide columns (finiteMoments), or those of no columns for a
+// nil acc.
+func encodeAccMoments(w *writer, acc *dataset.ScalerAccumulator, wide []bool) {
+	var m dataset.ScalerMoments
+	if acc != nil {
+		m, wide = finiteMoments(acc.Moments(), wide)
+	}
+	encodeMoments(w, m)
+	encodeWide(w, wide)
+}
+
+// encodeWide writes the wide columns: their number and their indices, ascending.
+func encodeWide(w *writer, wide []bool) {
+	var cols []int
+	for j, b := range wide {
+		if b {
+			cols = append(cols, j)
+		}
+	}
+	w.int(len(cols))
+	for _, j := range cols {
+		w.int(j)
+	}
+}
+
+func decodeWide(r *reader) []int {
+	n := r.count(1)
+	if r.err != nil || n == 0 {
+		return nil
+	}
+	cols := make([]int, n)
+	for i := range cols {
+		cols[i] = r.int(math.MaxInt32)
+	}
+	return cols
+}
+
+// accumulatorFrom rebuilds an accumulator from decoded moments and wide columns (each must name a column).
+func accumulatorFrom(m dataset.ScalerMoments, cols []int) (*dataset.ScalerAccumulator, []bool, error) {
+	wide := make([]bool, len(m.Mean))
+	for _, j := range cols {
+		if j >= len(wide) {
+			return nil, nil, fmt.Errorf("%w: wide column %d of %d", errCorrupt, j+1, len(wide))
+		}
+		wide[j] = true
+	}
+	m, wide = finiteMoments(m, wide)
+	acc, err := dataset.NewScalerAccumulatorFrom(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	return acc, wideOrNil(wide), nil
+}
+
+// finiteMoments returns a copy of m in which the columns whose mean or M2 is not finite — the spread or the sum
+// of values of a column overflowed floating point — hold the placeholders of Scan.Wide (the minimum as the mean,
+// M2 = 0), and the wide columns: those of wide and these.
+func finiteMoments(m dataset.ScalerMoments, wide []bool) (dataset.ScalerMoments, []bool) {
+	d := len(m.Mean)
+	out := dataset.ScalerMoments{N: m.N, Mean: slices.Clone(m.Mean), M2: slices.Clone(m.M2), Min: slices.Clone(m.Min),
+		Max: slices.Clone(m.Max)}
+	if len(m.M2) != d || len(m.Min) != d {
+		return out, wideOrNil(wide) // inconsistent: NewScalerAccumulatorFrom says so
+	}
+	var w []bool
+	for j := range d {
+		if (j < len(wide) && wide[j]) || !isFinite(m.Mean[j]) || !isFinite(m.M2[j]) {
+			if w == nil {
+				w = make([]bool, d)
+			}
+			w[j] = true
+			out.Mean[j], out.M2[j] = m.Min[j], 0
+		}
+	}
+	return out, w
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// orWide returns the union of two sets of wide columns.
+func orWide(a, b []bool) []bool {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]bool, max(len(a), len(b)))
+	for j := range out {
+		out[j] = (j < len(a) && a[j]) || (j < len(b) && b[j])
+	}
+	return out
+}
+
+func wideOrNil(w []bool) []bool {
+	if slices.Contains(w, true) {
+		return w
+	}
+	return nil
+}
+
+// Scaler fits the preprocessing steps from the moments, as dataset.ScalerAccumulator.Scaler does on the rows. A
+// wide column (Scan.Wide) is refused, with the error dataset.FitScaler gives for such a column, when a step needs
+// its mean or spread — standardize, isotropic —, as rff refuses it; steps that need only its extremes (minmax,
+// maxscale, none) fit as they would in rff.
+func (s *Scan) Scaler(steps []dataset.Step) (*dataset.Scaler, error) {
+	fit := func(placeholder []float64) (*dataset.Scaler, error) {
+		m := dataset.ScalerMoments{N: s.Moments.N, Mean: slices.Clone(s.Moments.Mean), M2: slices.Clone(s.Moments.M2),
+			Min: s.Moments.Min, Max: s.Moments.Max}
+		for _, j := range s.Wide {
+			if j < 0 || j >= len(m.Mean) || j >= len(placeholder) {
+				return nil, fmt.Errorf("rffbeam: wide column %d of %d", j+1, len(m.Mean))
+			}
+			m.Mean[j], m.M2[j] = placeholder[j], 0
+		}
+		acc, err := dataset.NewScalerAccumulatorFrom(m)
+		if err != nil {
+			return nil, err
+		}
+		return acc.Scaler(steps)
+	}
+	sc, err := fit(s.Moments.Min)
+	if err != nil || len(s.Wide) == 0 {
+		return sc, err
+	}
+	// A step reads the mean of a wide column when moving its placeholder from the minimum to the maximum changes
+	// the step's parameters (every step that reads a spread reads the mean too).
+	alt, err := fit(s.Moments.Max)
+	if err != nil {
+		return nil, err
+	}
+	for k, p := range sc.Params {
+		q := alt.Params[k]
+		for _, j := range s.Wide {
+			if j < min(len(p.Shift), len(q.Shift), len(p.Scale), len(q.Scale)) && (p.Shift[j] != q.Shift[j] || p.Scale[j] != q.Scale[j]) {
+				return nil, overflowError(p.Step, j, sc.D)
+			}
+		}
+	}
+	return sc, nil
+}
+
+// overflowError is the error dataset.FitScaler gives when the step meets column j of d spanning too wide a range
+// (its values at ±math.MaxFloat64).
+func overflowError(step dataset.Step, j, d int) error {
+	x := make([]float64, 2*d)
+	x[j], x[d+j] = math.MaxFloat64, -math.MaxFloat64
+	if _, err := dataset.FitScaler(x, 2, d, []dataset.Step{step}); err != nil {
+		return err
+	}
+	return fmt.Errorf("preprocess: %s: column %d spans too wide a range for floating point; divide by a power of ten first", step, j+1)
+}
+
+// EncodeScan and DecodeScan encode the result of the first pass, the output of ScanFn. A nil s is encoded as an
+// empty Scan.
 func EncodeScan(s *Scan) []byte {
+	if s == nil {
+		s = &Scan{}
+	}
 	w := &writer{}
 	w.int(s.D)
 	w.int(s.Rows)
 	encodeMoments(w, s.Moments)
+	w.int(len(s.Wide))
+	for _, j := range s.Wide {
+		w.int(j)
+	}
 	w.strs(s.Labels)
 	flags := 0
 	if s.Numeric {
@@ -328,6 +530,7 @@ func DecodeScan(b []byte) (*Scan, error) {
 	r := &reader{b: b}
 	s := &Scan{D: r.int(math.MaxInt32), Rows: r.int(math.MaxInt)}
 	s.Moments = decodeMoments(r)
+	s.Wide = decodeWide(r)
 	s.Labels = r.strs()
 	flags := r.int(3)
 	s.Numeric, s.TooManyLabels = flags&1 != 0, flags&2 != 0
@@ -344,6 +547,11 @@ func DecodeScan(b []byte) (*Scan, error) {
 	}
 	if len(s.Labels) == 0 {
 		s.Labels = nil
+	}
+	for k, j := range s.Wide {
+		if j >= len(s.Moments.Mean) || (k > 0 && j <= s.Wide[k-1]) {
+			return nil, fmt.Errorf("rffbeam: first-pass result: %w: wide columns %v of %d", errCorrupt, s.Wide, len(s.Moments.Mean))
+		}
 	}
 	return s, nil
 }

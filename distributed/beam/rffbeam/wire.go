@@ -67,8 +67,19 @@ func (r *reader) uint() uint64 {
 // int reads a non-negative int no larger than max.
 func (r *reader) int(max int) int {
 	v := r.uint()
-	if v > uint64(max) {
+	if r.err == nil && v > uint64(max) {
 		r.fail(fmt.Sprintf("count %d above %d", v, max))
+		return 0
+	}
+	return int(v)
+}
+
+// count reads the length of a list whose elements take at least per bytes each: it must fit in the bytes left
+// after the length itself, so that a corrupt length is an error before anything is allocated or sliced.
+func (r *reader) count(per int) int {
+	v := r.uint()
+	if r.err == nil && v > uint64(len(r.b)/per) {
+		r.fail(fmt.Sprintf("%d elements of at least %d bytes in %d bytes", v, per, len(r.b)))
 		return 0
 	}
 	return int(v)
@@ -103,7 +114,7 @@ func (r *reader) floatsInto(dst []float64) {
 }
 
 func (r *reader) floats() []float64 {
-	n := r.int(len(r.b) / 8)
+	n := r.count(8)
 	if r.err != nil {
 		return nil
 	}
@@ -113,7 +124,7 @@ func (r *reader) floats() []float64 {
 }
 
 func (r *reader) str() string {
-	n := r.int(len(r.b))
+	n := r.count(1)
 	if r.err != nil {
 		return ""
 	}
@@ -123,7 +134,7 @@ func (r *reader) str() string {
 }
 
 func (r *reader) strs() []string {
-	n := r.int(len(r.b))
+	n := r.count(1) // a string takes at least the byte of its length
 	if r.err != nil {
 		return nil
 	}

@@ -20,11 +20,14 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -40,7 +43,9 @@ import (
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/distributed/beam/rffbeam"
+	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/rule"
 )
 
 func main() {
@@ -55,27 +60,129 @@ func main() {
 		debug.SetGCPercent(rffbeam.WorkerGCPercent)
 		beam.Init()
 	}
+	if len(args) > 0 {
+		removeTempsOnSignal(args[0])
+	}
 	os.Exit(run(args, os.Stdout, os.Stderr))
 }
 
+// removeTempsOnSignal ends the process on SIGINT or SIGTERM after removing what the fit in progress keeps on
+// disk — its temporary directories (the passes' results, and the files Beam's runners create in the
+// temporary directory, which points into the command's own while it fits) and the temporary file of the model
+// being written — so that an interrupted command leaves nothing behind and the output file as it was. The exit
+// code is 128 + the signal's number, as a shell reports a process the signal killed.
+func removeTempsOnSignal(cmd string) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		removeTemps()
+		fmt.Fprintf(os.Stderr, "rff-beam %s: interrupted (%v)\n", cmd, sig)
+		code := 128 + 2
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
+	}()
+}
+
+// scratch is the command's temporary directory while a fit runs ("" otherwise): TMPDIR points at it, so that
+// the runners' temporary files land there, and the fit's own directory is made in it; restore puts TMPDIR back.
+var scratch struct {
+	sync.Mutex
+	dir     string
+	restore func()
+}
+
+// removeTemps removes the temporary files and directories of the fit in progress. TMPDIR is put back first, so
+// that a runner creating a temporary file meanwhile finds a directory (Beam's would fail on a nil file) rather
+// than the one being removed.
+func removeTemps() {
+	scratch.Lock()
+	if scratch.dir != "" {
+		scratch.restore()
+		os.RemoveAll(scratch.dir)
+		scratch.dir = ""
+	}
+	scratch.Unlock()
+	rffbeam.RemoveTemps()
+	atomicfile.RemoveTemps()
+}
+
+// useScratch creates the command's temporary directory in the system's and points TMPDIR at it; the function it
+// returns restores TMPDIR and removes the directory.
+func useScratch() (func(), error) {
+	dir, err := os.MkdirTemp("", "rff-beam-")
+	if err != nil {
+		return nil, fmt.Errorf("creating a temporary directory: %w", err)
+	}
+	old, had := os.LookupEnv("TMPDIR")
+	scratch.Lock()
+	defer scratch.Unlock()
+	scratch.dir = dir
+	scratch.restore = func() {
+		if had {
+			os.Setenv("TMPDIR", old)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+	}
+	os.Setenv("TMPDIR", dir)
+	return func() {
+		scratch.Lock()
+		defer scratch.Unlock()
+		if scratch.dir == dir {
+			scratch.restore()
+			os.RemoveAll(dir)
+			scratch.dir = ""
+		}
+	}, nil
+}
+
 // run executes the command line and returns the exit code: 0 on success, 2 on any error (one line on stderr).
+//
+// A failed write to stdout (a full disk, a closed pipe) is an error too: the output is incomplete.
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &checkedWriter{w: stdout}
 	if len(args) == 0 || args[0] == "help" || isHelp(args[0]) {
-		printUsage(stdout)
+		printUsage(out)
+		if out.err != nil {
+			fmt.Fprintf(stderr, "rff-beam: writing the output: %s\n", oneLine(out.err.Error()))
+			return 2
+		}
 		return 0
 	}
 	if args[0] != "fit" {
 		fmt.Fprintf(stderr, "rff-beam: unknown command %q (run \"rff-beam help\")\n", args[0])
 		return 2
 	}
-	if err := runFit(args[1:], stdout, stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	err := runFit(args[1:], out, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		err = nil
+	}
+	if out.err != nil && (err == nil || errors.Is(err, out.err)) { // the JSON encoder returns the write's error
+		err = fmt.Errorf("writing the output: %w", out.err)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "rff-beam fit: %s\n", oneLine(err.Error()))
 		return 2
 	}
 	return 0
+}
+
+// checkedWriter passes writes on to w and keeps the first error; the writes after it are dropped.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.err = err
+	return n, err
 }
 
 // beamFlags reports whether args are flags the program's packages registered — Beam's, as a runner passes them to a
@@ -113,14 +220,16 @@ type fitFlags struct {
 	input, format string
 	target, out   string
 	sigma, gamma  float64
-	skipBadRows   bool
-	workerMemory  memoryFlag
-	maxMemory     memoryFlag
-	bundles       int
-	batchRows     int
-	tempDir       string
-	asJSON        bool
-	verbose       bool
+	// sigmaSet and gammaSet say that --sigma and --gamma were given (auto included).
+	sigmaSet, gammaSet bool
+	skipBadRows        bool
+	workerMemory       memoryFlag
+	maxMemory          memoryFlag
+	bundles            int
+	batchRows          int
+	tempDir            string
+	asJSON             bool
+	verbose            bool
 }
 
 func newFitFlags() *fitFlags {
@@ -134,8 +243,8 @@ func newFitFlags() *fitFlags {
 	fs.StringVar(&f.out, "out", "", "model file to write (a local path; written last, atomically)")
 	fs.StringVar(&f.cfg.Task, "task", "regression", "regression or classification (ridge on one-hot or simplex-coded classes)")
 	fs.StringVar(&f.cfg.Kernel, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
-	fs.Var(sigmaFlag{&f.sigma}, "sigma", "bandwidth σ, or auto: the median heuristic on a sample of the preprocessed rows (the rows rff fit samples; costs a third pass)")
-	fs.Float64Var(&f.gamma, "gamma", 0, "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
+	fs.Var(sigmaFlag{&f.sigma, "bandwidth", &f.sigmaSet}, "sigma", "bandwidth σ, or auto: the median heuristic on a sample of the preprocessed rows (the rows rff fit samples; costs a third pass)")
+	fs.Var(sigmaFlag{&f.gamma, "γ", &f.gammaSet}, "gamma", "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
 	fs.StringVar(&f.cfg.Rule, "rule", "sr-butterfly", "rule drawing the points (see rff fit -h)")
 	fs.StringVar(&f.cfg.Fallback, "rule-fallback", "", "rule used instead of an SR rule whose rounding to whole rules of d+1 points would more than double -D")
 	fs.IntVar(&f.cfg.Points, "D", 1024, "number of points (frequencies); cos/sin maps have 2D columns; SR rules round up to whole rules")
@@ -150,15 +259,17 @@ func newFitFlags() *fitFlags {
 	fs.Var(&f.workerMemory, "worker-memory", "memory a worker may spend on the statistics, in bytes or with a unit (12GiB): a fit whose estimate exceeds it is refused before it starts; 0 = half of this machine's available memory, -1 = no limit")
 	fs.Var(&f.maxMemory, "max-memory", "memory budget of this program (which solves): 0 = half of the available memory, -1 = no limit")
 	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate and the default --batch-rows (0 = min(8, files): prism and direct run up to 8 bundles at once; on Dataflow, give the harness threads per worker)")
-	fs.IntVar(&f.batchRows, "batch-rows", 0, "rows a bundle maps at a time (default: below F = 1024 features, 8 chunks of 16 MiB of features shared among the --bundles, one partial ZᵀZ matrix and one core each; from F = 1024, one chunk, mapped on all cores into one ZᵀZ — never the machine's cores, so the model's bytes do not depend on them): below F = 1024 each chunk of a batch, up to 8, is one more partial ZᵀZ in memory and one more core used by the bundle")
+	fs.IntVar(&f.batchRows, "batch-rows", 0, "rows a bundle maps at a time (default: below F = 1024 features, 8 chunks of 16 MiB of features shared among the --bundles, one partial ZᵀZ matrix and one core each; from F = 1024, one chunk, mapped on all cores into one ZᵀZ — never the machine's cores): below F = 1024 each chunk of a batch, up to 8, is one more partial ZᵀZ in memory and one more core used by the bundle")
 	fs.StringVar(&f.tempDir, "temp-dir", "", "where the passes leave their results for this program: a location the workers share (default: a local temporary directory for prism and direct, --temp_location for other runners)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.verbose, "v", false, "print the plan, the passes and Beam's log on stderr")
 	return f
 }
 
-// splitArgs separates the flags of rff-beam fit from Beam's, which are registered on the process's flag set.
-func splitArgs(fs *flag.FlagSet, args []string) (mine, beams []string, err error) {
+// splitArgs separates the flags of rff-beam fit from Beam's, which are registered on the process's flag set, and
+// names the Beam flags given.
+func splitArgs(fs *flag.FlagSet, args []string) (mine, beams []string, beamSet map[string]bool, err error) {
+	beamSet = map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
@@ -174,16 +285,17 @@ func splitArgs(fs *flag.FlagSet, args []string) (mine, beams []string, err error
 				mine = append(mine, args[i])
 			}
 		case f != nil:
+			beamSet[name] = true
 			beams = append(beams, a)
 			if !hasValue && !isBool(f) && i+1 < len(args) {
 				i++
 				beams = append(beams, args[i])
 			}
 		default:
-			return nil, nil, fmt.Errorf("flag provided but not defined: -%s", name)
+			return nil, nil, nil, fmt.Errorf("flag provided but not defined: -%s", name)
 		}
 	}
-	return mine, beams, nil
+	return mine, beams, beamSet, nil
 }
 
 func isBool(f *flag.Flag) bool {
@@ -206,7 +318,7 @@ type fitReport struct {
 
 func runFit(args []string, stdout, stderr io.Writer) error {
 	f := newFitFlags()
-	mine, beams, err := splitArgs(f.fs, args)
+	mine, beams, beamSet, err := splitArgs(f.fs, args)
 	if err != nil {
 		return err
 	}
@@ -234,14 +346,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--format %q: rff-beam reads csv", f.format)
 	case f.cfg.Points < 1:
 		return fmt.Errorf("-D must be at least 1, got %d", f.cfg.Points)
-	case f.sigma != 0 && f.gamma != 0:
-		return errors.New("give --sigma or --gamma, not both")
-	case f.sigma < 0 || math.IsNaN(f.sigma) || math.IsInf(f.sigma, 0):
-		return fmt.Errorf("--sigma %v: want a positive bandwidth", f.sigma)
-	case f.gamma < 0 || math.IsNaN(f.gamma) || math.IsInf(f.gamma, 0):
-		return fmt.Errorf("--gamma %v: want a positive γ", f.gamma)
 	case f.bundles < 0 || f.batchRows < 0:
 		return errors.New("--bundles and --batch-rows must not be negative")
+	}
+	if err := f.checkModes(); err != nil {
+		return err
 	}
 	f.cfg.Sigma = f.sigma
 	if f.gamma > 0 {
@@ -253,6 +362,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		runner = *runners.Runner
 	}
 	if err := checkRunner(runner); err != nil {
+		return err
+	}
+	if err := checkBeamFlags(runner, beamSet); err != nil {
 		return err
 	}
 	inputs, err := localInputs(f.input)
@@ -279,6 +391,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 		log.SetOutput(io.Discard)
 	}
+	done, err := useScratch()
+	if err != nil {
+		return err
+	}
+	defer done()
 	o := rffbeam.Options{Config: f.cfg, Input: f.input, Target: f.target, SkipBadRows: f.skipBadRows, Runner: runner,
 		TempDir: tempDir, WorkerMemory: int64(f.workerMemory), Bundles: f.bundles, BatchRows: f.batchRows}
 	if f.verbose {
@@ -426,8 +543,14 @@ func checkTempDir(name, dir string) error {
 	return nil
 }
 
-// sigmaFlag is --sigma: a positive number, or "auto" (0).
-type sigmaFlag struct{ v *float64 }
+// sigmaFlag is --sigma (or --gamma, as γ = 1/(2σ²)): a positive finite number, or "auto" (stored as 0), as rff
+// fit reads them. A literal 0 is refused rather than taken for auto, and so is a value whose σ is below
+// kernel.MinSigma (a γ above 1/(2·MinSigma²)), where σ² underflows and the kernels overflow.
+type sigmaFlag struct {
+	v    *float64
+	what string // "bandwidth" or "γ"
+	set  *bool
+}
 
 func (s sigmaFlag) String() string {
 	if s.v == nil || *s.v == 0 {
@@ -437,15 +560,91 @@ func (s sigmaFlag) String() string {
 }
 
 func (s sigmaFlag) Set(v string) error {
+	if s.set != nil {
+		*s.set = true
+	}
 	if strings.TrimSpace(v) == "auto" {
 		*s.v = 0
 		return nil
 	}
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return fmt.Errorf("%q is not a bandwidth (a positive number, or auto)", v)
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 0) {
+		return fmt.Errorf("%q is not a %s (a positive number, or auto)", v, s.what)
+	}
+	if s.what == "γ" {
+		if sigma := kernel.SigmaFromGamma(x); !(sigma >= kernel.MinSigma) {
+			return fmt.Errorf("%q is too large a γ: σ = 1/√(2γ) = %g is below %.3g; give γ ≤ %.3g (or --sigma)", v, sigma,
+				kernel.MinSigma, 1/(2*kernel.MinSigma*kernel.MinSigma))
+		}
+	} else if x < kernel.MinSigma {
+		return fmt.Errorf("%q is too small a bandwidth: σ must be at least %.3g (below it σ² underflows), or auto", v, kernel.MinSigma)
 	}
 	*s.v = x
+	return nil
+}
+
+// checkModes refuses, as rff fit does, flags the fit would ignore: both bandwidth flags, a bandwidth for a
+// scale-free kernel, the class flags of a regression, and a --rule-fallback that can never apply (and a rule
+// that does not parse, before any work).
+func (f *fitFlags) checkModes() error {
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	cfg := &f.cfg
+	switch {
+	case (f.sigma != 0 || f.sigmaSet) && (f.gamma != 0 || f.gammaSet): // auto counts: one flag sets the bandwidth
+		return errors.New("give --sigma or --gamma, not both")
+	case (f.sigma != 0 || f.gamma != 0) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(cfg.Kernel)), "arccos"):
+		return fmt.Errorf("--kernel %s is scale-free: it takes no --sigma or --gamma", cfg.Kernel)
+	case cfg.MaxClasses < 0:
+		return fmt.Errorf("--max-classes must be positive, got %d", cfg.MaxClasses)
+	case set["encoding"] && cfg.Task != "classification":
+		return errors.New("--encoding codes the classes of --task classification")
+	case set["max-classes"] && cfg.Task != "classification":
+		return fmt.Errorf("--max-classes bounds the classes of --task classification, not of --task %s; leave it out", cfg.Task)
+	}
+	r, err := rule.Parse(cfg.Rule)
+	if err != nil {
+		return fmt.Errorf("--rule: %v", err)
+	}
+	if !set["rule-fallback"] {
+		return nil
+	}
+	fb, err := rule.Parse(cfg.Fallback)
+	if err != nil {
+		return fmt.Errorf("--rule-fallback: %v", err)
+	}
+	if _, sr := fb.(rule.SR); sr {
+		return fmt.Errorf("--rule-fallback %s rounds -D as well; choose g, orf, sorf, qmc or gq", fb.Name())
+	}
+	if _, sr := r.(rule.SR); !sr {
+		return fmt.Errorf("--rule-fallback replaces an SR rule that would round -D up too far; --rule %s draws exactly -D points, so leave --rule-fallback out", r.Name())
+	}
+	return nil
+}
+
+// dataflowFlags are the flags of Beam's Dataflow runner, which other runners ignore.
+var dataflowFlags = []string{"dataflow_endpoint", "staging_location", "worker_harness_container_image",
+	"sdk_container_image", "labels", "service_account_email", "num_workers", "number_of_worker_harness_threads",
+	"max_num_workers", "disk_size_gb", "disk_type", "disk_provisioned_iops", "disk_provisioned_throughput_mibps",
+	"autoscaling_algorithm", "zone", "dataflow_kms_key", "network", "subnetwork", "no_use_public_ips",
+	"use_public_ips", "worker_machine_type", "machine_type", "min_cpu_platform", "worker_region", "worker_zone",
+	"dataflow_service_options", "flexrs_goal", "update", "transform_name_mapping", "dry_run", "teardown_policy",
+	"template_location", "cpu_profiling"}
+
+// checkBeamFlags refuses Beam flags the runner would ignore: --temp_location with a runner in this process (it
+// is where remote runners leave the passes' results), and the Dataflow runner's flags with another runner.
+func checkBeamFlags(runner string, given map[string]bool) error {
+	if given["temp_location"] && localRunner(runner) {
+		return fmt.Errorf("--temp_location is for remote runners; --runner %s runs in this process and ignores it: leave it out (--temp-dir names a local directory for the passes' results)", runner)
+	}
+	if runner == "dataflow" || runner == "DataflowRunner" {
+		return nil
+	}
+	for _, name := range dataflowFlags {
+		if given[name] {
+			return fmt.Errorf("--%s is an option of the Dataflow runner; --runner %s ignores it: leave it out", name, runner)
+		}
+	}
 	return nil
 }
 

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -258,5 +261,179 @@ func TestInputNamedPipe(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Minute):
 		t.Fatal("rff-beam fit blocked on a named pipe")
+	}
+}
+
+// Flags the fit would ignore, and bandwidths rff fit refuses, are refused in one line naming the flag, in the
+// words of rff fit, before anything runs.
+func TestIgnoredFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	glob := writeShards(t, dir, 100, "")
+	out := filepath.Join(dir, "m.rff")
+	t.Cleanup(func() { // Beam's flags are the process's
+		flag.CommandLine.Set("temp_location", "")
+		flag.CommandLine.Set("num_workers", "0")
+	})
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"encoding", []string{"--encoding", "simplex"}, "--encoding codes the classes of --task classification"},
+		{"max classes", []string{"--max-classes", "5"}, "--max-classes bounds the classes of --task classification, not of --task regression; leave it out"},
+		{"negative max classes", []string{"--task", "classification", "--max-classes", "-1"}, "--max-classes must be positive, got -1"},
+		{"fallback never used", []string{"--rule", "orf", "--rule-fallback", "orf"}, "--rule-fallback replaces an SR rule that would round -D up too far; --rule orf draws exactly -D points, so leave --rule-fallback out"},
+		{"fallback rounds", []string{"--rule-fallback", "sr-haar"}, "--rule-fallback sr-haar rounds -D as well; choose g, orf, sorf, qmc or gq"},
+		{"unknown rule", []string{"--rule", "nope"}, `--rule: unknown rule "nope"`},
+		{"arccos sigma", []string{"--kernel", "arccos1", "--sigma", "2"}, "--kernel arccos1 is scale-free: it takes no --sigma or --gamma"},
+		{"arccos gamma", []string{"--kernel", "arccos0", "--gamma", "2"}, "--kernel arccos0 is scale-free: it takes no --sigma or --gamma"},
+		{"temp location", []string{"--temp_location", "/x"}, "--temp_location is for remote runners; --runner prism runs in this process and ignores it"},
+		{"dataflow flag", []string{"--num_workers", "3"}, "--num_workers is an option of the Dataflow runner; --runner prism ignores it: leave it out"},
+		{"sigma 0", []string{"--sigma", "0"}, `invalid value "0" for flag -sigma: "0" is not a bandwidth (a positive number, or auto)`},
+		{"sigma negative", []string{"--sigma", "-1"}, `"-1" is not a bandwidth (a positive number, or auto)`},
+		{"sigma tiny", []string{"--sigma", "1e-200"}, `"1e-200" is too small a bandwidth: σ must be at least 3.05e-151 (below it σ² underflows), or auto`},
+		{"gamma 0", []string{"--gamma", "0"}, `invalid value "0" for flag -gamma: "0" is not a γ (a positive number, or auto)`},
+		{"gamma huge", []string{"--gamma", "1e308"}, `"1e308" is too large a γ: σ = 1/√(2γ) = 0 is below 3.05e-151; give γ ≤ 5.36e+300 (or --sigma)`},
+		{"sigma and gamma", []string{"--sigma", "auto", "--gamma", "1"}, "give --sigma or --gamma, not both"},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			refused(t, c.want, append([]string{"fit", "--input", glob, "--out", out, "-D", "8"}, c.args...)...)
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Error("a refused fit wrote its model")
+			}
+		})
+	}
+	// What rff fit accepts: a scale-free kernel without a bandwidth, or with --sigma auto.
+	for _, args := range [][]string{{"--kernel", "arccos1"}, {"--kernel", "arccos0", "--sigma", "auto"}} {
+		if code, _, stderr := runCmd(append([]string{"fit", "--input", glob, "--out", out, "-D", "8"}, args...)...); code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+}
+
+// failingWriter fails every write, as stdout on a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// A failed write to stdout is an error: exit code 2 and one line, for a fit (whose model is written) and for the
+// help.
+func TestWriteFailure(t *testing.T) {
+	dir := t.TempDir()
+	glob := writeShards(t, dir, 100, "")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"fit", []string{"fit", "--input", glob, "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--sigma", "1"}, "rff-beam fit: writing the output: no space left on device\n"},
+		{"fit json", []string{"fit", "--input", glob, "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--sigma", "1", "--json"}, "rff-beam fit: writing the output: no space left on device\n"},
+		{"fit help", []string{"fit", "-h"}, "rff-beam fit: writing the output: no space left on device\n"},
+		{"help", []string{"help"}, "rff-beam: writing the output: no space left on device\n"},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			var stderr bytes.Buffer
+			if code := run(c.args, failingWriter{}, &stderr); code != 2 || stderr.String() != c.want {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), c.want)
+			}
+		})
+	}
+}
+
+// Values too wide for floating point in a column are refused in rff's one line naming the column, without the
+// runner's account of the failed bundle.
+func TestWideValues(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "part-0.csv"), []byte("a,b,y\n1e308,1,2\n-1e308,2,3\n5,3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "part-1.csv"), []byte("a,b,y\n1,1,2\n2,2,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd("fit", "--input", filepath.Join(dir, "part-*"), "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--sigma", "1")
+	want := "rff-beam fit: preprocess: standardize: column 1 spans too wide a range for floating point (its mean, spread or range overflows); divide by a power of ten first\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %q", code, stderr, want)
+	}
+}
+
+// TestSignalHelper is the process TestSignalRemovesTemps signals: with RFFBEAM_SIGNAL_ARGS set it installs the
+// handler of main and runs the command line they hold (tab-separated).
+func TestSignalHelper(t *testing.T) {
+	args := os.Getenv("RFFBEAM_SIGNAL_ARGS")
+	if args == "" {
+		t.Skip("the process TestSignalRemovesTemps starts")
+	}
+	removeTempsOnSignal("fit")
+	os.Exit(run(strings.Split(args, "\t"), os.Stdout, os.Stderr))
+}
+
+// TestSignalRemovesTemps: SIGINT or SIGTERM during a fit ends rff-beam with 128 + the signal's number and one line,
+// leaving nothing in the temporary directory (the passes' results, prism's worker files) and no model.
+func TestSignalRemovesTemps(t *testing.T) {
+	dir := t.TempDir()
+	writeBig(t, dir)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			out := filepath.Join(dir, "m.rff")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSignalHelper$")
+			args := []string{"fit", "--input", filepath.Join(dir, "big-*.csv"), "--out", out, "-D", "1500", "--sigma", "1"}
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "RFFBEAM_SIGNAL_ARGS="+strings.Join(args, "\t"))
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Once the first pass has left its result in the fit's directory, inside the command's, the second runs
+			// for seconds.
+			deadline := time.Now().Add(time.Minute)
+			for {
+				runs, _ := filepath.Glob(filepath.Join(tmp, "rff-beam-*", "rff-beam-*", "pass1"))
+				if len(runs) > 0 {
+					time.Sleep(200 * time.Millisecond)
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no run directory after a minute; stderr %q", stderr.String())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
+				t.Errorf("%v, want exit code %d", err, 128+int(sig))
+			}
+			if got := stderr.String(); got != "rff-beam fit: interrupted ("+sig.String()+")\n" {
+				t.Errorf("stderr %q", got)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("left in the temporary directory: %v", left)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("an interrupted fit wrote its model: %v", err)
+			}
+		})
+	}
+}
+
+// writeBig writes two files of 10000 rows of 4 inputs, big-0.csv and big-1.csv: a fit with -D 1500 on them takes
+// seconds.
+func writeBig(t *testing.T, dir string) {
+	t.Helper()
+	for k := range 2 {
+		var b bytes.Buffer
+		b.WriteString("a,b,c,d,y\n")
+		for i := range 10000 {
+			x := float64(k*10000 + i)
+			fmt.Fprintf(&b, "%.6g,%.6g,%.6g,%.6g,%.6g\n", math.Sin(x), math.Cos(2*x), math.Sin(3*x), math.Cos(5*x), math.Sin(x)*math.Cos(2*x))
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("big-%d.csv", k)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

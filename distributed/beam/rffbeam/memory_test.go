@@ -1,0 +1,96 @@
+package rffbeam
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rffkit/rff"
+)
+
+// The estimate bounds the heap of a fit on prism, which runs the workers and the driver in this process: the
+// partial ZᵀZ of four bundles at once, the buffers their chunks are mapped into (the scratch pool hands whole chunks
+// of features to the cores' projections), the encoded accumulators and the garbage collector's headroom. Sampled
+// every few milliseconds, the heap in use stays below the worker's and the driver's estimates together (prism's
+// own heap included).
+func TestMemoryEstimateBoundsHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fit of F = 2016 features on 24000 rows")
+	}
+	dir := t.TempDir()
+	header, lines := dataLines(24000, 15, "reg", 34)
+	glob, _ := writeShards(t, dir, header, lines, fourShards)
+	runtime.GC()
+	var peak uint64
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	})
+	r, err := Fit(context.Background(), Options{Config: rff.Config{Points: 1000, Sigma: 3, Lambda: 1e-6}, Input: glob})
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Memory
+	if m.F != 2016 || m.Bundles != 4 || m.Shards != 1 {
+		t.Fatalf("estimate %s", m)
+	}
+	if bound := uint64(m.Worker + m.Driver); peak > bound {
+		t.Errorf("heap in use peaked at %s, above the estimate of %s (%s)", rff.FormatBytes(int64(peak)), rff.FormatBytes(int64(bound)), m)
+	} else {
+		t.Logf("heap in use peaked at %s; estimate %s", rff.FormatBytes(int64(peak)), rff.FormatBytes(int64(bound)))
+	}
+}
+
+// The estimate of a bundle counts what its learn.Accumulator can hold at once — the partial ZᵀZ, and the buffers of
+// the chunk being mapped, each as large as a chunk of features (the scratch pool hands any buffer at least as large
+// as asked): from F = 1024 the chunk and one per core mapping its blocks, below it the features and projections of
+// each shard mapped at once — with the packed accumulator; a worker's and the driver's estimates add the garbage
+// collector's headroom.
+func TestEstimateMemoryCounts(t *testing.T) {
+	for _, c := range []struct {
+		name                 string
+		F, points, cpus      int
+		bundles, wantBuffers int
+	}{
+		{"one Gram on 2 cores", 2016, 1008, 2, 4, 3},
+		{"one Gram on 16 cores", 2048, 1024, 16, 4, 5},
+		{"one Gram in chunks of one block", 8192, 4096, 16, 1, 2},
+		{"shards on 2 cores", 512, 256, 2, 1, 4},
+		{"shards on 16 cores", 512, 256, 16, 1, 16},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			simulateCPUs(t, c.cpus)
+			m := EstimateMemory(c.F, 1, 10, c.points, 0, c.bundles)
+			chunk := float64(ChunkRows(c.F))
+			F := float64(c.F)
+			gram := 8 * F * F
+			packed := 8 * F * (F + 1) / 2
+			buffers := float64(c.wantBuffers) * chunk * F * 8
+			if got := float64(m.Bundle); got < float64(m.Shards)*gram+buffers+packed {
+				t.Errorf("bundle %s, below %d ZᵀZ (%s), %d buffers of a chunk of features (%s) and the packed accumulator",
+					rff.FormatBytes(m.Bundle), m.Shards, rff.FormatBytes(int64(gram)), c.wantBuffers, rff.FormatBytes(int64(buffers)))
+			}
+			if live := max(int64(c.bundles)*m.Bundle, m.Merge); m.Worker < live+live/5 {
+				t.Errorf("worker %s: no headroom over %s", rff.FormatBytes(m.Worker), rff.FormatBytes(live))
+			}
+			if live := int64(gram + packed); m.Driver < live+live/5 {
+				t.Errorf("driver %s: no headroom over %s", rff.FormatBytes(m.Driver), rff.FormatBytes(live))
+			}
+		})
+	}
+}
