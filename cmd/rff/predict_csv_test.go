@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/csv"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rffkit/rff"
 )
 
 // TestPredictQuotesLabels: class labels holding a comma, a quote or a leading space are written as CSV fields
@@ -83,12 +87,24 @@ func TestPredictMemory(t *testing.T) {
 	}
 }
 
+// TestPredictHelper is the fresh process TestPredictMemoryModel runs rff in (the live heap a load adds is measured
+// there without other tests' memory): with RFF_HELPER_ARGS set it runs rff with those arguments (one per line) and
+// exits with its code.
+func TestPredictHelper(t *testing.T) {
+	args := os.Getenv("RFF_HELPER_ARGS")
+	if args == "" {
+		t.Skip("the process TestPredictMemoryModel starts")
+	}
+	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+}
+
 // TestPredictMemoryModel: the budget counts the model as it is in memory, not as its file: a Nyström model holds its
-// normalization twice (the file's array and the map built from it), so a budget that the file would fit beside
-// the rows but the loaded model does not is refused, naming the model.
+// normalization twice (the file's array and the map built from it), so a budget that the file would leave room in
+// for the rows and the prediction but the loaded model does not is refused; twice the file's size more is enough.
 func TestPredictMemoryModel(t *testing.T) {
 	dir := t.TempDir()
-	data := writeCSV(t, 1200, 3)
+	const n, d = 1200, 3
+	data := writeCSV(t, n, d)
 	model := filepath.Join(dir, "m.rff")
 	if code, _, errOut := runCLI("fit", "--data", data, "--map", "nystrom", "--centres", "1000", "--sigma", "1", "--out", model); code != 0 {
 		t.Fatalf("fit: %s", errOut)
@@ -97,9 +113,30 @@ func TestPredictMemoryModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	budget := strconv.FormatInt(fi.Size()*3/2, 10) // the file and then some, not the loaded model
-	code, stdout, errOut := runCLI("predict", "--model", model, "--data", data, "--max-memory", budget)
-	if want := "--model " + model + " takes "; code != 2 || stdout != "" || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
-		t.Errorf("exit %d, stdout %d bytes, stderr %q; want 2 and one line with %q", code, len(stdout), errOut, want)
+	m, err := rff.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The model's file, the rows and targets, the prediction, and 1 MiB: what counting the file would accept.
+	fileFits := fi.Size() + 8*n*(d+1) + m.PredictBytes(n) + 1<<20
+	for _, c := range []struct {
+		budget int64
+		code   int
+	}{{fileFits, 2}, {fileFits + 2*fi.Size(), 0}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPredictHelper$")
+		cmd.Env = append(os.Environ(), "RFF_HELPER_ARGS="+strings.Join([]string{"predict", "--model", model, "--data", data,
+			"--max-memory", strconv.FormatInt(c.budget, 10), "--out", filepath.Join(dir, "p.csv")}, "\n"))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		if exit, ok := errors.AsType[*exec.ExitError](err); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code || c.code == 2 && (!strings.Contains(stderr.String(), "over the memory budget") || strings.Count(stderr.String(), "\n") != 1) {
+			t.Errorf("budget %d (file %d bytes): exit %d, stderr %q; want %d", c.budget, fi.Size(), code, stderr.String(), c.code)
+		}
 	}
 }
