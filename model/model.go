@@ -330,11 +330,12 @@ func Decode(b []byte) (*Model, error) {
 // Malformed JSON is left to the decoder's own message.
 func uniqueKeys(hdr []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(hdr))
+	stop := errors.New("stop") // malformed or absurdly nested JSON: the decoder reports it
 	var walk func(depth int) error
 	walk = func(depth int) error {
 		tok, err := dec.Token()
 		if err != nil || depth > 64 {
-			return nil // the decoder reports malformed or absurdly nested JSON
+			return stop
 		}
 		switch tok {
 		case json.Delim('{'):
@@ -342,7 +343,7 @@ func uniqueKeys(hdr []byte) error {
 			for dec.More() {
 				k, err := dec.Token()
 				if err != nil {
-					return nil
+					return stop
 				}
 				key, _ := k.(string)
 				if prev, dup := seen[foldKey(key)]; dup {
@@ -352,7 +353,7 @@ func uniqueKeys(hdr []byte) error {
 				if depth == 0 && key == "extra" {
 					var skip json.RawMessage
 					if dec.Decode(&skip) != nil {
-						return nil
+						return stop
 					}
 					continue
 				}
@@ -360,18 +361,25 @@ func uniqueKeys(hdr []byte) error {
 					return err
 				}
 			}
-			_, _ = dec.Token() // '}'
+			if _, err := dec.Token(); err != nil { // '}'
+				return stop
+			}
 		case json.Delim('['):
 			for dec.More() {
 				if err := walk(depth + 1); err != nil {
 					return err
 				}
 			}
-			_, _ = dec.Token() // ']'
+			if _, err := dec.Token(); err != nil { // ']'
+				return stop
+			}
 		}
 		return nil
 	}
-	return walk(0)
+	if err := walk(0); err != stop {
+		return err
+	}
+	return nil
 }
 
 // foldKey maps every rune of s to the least rune of its Unicode simple case-folding orbit, so that two keys have the
