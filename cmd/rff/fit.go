@@ -15,6 +15,7 @@ import (
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/cliflag"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/rule"
@@ -377,51 +378,11 @@ type kernelFlags struct {
 	sigmaSet, gammaSet bool // given on the command line (auto included)
 }
 
-// sigmaFlag is --sigma (or --gamma, as γ = 1/(2σ²)): a positive finite number, or "auto" (stored as 0) for the
-// command's default. A literal 0 is refused rather than taken for auto, and so is a value whose σ is below
-// kernel.MinSigma (a γ above 1/(2·MinSigma²)), where σ² underflows and the kernels overflow.
-type sigmaFlag struct {
-	v    *float64
-	what string // "bandwidth" or "γ"
-	set  *bool
-}
-
-func (s sigmaFlag) String() string {
-	if s.v == nil || *s.v == 0 {
-		return "auto"
-	}
-	return strconv.FormatFloat(*s.v, 'g', -1, 64)
-}
-
-func (s sigmaFlag) Set(v string) error {
-	if s.set != nil {
-		*s.set = true
-	}
-	if strings.TrimSpace(v) == "auto" {
-		*s.v = 0
-		return nil
-	}
-	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || !(x > 0) || math.IsInf(x, 0) {
-		return fmt.Errorf("%q is not a %s (a positive number, or auto)", v, s.what)
-	}
-	if s.what == "γ" {
-		if sigma := kernel.SigmaFromGamma(x); !(sigma >= kernel.MinSigma) {
-			return fmt.Errorf("%q is too large a γ: σ = 1/√(2γ) = %g is below %.3g; give γ ≤ %.3g (or --sigma)", v, sigma,
-				kernel.MinSigma, 1/(2*kernel.MinSigma*kernel.MinSigma))
-		}
-	} else if x < kernel.MinSigma {
-		return fmt.Errorf("%q is too small a bandwidth: σ must be at least %.3g (below it σ² underflows), or auto", v, kernel.MinSigma)
-	}
-	*s.v = x
-	return nil
-}
-
 // register adds --kernel, --sigma and --gamma; auto says what --sigma's default is.
 func (f *kernelFlags) register(fs *flag.FlagSet, auto string) {
 	fs.StringVar(&f.name, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
-	fs.Var(sigmaFlag{&f.sigma, "bandwidth", &f.sigmaSet}, "sigma", "bandwidth σ, or auto: "+auto)
-	fs.Var(sigmaFlag{&f.gamma, "γ", &f.gammaSet}, "gamma", "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
+	fs.Var(cliflag.Sigma{V: &f.sigma, What: "bandwidth", Given: &f.sigmaSet}, "sigma", "bandwidth σ, or auto: "+auto)
+	fs.Var(cliflag.Sigma{V: &f.gamma, What: "γ", Given: &f.gammaSet}, "gamma", "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
 }
 
 // config returns the kernel name and σ (0 for the default γ = 1/d).

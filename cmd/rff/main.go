@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/rffkit/rff/internal/atomicfile"
+	"github.com/rffkit/rff/internal/cliflag"
 	"github.com/rffkit/rff/internal/linalg"
 )
 
@@ -94,15 +95,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return 0
 	}
-	out := &checkedWriter{w: stdout}
+	out := &cliflag.CheckedWriter{W: stdout}
 	for _, c := range commands() {
 		if c.name == args[0] && c.run != nil {
 			err := c.run(args[1:], out, stderr)
 			if errors.Is(err, flag.ErrHelp) {
 				err = nil
 			}
-			if err == nil && out.err != nil {
-				err = fmt.Errorf("writing the output: %w", out.err)
+			if err == nil && out.Err != nil {
+				err = fmt.Errorf("writing the output: %w", out.Err)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "rff %s: %s\n", c.name, oneLine(err.Error()))
@@ -113,21 +114,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "rff: unknown command %q (run \"rff help\")\n", args[0])
 	return 2
-}
-
-// checkedWriter passes writes on to w and keeps the first error; the writes after it are dropped.
-type checkedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
-	}
-	n, err := c.w.Write(p)
-	c.err = err
-	return n, err
 }
 
 func oneLine(s string) string {

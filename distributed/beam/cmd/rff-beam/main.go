@@ -44,6 +44,7 @@ import (
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/distributed/beam/rffbeam"
 	"github.com/rffkit/rff/internal/atomicfile"
+	"github.com/rffkit/rff/internal/cliflag"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -143,11 +144,11 @@ func useScratch() (func(), error) {
 //
 // A failed write to stdout (a full disk, a closed pipe) is an error too: the output is incomplete.
 func run(args []string, stdout, stderr io.Writer) int {
-	out := &checkedWriter{w: stdout}
+	out := &cliflag.CheckedWriter{W: stdout}
 	if len(args) == 0 || args[0] == "help" || isHelp(args[0]) {
 		printUsage(out)
-		if out.err != nil {
-			fmt.Fprintf(stderr, "rff-beam: writing the output: %s\n", oneLine(out.err.Error()))
+		if out.Err != nil {
+			fmt.Fprintf(stderr, "rff-beam: writing the output: %s\n", oneLine(out.Err.Error()))
 			return 2
 		}
 		return 0
@@ -160,29 +161,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		err = nil
 	}
-	if out.err != nil && (err == nil || errors.Is(err, out.err)) { // the JSON encoder returns the write's error
-		err = fmt.Errorf("writing the output: %w", out.err)
+	if out.Err != nil && (err == nil || errors.Is(err, out.Err)) { // the JSON encoder returns the write's error
+		err = fmt.Errorf("writing the output: %w", out.Err)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rff-beam fit: %s\n", oneLine(err.Error()))
 		return 2
 	}
 	return 0
-}
-
-// checkedWriter passes writes on to w and keeps the first error; the writes after it are dropped.
-type checkedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
-	}
-	n, err := c.w.Write(p)
-	c.err = err
-	return n, err
 }
 
 // beamFlags reports whether args are flags the program's packages registered — Beam's, as a runner passes them to a
@@ -243,8 +229,8 @@ func newFitFlags() *fitFlags {
 	fs.StringVar(&f.out, "out", "", "model file to write (a local path; written last, atomically)")
 	fs.StringVar(&f.cfg.Task, "task", "regression", "regression or classification (ridge on one-hot or simplex-coded classes)")
 	fs.StringVar(&f.cfg.Kernel, "kernel", "gaussian", "kernel: "+strings.Join(kernel.Names(), "|"))
-	fs.Var(sigmaFlag{&f.sigma, "bandwidth", &f.sigmaSet}, "sigma", "bandwidth σ, or auto: the median heuristic on a sample of the preprocessed rows (the rows rff fit samples; costs a third pass)")
-	fs.Var(sigmaFlag{&f.gamma, "γ", &f.gammaSet}, "gamma", "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
+	fs.Var(cliflag.Sigma{V: &f.sigma, What: "bandwidth", Given: &f.sigmaSet}, "sigma", "bandwidth σ, or auto: the median heuristic on a sample of the preprocessed rows (the rows rff fit samples; costs a third pass)")
+	fs.Var(cliflag.Sigma{V: &f.gamma, What: "γ", Given: &f.gammaSet}, "gamma", "bandwidth as γ = 1/(2σ²) (alternative to --sigma)")
 	fs.StringVar(&f.cfg.Rule, "rule", "sr-butterfly", "rule drawing the points (see rff fit -h)")
 	fs.StringVar(&f.cfg.Fallback, "rule-fallback", "", "rule used instead of an SR rule whose rounding to whole rules of d+1 points would more than double -D")
 	fs.IntVar(&f.cfg.Points, "D", 1024, "number of points (frequencies); cos/sin maps have 2D columns; SR rules round up to whole rules")
@@ -540,46 +526,6 @@ func checkTempDir(name, dir string) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("%s %s: %v", name, dir, err)
 	}
-	return nil
-}
-
-// sigmaFlag is --sigma (or --gamma, as γ = 1/(2σ²)): a positive finite number, or "auto" (stored as 0), as rff
-// fit reads them. A literal 0 is refused rather than taken for auto, and so is a value whose σ is below
-// kernel.MinSigma (a γ above 1/(2·MinSigma²)), where σ² underflows and the kernels overflow.
-type sigmaFlag struct {
-	v    *float64
-	what string // "bandwidth" or "γ"
-	set  *bool
-}
-
-func (s sigmaFlag) String() string {
-	if s.v == nil || *s.v == 0 {
-		return "auto"
-	}
-	return strconv.FormatFloat(*s.v, 'g', -1, 64)
-}
-
-func (s sigmaFlag) Set(v string) error {
-	if s.set != nil {
-		*s.set = true
-	}
-	if strings.TrimSpace(v) == "auto" {
-		*s.v = 0
-		return nil
-	}
-	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || !(x > 0) || math.IsInf(x, 0) {
-		return fmt.Errorf("%q is not a %s (a positive number, or auto)", v, s.what)
-	}
-	if s.what == "γ" {
-		if sigma := kernel.SigmaFromGamma(x); !(sigma >= kernel.MinSigma) {
-			return fmt.Errorf("%q is too large a γ: σ = 1/√(2γ) = %g is below %.3g; give γ ≤ %.3g (or --sigma)", v, sigma,
-				kernel.MinSigma, 1/(2*kernel.MinSigma*kernel.MinSigma))
-		}
-	} else if x < kernel.MinSigma {
-		return fmt.Errorf("%q is too small a bandwidth: σ must be at least %.3g (below it σ² underflows), or auto", v, kernel.MinSigma)
-	}
-	*s.v = x
 	return nil
 }
 

@@ -1,0 +1,68 @@
+// Package cliflag holds the flag types and output checks the rff and rff-beam commands share, so that both read
+// their common flags alike and give the same messages.
+package cliflag
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rffkit/rff/kernel"
+)
+
+// Sigma is a --sigma flag (or --gamma, as γ = 1/(2σ²)): a positive finite number, or "auto" (stored as 0) for the
+// command's default. A literal 0 is refused rather than taken for auto, and so is a value whose σ is below
+// kernel.MinSigma (a γ above 1/(2·MinSigma²)), where σ² underflows and the kernels overflow.
+type Sigma struct {
+	V     *float64
+	What  string // "bandwidth" or "γ"
+	Given *bool  // set to true when the flag is given (auto included)
+}
+
+func (s Sigma) String() string {
+	if s.V == nil || *s.V == 0 {
+		return "auto"
+	}
+	return strconv.FormatFloat(*s.V, 'g', -1, 64)
+}
+
+func (s Sigma) Set(v string) error {
+	if s.Given != nil {
+		*s.Given = true
+	}
+	if strings.TrimSpace(v) == "auto" {
+		*s.V = 0
+		return nil
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 0) {
+		return fmt.Errorf("%q is not a %s (a positive number, or auto)", v, s.What)
+	}
+	if s.What == "γ" {
+		if sigma := kernel.SigmaFromGamma(x); !(sigma >= kernel.MinSigma) {
+			return fmt.Errorf("%q is too large a γ: σ = 1/√(2γ) = %g is below %.3g; give γ ≤ %.3g (or --sigma)", v, sigma,
+				kernel.MinSigma, 1/(2*kernel.MinSigma*kernel.MinSigma))
+		}
+	} else if x < kernel.MinSigma {
+		return fmt.Errorf("%q is too small a bandwidth: σ must be at least %.3g (below it σ² underflows), or auto", v, kernel.MinSigma)
+	}
+	*s.V = x
+	return nil
+}
+
+// CheckedWriter passes writes on to W and keeps the first error in Err; the writes after it are dropped.
+type CheckedWriter struct {
+	W   io.Writer
+	Err error
+}
+
+func (c *CheckedWriter) Write(p []byte) (int, error) {
+	if c.Err != nil {
+		return 0, c.Err
+	}
+	n, err := c.W.Write(p)
+	c.Err = err
+	return n, err
+}
