@@ -368,8 +368,8 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	for r0 := 0; r0 < n; r0 += seg {
 		rows := min(seg, n-r0)
 		Z := m.preprocess(X[r0*h.Dim:(r0+rows)*h.Dim], rows)
-		if err := finiteRows(Z, rows, "the preprocessed input", "is too large for the model's scaling"); err != nil {
-			return nil, offsetRow(err, r0)
+		if err := finiteRows(Z, rows, r0, "the preprocessed input", "is too large for the model's scaling"); err != nil {
+			return nil, err
 		}
 		o := out[r0*P : (r0+rows)*P]
 		var err error
@@ -386,8 +386,8 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := finiteRows(o, rows, "the prediction", "overflows (an input far outside the training data?)"); err != nil {
-			return nil, offsetRow(err, r0)
+		if err := finiteRows(o, rows, r0, "the prediction", "overflows (an input far outside the training data?)"); err != nil {
+			return nil, err
 		}
 	}
 	p := &Prediction{N: n, Outputs: P, Values: out}
@@ -459,32 +459,16 @@ func segmentRows(d int) int {
 // segmentBytes is the size of the preprocessed rows PredictRows holds at a time (a variable for tests).
 var segmentBytes = 8 << 20
 
-// rowError is the error of finiteRows: the row is 1-based.
-type rowError struct {
-	row       int
-	what, why string
-}
-
-func (e *rowError) Error() string { return fmt.Sprintf("row %d: %s %s", e.row, e.what, e.why) }
-
-// offsetRow returns err with its row counted from r0 rows earlier (err from finiteRows on a segment).
-func offsetRow(err error, r0 int) error {
-	if re, ok := err.(*rowError); ok {
-		return &rowError{row: re.row + r0, what: re.what, why: re.why}
-	}
-	return err
-}
-
-// finiteRows returns an error naming the first row (1-based) of the n rows of v that holds a NaN or an infinity:
-// "row i: what why".
-func finiteRows(v []float64, n int, what, why string) error {
+// finiteRows returns an error naming the first row of the n rows of v that holds a NaN or an infinity, counting
+// from r0 rows before v (1-based): "row i: what why".
+func finiteRows(v []float64, n, r0 int, what, why string) error {
 	if n == 0 {
 		return nil
 	}
 	w := len(v) / n
 	for i, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return &rowError{row: i/w + 1, what: what, why: why}
+			return fmt.Errorf("row %d: %s %s", r0+i/w+1, what, why)
 		}
 	}
 	return nil

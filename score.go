@@ -63,7 +63,7 @@ func (m *Model) Score(data *dataset.Data) (*Score, error) {
 	if len(Y) != data.N*h.Outputs {
 		return nil, fmt.Errorf("the data have %d target values for %d rows of %d outputs", len(Y), data.N, h.Outputs)
 	}
-	if err := finiteRows(Y, data.N, "target", "is not a number: a score needs every target"); err != nil {
+	if err := finiteRows(Y, data.N, 0, "target", "is not a number: a score needs every target"); err != nil {
 		return nil, err
 	}
 	r := metrics.ScoreRegression(p.Values, Y, data.N, h.Outputs, h.Targets)
