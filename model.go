@@ -425,8 +425,11 @@ func (m *Model) PredictBytes(n int) int64 {
 	// and projects it.
 	seg := float64(min(n, segmentRows(m.file.MapDim())))
 	pre := seg * float64(m.file.MapDim())
+	var pack float64
 	if m.scaler != nil && m.scaler.HasPCA() {
 		pre += max(seg, linalg.GemmSerialMinDim) * float64(m.file.Dim+m.file.MapDim())
+		// Each core's product of a block by the components, when it finds no packing buffers to reuse.
+		pack = float64(linalg.GemmSerialBytes(max(min(n, blocks.Rows), linalg.GemmSerialMinDim), m.file.MapDim(), m.file.Dim))
 	}
 	// A block's scratch: the projections and features of its rows (an operator-valued map's are P× wider), or the
 	// kernel values against the training rows of an exact model (P² per pair for an operator-valued one).
@@ -445,7 +448,7 @@ func (m *Model) PredictBytes(n int) int64 {
 	}
 	workers := float64(min(runtime.GOMAXPROCS(0), blocks.Count(n)))
 	fixed := float64(128<<10) * (1 + workers) // small per-call and per-goroutine buffers
-	b := float64(n)*perRow + 8*pre + 8*workers*float64(min(n, blocks.Rows))*block + train + fixed
+	b := float64(n)*perRow + 8*pre + workers*(8*float64(min(n, blocks.Rows))*block+pack) + train + fixed
 	return int64(min(b, math.MaxInt64/2))
 }
 

@@ -103,8 +103,15 @@ func TestPredictRowsSegments(t *testing.T) {
 
 // TestPredictBytes: PredictBytes bounds everything PredictRows allocates for a few blocks of rows (all of it could
 // be live at once), for every kind of stored model and for models whose block scratch dominates: a wide
-// feature map, an exact model on many rows, a PCA step on wide rows predicting one row.
+// feature map, an exact model on many rows, a PCA step on wide rows predicting one row, and
+// one whose products by the components need packing buffers larger than a block's other scratch.
 func TestPredictBytes(t *testing.T) {
+	if raceEnabled {
+		// The race detector's runtime drops a quarter of what is put into a sync.Pool (the feature maps' and the
+		// rules' block scratch), so that a call allocates scratch again and again: TotalAlloc then counts garbage
+		// that is never live at once. The bound is checked without it.
+		t.Skip("allocations are not measurable under the race detector")
+	}
 	models := map[string]*Model{}
 	files, _ := filepath.Glob("testdata/v2/*.rff")
 	for _, f := range files {
@@ -132,6 +139,7 @@ func TestPredictBytes(t *testing.T) {
 	fit("wide map", Config{Points: 2048, Sigma: 3, Lambda: 1e-3, Seed: 1}, 600, 20)
 	fit("exact", Config{Exact: true, Sigma: 3, Lambda: 1e-3}, 2000, 5)
 	fit("pca", Config{Points: 64, Sigma: 3, Lambda: 1e-3, Seed: 1, Preprocess: "standardize,pca:8"}, 400, 300)
+	fit("pca packing", Config{Points: 61, Sigma: 3, Lambda: 1e-3, Seed: 1, Preprocess: "pca:60"}, 300, 2000)
 	for name, m := range models {
 		d := m.file.Dim
 		seg := segmentRows(m.file.MapDim())
@@ -144,6 +152,7 @@ func TestPredictBytes(t *testing.T) {
 			}
 			var before, after runtime.MemStats
 			runtime.GC()
+			runtime.GC() // and sync.Pools are empty: the worst case
 			runtime.ReadMemStats(&before)
 			if _, err := m.PredictRows(X, n); err != nil {
 				t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -309,7 +310,7 @@ func (s *Scaler) finishPCA(d int, mean, lam []float64, total float64, fromGram b
 
 // applyPCA projects the n rows of x (n×d, the output of the previous steps) in place: the first n×K values of x
 // receive the components. Blocks of rows, centred, are multiplied by the components on all cores
-// (linalg.GemmSerial) into a separate n×K result, copied into x at the end (row i's output overlaps the inputs of
+// (Packing.GemmSerial) into a separate n×K result, copied into x at the end (row i's output overlaps the inputs of
 // earlier rows). A block shorter than linalg.GemmSerialMinDim rows is padded with zero rows, so that every row goes
 // through the same operations whether it is projected alone or in a block: the result does not depend on how the
 // rows are batched or on GOMAXPROCS.
@@ -322,7 +323,12 @@ func applyPCA(p StepParams, x []float64, n, d int) {
 func projectPCA(p StepParams, x []float64, n, d int, prep func(x []float64, n, d int)) []float64 {
 	K := len(p.Scale)
 	out := make([]float64, n*K)
-	parallel.For((n+pcaBlock-1)/pcaBlock, 0, func(b int) {
+	// Packing buffers per goroutine of this call: allocated once by each, garbage when the call returns.
+	packs := make([]*linalg.Packing, runtime.GOMAXPROCS(0))
+	parallel.ForWorker((n+pcaBlock-1)/pcaBlock, len(packs), func(w, b int) {
+		if packs[w] == nil {
+			packs[w] = new(linalg.Packing)
+		}
 		r0 := b * pcaBlock
 		rows := min(n, r0+pcaBlock) - r0
 		m := max(rows, linalg.GemmSerialMinDim)
@@ -338,7 +344,7 @@ func projectPCA(p StepParams, x []float64, n, d int, prep func(x []float64, n, d
 			}
 		}
 		res := make([]float64, m*K)
-		linalg.GemmSerial(false, true, m, K, d, 1, cen, d, p.Components, d, 0, res, K)
+		packs[w].GemmSerial(false, true, m, K, d, 1, cen, d, p.Components, d, 0, res, K)
 		for i := range rows {
 			for k := range K {
 				out[(r0+i)*K+k] = res[i*K+k] / p.Scale[k]

@@ -106,6 +106,22 @@ func EigenSym(n int, a []float64) (values, vectors []float64, err error) {
 // GemmSerialMinDim is the smallest m, n and k for which GemmSerial takes its packed kernel.
 const GemmSerialMinDim = packedGemmMinDim
 
+// GemmSerialBytes is the most GemmSerial allocates for an m×n×k product, or Packing.GemmSerial the first time: the
+// packing buffers (each rounded up to whole 8 KiB pages), or 0 when the product does not take the packed kernel.
+// GemmSerial takes them from a pool shared by all calls and allocates them only when the pool has none.
+func GemmSerialBytes(m, n, k int) int64 {
+	if !useKernel || m < packedGemmMinDim || n < packedGemmMinDim || k < packedGemmMinDim {
+		return 0
+	}
+	kc, mc := blockSizes(k, packKC, 1), packMC
+	if m < 4*mc { // as gemmPacked on one worker
+		mc = max(packMR, (m/4+packMR-1)/packMR*packMR)
+	}
+	ncPad := (min(blockSizes(n, packNCMax, packNR), n) + packNR - 1) / packNR * packNR
+	pages := func(b int64) int64 { return (b + 8191) / 8192 * 8192 } // the heap's granule for large objects
+	return pages(8*int64(kc)*int64(mc)) + pages(8*int64(kc)*int64(ncPad))
+}
+
 // GemmSerial is Gemm on the calling goroutine in pure Go, whatever the
 // backend: the packed AVX2+FMA kernel when the CPU has it and every dimension
 // is at least 8, gonum's Dgemm otherwise. It is for many small products that
@@ -116,10 +132,24 @@ const GemmSerialMinDim = packedGemmMinDim
 // operations whatever m and its row's position (edge tiles run the same kernel on a padded copy), so a caller that
 // pads its rows to GemmSerialMinDim gets the same bits for a row alone as within a block.
 func GemmSerial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	(*Packing)(nil).GemmSerial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// Packing holds the packing buffers of GemmSerial for one goroutine, for a caller that wants its products' scratch
+// to be its own (counted, and garbage when it is): a pool shared by all calls may hand a goroutine new buffers
+// while other goroutines' lie idle. The zero value is ready to use; a nil *Packing takes the shared pool.
+type Packing struct{ bufs packBufs }
+
+// GemmSerial is the package's GemmSerial with p's buffers, which grow to the largest product p has computed.
+func (p *Packing) GemmSerial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	ta, tb := trans(tA), trans(tB)
 	if useKernel && alpha != 0 && m >= packedGemmMinDim && n >= packedGemmMinDim && k >= packedGemmMinDim &&
 		gemmOK(ta, tb, m, n, k, a, lda, b, ldb, c, ldc) {
-		gemmPacked(triFull, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1)
+		var bufs *packBufs
+		if p != nil {
+			bufs = &p.bufs
+		}
+		gemmPackedBufs(bufs, triFull, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1)
 		return
 	}
 	goBlas.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)

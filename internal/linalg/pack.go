@@ -79,6 +79,11 @@ func blockSizes(total, maxBlock, unit int) int {
 // beta = 0, C is overwritten. Arguments have been checked; m, n, k > 0 and
 // alpha ≠ 0; avx2.Available.
 func gemmPacked(tri triangle, tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, workers int) {
+	gemmPackedBufs(nil, tri, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workers)
+}
+
+// gemmPackedBufs is gemmPacked with the packing buffers bufs, or buffers from packPool when bufs is nil.
+func gemmPackedBufs(bufs *packBufs, tri triangle, tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, workers int) {
 	work := float64(m) * float64(n) * float64(k)
 	if tri != triFull {
 		work /= 2
@@ -101,11 +106,13 @@ func gemmPacked(tri triangle, tA, tB bool, m, n, k int, alpha float64, a []float
 		colSplit = (2*workers + rowTasks - 1) / rowTasks
 	}
 
-	bufs, _ := packPool.Get().(*packBufs)
 	if bufs == nil {
-		bufs = new(packBufs)
+		bufs, _ = packPool.Get().(*packBufs)
+		if bufs == nil {
+			bufs = new(packBufs)
+		}
+		defer packPool.Put(bufs)
 	}
-	defer packPool.Put(bufs)
 	ncPad := (min(nc, n) + packNR - 1) / packNR * packNR
 	if cap(bufs.b) < kc*ncPad {
 		bufs.b = make([]float64, kc*ncPad)

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/rffkit/rff/internal/linalg/avx2"
@@ -387,4 +390,59 @@ func TestSyrkBlockedStreaming(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestGemmSerialBytes: GemmSerial from an empty pool allocates its packing buffers, which GemmSerialBytes counts
+// rounded up to whole pages (two buffers: less than two pages over), and little else (the pool's record and the
+// workers' closures); so does a Packing the first time, and then nothing.
+func TestGemmSerialBytes(t *testing.T) {
+	if !avx2.Available {
+		t.Skip("the CPU has no packed kernel")
+	}
+	const slack = 2 << 10
+	for _, s := range [][3]int{{8, 8, 8}, {256, 8, 300}, {1, 40, 40}, {37, 13, 1000}, {400, 50, 784}, {96, 5000, 20}} {
+		m, n, k := s[0], s[1], s[2]
+		t.Run(fmt.Sprintf("%dx%dx%d", m, n, k), func(t *testing.T) {
+			a, b, c := make([]float64, m*k), make([]float64, k*n), make([]float64, m*n)
+			for i := range b {
+				b[i] = float64(i%7) - 3
+			}
+			for i := range a {
+				a[i] = 1
+			}
+			packPool = sync.Pool{}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			GemmSerial(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+			runtime.ReadMemStats(&after)
+			got, want := int64(after.TotalAlloc-before.TotalAlloc), GemmSerialBytes(m, n, k)
+			if min(m, n, k) < GemmSerialMinDim {
+				if want != 0 {
+					t.Errorf("GemmSerialBytes = %d for a product that does not take the packed kernel", want)
+				}
+				return
+			}
+			if got < want-16<<10 || got > want+slack {
+				t.Errorf("GemmSerial allocated %d bytes, GemmSerialBytes says %d (+ at most %d)", got, want, slack)
+			}
+			// A Packing allocates the same the first time, nothing more the second, for the same bits.
+			var p Packing
+			for call := range 2 {
+				c2 := make([]float64, m*n)
+				runtime.ReadMemStats(&before)
+				p.GemmSerial(false, false, m, n, k, 1, a, k, b, n, 0, c2, n)
+				runtime.ReadMemStats(&after)
+				got, lo := int64(after.TotalAlloc-before.TotalAlloc), want-16<<10
+				if call > 0 {
+					want, lo = 0, 0
+				}
+				if got < lo || got > want+slack {
+					t.Errorf("call %d of Packing.GemmSerial allocated %d bytes, want %d (+ at most %d)", call+1, got, want, slack)
+				}
+				if !slices.Equal(c2, c) {
+					t.Errorf("call %d of Packing.GemmSerial differs from GemmSerial", call+1)
+				}
+			}
+		})
+	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rff
+
+const raceEnabled = false
