@@ -280,7 +280,7 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 		}
 		v, msg := parseNum(f)
 		if msg != "" {
-			return fmt.Errorf("%s:%d: column %d: %s%s", p.name, line, j+1, msg, targetHint(fields, j))
+			return fmt.Errorf("%s:%d: column %d: %s%s", p.name, line, j+1, msg, targetHint(fields, j, p.tcol))
 		}
 		p.x = append(p.x, v)
 	}
@@ -365,8 +365,9 @@ func headerNames(fields [][]byte) ([]string, error) {
 // targetHint returns what to append to the error of the feature field in column j (0-based) of a row of ncols
 // fields that does not parse: when it is not a number in the first or last column, and the row has numbers
 // elsewhere (a row with none, such as a header repeated in the data, holds no class label), a hint that the column
-// may be the target, named as Options.Target names it; else "".
-func targetHint(fields [][]byte, j int) string {
+// may be the target, named as Options.Target names it — or, when the file is read without a target (tcol < 0, target
+// "none"), that it may not hold one; else "".
+func targetHint(fields [][]byte, j, tcol int) string {
 	ncols := len(fields)
 	if ncols < 2 || (j != 0 && j != ncols-1) || len(fields[j]) == 0 || isNumeric(fields[j]) {
 		return ""
@@ -376,10 +377,14 @@ func targetHint(fields [][]byte, j int) string {
 	}
 	for k, f := range fields {
 		if k != j && isNumeric(f) {
-			if j == 0 {
+			switch {
+			case tcol < 0:
+				return " (a class label? this file is read with no target column)"
+			case j == 0:
 				return ` (a class label? target "first" makes column 1 the target)`
+			default:
+				return fmt.Sprintf(` (a class label? target "last" makes column %d the target)`, ncols)
 			}
-			return fmt.Sprintf(` (a class label? target "last" makes column %d the target)`, ncols)
 		}
 	}
 	return ""

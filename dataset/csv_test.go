@@ -493,8 +493,9 @@ func TestCSVHeaderNames(t *testing.T) {
 }
 
 // TestCSVTargetHint: a feature value that is not a number in the first or last column of a row with numbers gets a
-// hint naming the target that would make it the target column (in Options.Target's words); other columns, rows
-// without numbers (a repeated header) and other faults get none.
+// hint naming the target that would make it the target column (in Options.Target's words), or saying that the file
+// is read with no target (target "none", as for landmarks); other columns, rows without numbers (a repeated header)
+// and other faults get none.
 func TestCSVTargetHint(t *testing.T) {
 	for _, c := range []struct {
 		name, text, target string
@@ -505,11 +506,11 @@ func TestCSVTargetHint(t *testing.T) {
 		{name: "first column under a header", text: "kind,w,h\nQ,2.5,80\n",
 			want: `2: column 1: "Q" is not a number (a class label? target "first" makes column 1 the target)`},
 		{name: "first column in a later row", text: "0.5,2.5,80\n-1.5,5.5,120\nbeta,1,2\n", target: "none",
-			want: `3: column 1: "beta" is not a number (a class label? target "first" makes column 1 the target)`},
+			want: `3: column 1: "beta" is not a number (a class label? this file is read with no target column)`},
 		{name: "last column, target first", text: "2.5,80,Q\n5.5,120,R\n", target: "first",
 			want: `1: column 3: "Q" is not a number (a class label? target "last" makes column 3 the target)`},
 		{name: "last column, no target", text: "2.5;80;17.25;Q\n5.5;120;18;R\n", target: "none",
-			want: `1: column 4: "Q" is not a number (a class label? target "last" makes column 4 the target)`},
+			want: `1: column 4: "Q" is not a number (a class label? this file is read with no target column)`},
 		{name: "header repeated in the data", text: "w,h,kind\n0.5,2.5,Q\nw,h,kind\n1.5,3,R\n",
 			want: `3: column 1: "w" is not a number`},
 		{name: "text-only row, target first", text: "0.5,2.5\nmu,xi\n", target: "first",

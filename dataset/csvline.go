@@ -173,7 +173,7 @@ func (p *CSVLineParser) Parse(line []byte, x []float64) ([]float64, string, erro
 		}
 		v, msg := parseNum(f)
 		if msg != "" {
-			return x[:n0], "", fmt.Errorf("column %d: %s%s", j+1, msg, targetHint(fields, j))
+			return x[:n0], "", fmt.Errorf("column %d: %s%s", j+1, msg, targetHint(fields, j, p.l.Target))
 		}
 		x = append(x, v)
 	}

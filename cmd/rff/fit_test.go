@@ -529,6 +529,8 @@ func TestFitNystrom(t *testing.T) {
 	}
 	badLm := filepath.Join(dir, "landmarks-bad.csv")
 	os.WriteFile(badLm, []byte("c,b,a\n1,2,3\n"), 0o644)
+	labelLm := filepath.Join(dir, "landmarks-labels.csv") // landmarks with a class label left in their last column
+	os.WriteFile(labelLm, []byte("1,2,3,x\n4,5,6,y\n"), 0o644)
 	ctrain, ctest := writeTask(t, true)
 	for _, loss := range []string{"squared", "hinge"} {
 		mpath := filepath.Join(dir, "cls-"+loss+".rff")
@@ -572,6 +574,7 @@ func TestFitNystrom(t *testing.T) {
 		{[]string{"--map", "nystrom", "--landmarks-file", lmPath, "--centres", "10"}, "--centres do not go with it"},
 		{[]string{"--map", "nystrom", "--landmarks-file", badLm}, "the model's inputs are [a b c]"},
 		{[]string{"--map", "nystrom", "--landmarks-file", filepath.Join(dir, "none.csv")}, "none.csv"},
+		{[]string{"--map", "nystrom", "--landmarks-file", labelLm}, `column 4: "x" is not a number (a class label? this file is read with no target column)`},
 		{[]string{"--map", "nystrom", "--landmarks-file", mpath}, "also an input file"},
 		{[]string{"--map", "nystrom", "--nystrom-basis", "qr"}, "unknown basis"},
 		{[]string{"--falkon-iter", "10"}, "--falkon-iter needs --map nystrom"},
