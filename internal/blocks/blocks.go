@@ -145,21 +145,31 @@ func MapChunks(m Mapper, X []float64, n, chunk int, projOut []float64, each func
 	}
 }
 
-// bufPool holds scratch buffers across calls of Map, so that a long run of calls (a streamed fit, a server) reuses
-// them instead of leaving a new set to the garbage collector at every call.
-var bufPool sync.Pool
+// bufPools holds scratch buffers across calls of Map and MapChunks, so that a long run of calls (a streamed fit, a
+// server) reuses them instead of leaving a new set to the garbage collector at every call: one *sync.Pool per
+// length. A pool shared by every size would hand a small request (a core's projections) a whole chunk of features,
+// and the next chunk request, finding only small buffers, a new one — the memory of the chunks twice over.
+var bufPools sync.Map // int → *sync.Pool of *[]float64 of that length
 
-// getBuf returns a buffer of length n from the pool, or a new one.
+func bufPool(n int) *sync.Pool {
+	if p, ok := bufPools.Load(n); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := bufPools.LoadOrStore(n, new(sync.Pool))
+	return p.(*sync.Pool)
+}
+
+// getBuf returns a buffer of length and capacity n from the pool of its length, or a new one.
 func getBuf(n int) *[]float64 {
-	if b, ok := bufPool.Get().(*[]float64); ok && cap(*b) >= n {
-		*b = (*b)[:n]
+	if b, ok := bufPool(n).Get().(*[]float64); ok {
 		return b
 	}
 	b := make([]float64, n)
 	return &b
 }
 
-func putBuf(b *[]float64) { bufPool.Put(b) }
+// putBuf returns a buffer from getBuf to the pool of its length.
+func putBuf(b *[]float64) { bufPool(len(*b)).Put(b) }
 
 // CheckData validates the shapes and values of a data set (X n×d, Y n×p); where prefixes the message.
 func CheckData(where string, X []float64, n, d int, Y []float64, p int) error {

@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -193,5 +194,23 @@ func TestMapChunks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBufSizes: a buffer of the scratch pools is exactly as long as asked, whatever was put back before — a core's
+// projections never hold a chunk of features, so buffers of every size live only as many times as they are used.
+func TestBufSizes(t *testing.T) {
+	for _, sizes := range [][]int{{1 << 20, 256}, {256, 1 << 20}, {5000, 4999, 5001, 5000}} {
+		t.Run(fmt.Sprint(sizes), func(t *testing.T) {
+			for range 3 {
+				for _, n := range sizes {
+					b := getBuf(n)
+					if len(*b) != n || cap(*b) != n {
+						t.Fatalf("getBuf(%d): length %d, capacity %d", n, len(*b), cap(*b))
+					}
+					putBuf(b)
+				}
+			}
+		})
 	}
 }

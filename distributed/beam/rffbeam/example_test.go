@@ -213,7 +213,7 @@ func ExampleEstimateMemory() {
 		fmt.Println("worker:", rff.FormatBytes(m.Worker), "driver:", rff.FormatBytes(m.Driver))
 	}
 	// Output:
-	// 4 bundles × 800.4 MiB: 1 partial ZᵀZ of F = 8192 features, 512 MiB each, plus 20% for the garbage collector
+	// 4 bundles × 792.6 MiB: 1 partial ZᵀZ of F = 8192 features, 512 MiB each, plus 20% for the garbage collector
 	// worker: 3.7 GiB driver: 922 MiB
 	// the final merge: two ZᵀZ of F = 8192 features, 512 MiB each, and one packed, plus 20% for the garbage collector
 	// worker: 1.5 GiB driver: 922 MiB

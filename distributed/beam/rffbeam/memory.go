@@ -64,10 +64,9 @@ func DefaultBatchRows(F, bundles int) int {
 // points points, batches of batchRows rows (0: DefaultBatchRows) and bundles concurrent bundles per worker (0: the
 // number of CPUs), on a worker with as many cores as this machine.
 //
-// The buffers a bundle maps its chunks into come from one pool shared by every size (package learn's scratch):
-// a core's projection scratch may be a whole chunk's features taken from it, so each buffer counts at that size —
-// below F = 1024 the features and the projections of each partial ZᵀZ mapped at once, from F = 1024 the chunk and
-// the scratch of each core mapping its blocks of learn.BlockRows rows.
+// The buffers a bundle maps its chunks into: below F = 1024 the features and the projections of each partial ZᵀZ
+// mapped at once (one per core), from F = 1024 the chunk's features, the projections of each core mapping its
+// blocks of learn.BlockRows rows and the linear statistics of every block of the chunk.
 func EstimateMemory(F, P, d, points, batchRows, bundles int) Memory {
 	if bundles <= 0 {
 		bundles = numCPU()
@@ -82,11 +81,12 @@ func EstimateMemory(F, P, d, points, batchRows, bundles int) Memory {
 	m.Shards = min(learn.GramShards(F), (batchRows+chunk-1)/chunk)
 	stats := f*f + f*p + f + 2*p
 	packed := f*(f+1)/2 + f*p + f + 2*p
-	buffers := 2 * min(m.Shards, numCPU())
+	c, pts := float64(chunk), float64(points)
+	mapping := float64(min(m.Shards, numCPU())) * c * (f + pts)
 	if learn.GramShards(F) == 1 {
-		buffers = 1 + min(numCPU(), (chunk+learn.BlockRows-1)/learn.BlockRows)
+		blocks := (chunk + learn.BlockRows - 1) / learn.BlockRows
+		mapping = c*f + float64(min(numCPU(), blocks)*min(learn.BlockRows, chunk))*pts + float64(blocks)*(p+1)*f
 	}
-	mapping := float64(buffers) * float64(chunk) * max(f, float64(points))
 	pending := float64(batchRows+1024) * (float64(d) + p) * 2
 	m.Bundle = bytes8(float64(m.Shards)*stats + mapping + pending + packed)
 	m.Merge = bytes8(2*stats + packed)

@@ -12,8 +12,7 @@ import (
 )
 
 // The estimate bounds the heap of a fit on prism, which runs the workers and the driver in this process: the
-// partial ZᵀZ of four bundles at once, the buffers their chunks are mapped into (the scratch pool hands whole chunks
-// of features to the cores' projections), the encoded accumulators and the garbage collector's headroom. Sampled
+// partial ZᵀZ of four bundles at once, the buffers their chunks are mapped into, the encoded accumulators and the garbage collector's headroom. Sampled
 // every few milliseconds, the heap in use stays below the worker's and the driver's estimates together (prism's
 // own heap included).
 func TestMemoryEstimateBoundsHeap(t *testing.T) {
@@ -57,21 +56,21 @@ func TestMemoryEstimateBoundsHeap(t *testing.T) {
 }
 
 // The estimate of a bundle counts what its learn.Accumulator can hold at once — the partial ZᵀZ, and the buffers of
-// the chunk being mapped, each as large as a chunk of features (the scratch pool hands any buffer at least as large
-// as asked): from F = 1024 the chunk and one per core mapping its blocks, below it the features and projections of
-// each shard mapped at once — with the packed accumulator; a worker's and the driver's estimates add the garbage
-// collector's headroom.
+// the chunks being mapped: from F = 1024 the chunk's features and the projections of each core mapping its blocks,
+// below it the features and projections of each shard mapped at once — with the packed accumulator; a worker's and
+// the driver's estimates add the garbage collector's headroom.
 func TestEstimateMemoryCounts(t *testing.T) {
 	for _, c := range []struct {
-		name                 string
-		F, points, cpus      int
-		bundles, wantBuffers int
+		name             string
+		F, points, cpus  int
+		bundles          int
+		chunks, projRows int // buffers of a chunk of features; rows of projections
 	}{
-		{"one Gram on 2 cores", 2016, 1008, 2, 4, 3},
-		{"one Gram on 16 cores", 2048, 1024, 16, 4, 5},
-		{"one Gram in chunks of one block", 8192, 4096, 16, 1, 2},
-		{"shards on 2 cores", 512, 256, 2, 1, 4},
-		{"shards on 16 cores", 512, 256, 16, 1, 16},
+		{"one Gram on 2 cores", 2016, 1008, 2, 4, 1, 2 * 256},
+		{"one Gram on 16 cores", 2048, 1024, 16, 4, 1, 4 * 256},
+		{"one Gram in chunks of one block", 8192, 4096, 16, 1, 1, 256},
+		{"shards on 2 cores", 512, 256, 2, 1, 2, 2 * 2048},
+		{"shards on 16 cores", 512, 256, 16, 1, 8, 8 * 2048},
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			simulateCPUs(t, c.cpus)
@@ -80,10 +79,10 @@ func TestEstimateMemoryCounts(t *testing.T) {
 			F := float64(c.F)
 			gram := 8 * F * F
 			packed := 8 * F * (F + 1) / 2
-			buffers := float64(c.wantBuffers) * chunk * F * 8
+			buffers := 8 * (float64(c.chunks)*chunk*F + float64(c.projRows*c.points))
 			if got := float64(m.Bundle); got < float64(m.Shards)*gram+buffers+packed {
-				t.Errorf("bundle %s, below %d ZᵀZ (%s), %d buffers of a chunk of features (%s) and the packed accumulator",
-					rff.FormatBytes(m.Bundle), m.Shards, rff.FormatBytes(int64(gram)), c.wantBuffers, rff.FormatBytes(int64(buffers)))
+				t.Errorf("bundle %s, below %d ZᵀZ (%s), %d chunks of features and %d rows of projections (%s) and the packed accumulator",
+					rff.FormatBytes(m.Bundle), m.Shards, rff.FormatBytes(int64(gram)), c.chunks, c.projRows, rff.FormatBytes(int64(buffers)))
 			}
 			if live := max(int64(c.bundles)*m.Bundle, m.Merge); m.Worker < live+live/5 {
 				t.Errorf("worker %s: no headroom over %s", rff.FormatBytes(m.Worker), rff.FormatBytes(live))
