@@ -24,8 +24,11 @@ type BudgetError struct {
 	Lower string
 }
 
-// Error says what needs how much memory, the budget, and what lowers the need.
+// Error says what needs how much memory, the budget, and what lowers the need ("<nil>" for a nil *BudgetError).
 func (e *BudgetError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	return fmt.Sprintf("the fit needs about %s (%s), over the memory budget of %s; %s or raise the budget",
 		FormatBytes(e.Bytes), e.What, FormatBytes(e.Budget), e.Hint)
 }

@@ -34,12 +34,16 @@ type BudgetError struct {
 	Budget int64
 }
 
-// Error returns the message with the advice to set Options.MaxBytes (see Message).
+// Error returns the message with the advice to set Options.MaxBytes (see Message); "<nil>" for a nil *BudgetError.
 func (e *BudgetError) Error() string { return e.Message("set Options.MaxBytes to raise it") }
 
 // Message returns the error's message with raise, in place of "set Options.MaxBytes to raise it", telling how to
-// raise the budget; a command-line tool passes, say, "raise it with --max-memory".
+// raise the budget; a command-line tool passes, say, "raise it with --max-memory". It returns "<nil>" for a nil
+// *BudgetError.
 func (e *BudgetError) Message(raise string) string {
+	if e == nil {
+		return "<nil>"
+	}
 	if e.Bytes == 0 {
 		return fmt.Sprintf("%s: %s of %d bytes (%s); %s", e.Name, e.What, e.Budget, formatBytes(e.Budget), raise)
 	}
@@ -289,6 +293,9 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// errNilReader is the error of a reader method given a nil io.Reader.
+var errNilReader = errors.New("dataset: nil reader")
 
 // inputSize returns the number of bytes left in r when r tells it cheaply (a bytes, strings or regular-file
 // reader), else -1.

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -63,8 +64,11 @@ func ClassesNamed(labels []string) *Classes {
 	return c
 }
 
-// Class returns the index of the raw target s.
+// Class returns the index of the raw target s (0, false for a nil Classes, which has none).
 func (c *Classes) Class(s string) (int, bool) {
+	if c == nil {
+		return 0, false
+	}
 	if c.numeric {
 		v, err := numparse.ParseField(strings.TrimSpace(s), 64)
 		if err != nil {
@@ -76,8 +80,15 @@ func (c *Classes) Class(s string) (int, bool) {
 	return k, ok
 }
 
-// Code returns the class index of every row of d, or an error naming the first row whose label is not a class.
+// Code returns the class index of every row of d, or an error naming the first row whose label is not a class. It
+// returns an error for a nil Classes or Data.
 func (c *Classes) Code(d *Data) ([]int, error) {
+	switch {
+	case c == nil:
+		return nil, errors.New("dataset: Classes.Code: nil classes")
+	case d == nil:
+		return nil, errors.New("dataset: Classes.Code: nil data")
+	}
 	out := make([]int, d.N)
 	for i := range out {
 		s := d.Target(i)
@@ -90,8 +101,12 @@ func (c *Classes) Code(d *Data) ([]int, error) {
 	return out, nil
 }
 
-// Target returns the target of row i as text: its label, or the number in its shortest 'g' form.
+// Target returns the target of row i as text: its label, or the number in its shortest 'g' form; "" for a row
+// without a target (a nil Data, Y nil, or i out of range).
 func (d *Data) Target(i int) string {
+	if d == nil || i < 0 || i >= len(d.Y) {
+		return ""
+	}
 	if d.Labels != nil {
 		if k := d.Y[i]; k >= 0 && k < float64(len(d.Labels)) && k == math.Trunc(k) {
 			return d.Labels[int(k)]

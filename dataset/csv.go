@@ -44,8 +44,12 @@ func ReadCSV(r io.Reader, name string, target string) (*Data, error) {
 // memory budget o.MaxBytes: it refuses with a *BudgetError an input that has
 // more bytes than the budget (before reading it, when r tells its size as a
 // bytes.Reader, strings.Reader or regular *os.File does) and data whose
-// arrays would take more. o.Format and o.Labels are ignored.
+// arrays would take more. o.Format and o.Labels are ignored. A nil r is an
+// error.
 func (o Options) ReadCSV(r io.Reader, name string) (*Data, error) {
+	if r == nil {
+		return nil, errNilReader
+	}
 	b := newBudget(name, o.MaxBytes)
 	r, err := limitInput(b, r, inputSize(r), false)
 	if err != nil {

@@ -81,16 +81,23 @@ func (l *CSVLayout) check() error {
 	return nil
 }
 
-// D is the number of feature columns.
+// D is the number of feature columns (0 for a nil or zero layout).
 func (l *CSVLayout) D() int {
+	if l == nil || l.Cols < 1 {
+		return 0
+	}
 	if l.Target >= 0 {
 		return l.Cols - 1
 	}
 	return l.Cols
 }
 
-// Names returns the names of the feature columns as ReadCSV gives them: the header's, or x1 … xD.
+// Names returns the names of the feature columns as ReadCSV gives them: the header's, or x1 … xD (none for a nil or
+// zero layout).
 func (l *CSVLayout) Names() []string {
+	if l == nil {
+		return nil
+	}
 	if l.Header == nil {
 		return genNames(l.D())
 	}
@@ -104,13 +111,15 @@ func (l *CSVLayout) Names() []string {
 }
 
 // TargetName returns the name of the target column as ReadCSV gives it ("y" without a header), or "" without a
-// target column.
+// target column (and for a nil or zero layout).
 func (l *CSVLayout) TargetName() string {
 	switch {
-	case l.Target < 0:
+	case l == nil || l.Target < 0 || l.Target >= l.Cols:
 		return ""
 	case l.Header == nil:
 		return "y"
+	case l.Target >= len(l.Header):
+		return ""
 	}
 	return l.Header[l.Target]
 }
@@ -130,9 +139,10 @@ func (l *CSVLayout) Parser() (*CSVLineParser, error) {
 	return &CSVLineParser{l: *l, sp: splitter{delim: l.Delim}}, nil
 }
 
-// IsHeader reports whether line holds the layout's header: the same fields, after trimming and unquoting.
+// IsHeader reports whether line holds the layout's header: the same fields, after trimming and unquoting (false
+// for a nil parser).
 func (p *CSVLineParser) IsHeader(line []byte) bool {
-	if p.l.Header == nil {
+	if p == nil || p.l.Header == nil {
 		return false
 	}
 	fields, err := p.sp.split(line)
@@ -152,8 +162,12 @@ func (p *CSVLineParser) IsHeader(line []byte) bool {
 // parsed as ReadCSV parses them: finite numbers only. The target is returned as written, since whether a data set's
 // targets are numbers or class labels is decided by all its rows (ReadCSV); [ParseTarget] reads a numeric one.
 // On an error x is returned unchanged and the error names the column, in ReadCSV's words, but not the file or line,
-// which the caller knows: "column 3: "abc" is not a number", "row has 3 fields, want 4".
+// which the caller knows: "column 3: "abc" is not a number", "row has 3 fields, want 4". A nil or zero parser
+// returns an error.
 func (p *CSVLineParser) Parse(line []byte, x []float64) ([]float64, string, error) {
+	if p == nil || p.l.Cols < 1 {
+		return x, "", errors.New("dataset: nil or zero CSV line parser (use CSVLayout.Parser)")
+	}
 	fields, err := p.sp.split(line)
 	if err != nil {
 		return x, "", err

@@ -36,8 +36,11 @@ type Data struct {
 	Labels []string
 }
 
-// Row returns row i of X. It shares memory with X.
+// Row returns row i of X. It shares memory with X. A nil Data has no rows: Row returns nil for it.
 func (d *Data) Row(i int) []float64 {
+	if d == nil {
+		return nil
+	}
 	return d.X[i*d.D : (i+1)*d.D : (i+1)*d.D]
 }
 
@@ -50,8 +53,11 @@ func (d *Data) Dense() *mat.Dense {
 // Split returns the first n rows as head and the remaining rows as tail
 // (e.g. the usual "first 8500 rows = train" protocol). n is clamped to [0, N].
 // head and tail share X, Y, Names and Labels with d; nothing is copied.
-// Y of a part is nil when d.Y is nil.
+// Y of a part is nil when d.Y is nil. Both parts of a nil Data are nil.
 func (d *Data) Split(n int) (head, tail *Data) {
+	if d == nil {
+		return nil, nil
+	}
 	n = max(0, min(n, d.N))
 	head, tail = d.rows(0, n), d.rows(n, d.N)
 	return head, tail
@@ -75,7 +81,11 @@ func (d *Data) rows(i, j int) *Data {
 
 // Subset returns a new Data holding copies of the rows idx (in that order),
 // e.g. the indices returned by Subsample. It panics if an index is out of range.
+// It returns nil for a nil Data.
 func (d *Data) Subset(idx []int) *Data {
+	if d == nil {
+		return nil
+	}
 	p := &Data{
 		X:          make([]float64, len(idx)*d.D),
 		N:          len(idx),

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -228,8 +229,11 @@ func GenerateMultitask(n int, seed uint64, noise float64) (*Generated, error) {
 }
 
 // Output returns output j (0-based) as a single-target Data sharing X with g (Y is a copy of column j, TargetName
-// its name), for learners and tools that take one target.
+// its name), for learners and tools that take one target. It returns an error for a nil Generated.
 func (g *Generated) Output(j int) (*Data, error) {
+	if g == nil {
+		return nil, errors.New("dataset: Generated.Output: nil data")
+	}
 	if j < 0 || j >= g.P {
 		return nil, fmt.Errorf("output %d out of range [0, %d)", j, g.P)
 	}
@@ -241,8 +245,15 @@ func (g *Generated) Output(j int) (*Data, error) {
 }
 
 // WriteCSV writes g as comma-separated text with a header (x1,…,xD,y1,…,yP) and one line per row; numbers use the
-// shortest representation that reads back to the same float64, so ReadCSV recovers the data exactly.
+// shortest representation that reads back to the same float64, so ReadCSV recovers the data exactly. It returns an
+// error for a nil Generated or writer.
 func (g *Generated) WriteCSV(w io.Writer) error {
+	switch {
+	case g == nil:
+		return errors.New("dataset: Generated.WriteCSV: nil data")
+	case w == nil:
+		return errors.New("dataset: Generated.WriteCSV: nil writer")
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString(strings.Join(g.Names, ","))
 	for _, s := range g.TargetNames {

@@ -55,8 +55,12 @@ func ReadIDX(r io.Reader, name string) (x []float64, dims []int, err error) {
 // dimensions need more than the budget (8 bytes per element), and an input
 // with more bytes than the budget. When r tells its size (a bytes.Reader,
 // strings.Reader or regular *os.File), an array larger than what follows the
-// header is refused as truncated before that. Only o.MaxBytes is used.
+// header is refused as truncated before that. Only o.MaxBytes is used. A nil
+// r is an error.
 func (o Options) ReadIDX(r io.Reader, name string) (x []float64, dims []int, err error) {
+	if r == nil {
+		return nil, nil, errNilReader
+	}
 	b := newBudget(name, o.MaxBytes)
 	size := inputSize(r)
 	if r, err = limitInput(b, r, size, false); err != nil {

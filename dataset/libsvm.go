@@ -31,8 +31,11 @@ func ReadLibSVM(r io.Reader, name string) (*Data, error) {
 // refused whatever the budget, with an error that is not a *BudgetError,
 // since raising the budget cannot help: the file is likely corrupt.
 // o.Target "none" drops the labels (Y is nil); "" keeps them; other targets
-// are an error. o.Format and o.Labels are ignored.
+// are an error, and so is a nil r. o.Format and o.Labels are ignored.
 func (o Options) ReadLibSVM(r io.Reader, name string) (*Data, error) {
+	if r == nil {
+		return nil, errNilReader
+	}
 	if _, err := dropTarget(name, o.Target, FormatLibSVM); err != nil {
 		return nil, err
 	}

@@ -86,20 +86,29 @@ func checkChain(steps []Step) error {
 // them): they hold the columns' moments but not their covariance.
 var ErrPCAStream = errors.New("preprocess: a pca step needs the covariance of the inputs, which the merged column statistics of a distributed fit do not hold; fit in memory or stream one file (rff fit, with or without --stream), or drop the pca step")
 
-// OutDim is the number of columns Apply produces: K after a PCA step, D otherwise.
+// OutDim is the number of columns Apply produces: K after a PCA step, D otherwise (0 for a nil Scaler).
 func (s *Scaler) OutDim() int {
+	if s == nil {
+		return 0
+	}
 	if n := len(s.Params); n > 0 && s.Params[n-1].Step.PCA() {
 		return len(s.Params[n-1].Scale)
 	}
 	return s.D
 }
 
-// HasPCA reports whether the scaler ends with a PCA step.
-func (s *Scaler) HasPCA() bool { return len(s.Params) > 0 && s.Params[len(s.Params)-1].Step.PCA() }
+// HasPCA reports whether the scaler ends with a PCA step (false for a nil Scaler).
+func (s *Scaler) HasPCA() bool {
+	return s != nil && len(s.Params) > 0 && s.Params[len(s.Params)-1].Step.PCA()
+}
 
 // Jacobian returns the OutDim()×D matrix ∂x'_k/∂x_j of the preprocessing x → x' (row-major); it is the same at
-// every x, every step being affine. Without a PCA step it is diagonal, 1/Π Scale[j] over the steps.
+// every x, every step being affine. Without a PCA step it is diagonal, 1/Π Scale[j] over the steps (empty for a nil
+// or zero Scaler).
 func (s *Scaler) Jacobian() []float64 {
+	if s == nil {
+		return nil
+	}
 	d := s.D
 	c := s.affineFactors()
 	K := s.OutDim()
@@ -137,7 +146,7 @@ func (s *Scaler) affineFactors() []float64 {
 }
 
 // ExplainedVariance returns the share of the variance of its input that the PCA step keeps,
-// (λ_1 + … + λ_K)/(λ_1 + … + λ_d), and 1 for a scaler without one.
+// (λ_1 + … + λ_K)/(λ_1 + … + λ_d), and 1 for a scaler without one (a nil or zero Scaler included).
 func (s *Scaler) ExplainedVariance() float64 {
 	if !s.HasPCA() {
 		return 1
@@ -440,8 +449,12 @@ func validatePCA(k int, p StepParams, d int) error {
 // TrackCovariance makes the accumulator also collect the co-moment matrix Σ (x − mean)(x − mean)ᵀ of the rows, which
 // a PCA step needs: [ScalerAccumulator.Scaler] then fits pca:K and pca-whiten:K too. Each block adds d² work per
 // row and the accumulator holds d² more values. Call it before adding rows; it returns an error otherwise.
-// [ScalerAccumulator.Moments] does not carry the co-moments, so an accumulator rebuilt from them has none.
+// [ScalerAccumulator.Moments] does not carry the co-moments, so an accumulator rebuilt from them has none. A nil or
+// zero accumulator returns an error.
 func (a *ScalerAccumulator) TrackCovariance() error {
+	if err := a.check("TrackCovariance"); err != nil {
+		return err
+	}
 	if a.n > 0 {
 		return fmt.Errorf("preprocess: TrackCovariance after %d rows were added", a.n)
 	}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -89,7 +90,8 @@ type StepParams struct {
 
 // Scaler is a fitted chain of preprocessing steps for data with D columns. Its
 // fields are exported so that a model file can store it; call Validate after
-// decoding one.
+// decoding one. The accessors describe a nil *Scaler as the zero Scaler, with
+// no steps and no columns; Validate returns an error for it.
 type Scaler struct {
 	Steps  []Step       `json:"steps"`
 	D      int          `json:"d"`
@@ -277,8 +279,11 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 // Isotropic reports whether every step maps all columns by one common positive factor (and a shift): maxscale,
 // isotropic and none. Such preprocessing changes the geometry of the inputs only by a translation and a uniform
 // scaling, which curl-free and divergence-free vector fields survive; [Scaler.Factor] gives the factor. A scaler
-// with a PCA step is not isotropic (it changes the number of columns).
+// with a PCA step is not isotropic (it changes the number of columns). A nil or zero Scaler, which has no steps, is.
 func (s *Scaler) Isotropic() bool {
+	if s == nil {
+		return true
+	}
 	if s.HasPCA() {
 		return false
 	}
@@ -293,9 +298,13 @@ func (s *Scaler) Isotropic() bool {
 }
 
 // Factor returns the product of the steps' common scales: x' = (x − shift)/Factor() for an isotropic scaler, so
-// that ∂/∂x = (1/Factor())·∂/∂x'. It is meaningful only when [Scaler.Isotropic] is true.
+// that ∂/∂x = (1/Factor())·∂/∂x'. It is meaningful only when [Scaler.Isotropic] is true (1 for a nil or zero
+// Scaler, which has no steps).
 func (s *Scaler) Factor() float64 {
 	f := 1.0
+	if s == nil {
+		return f
+	}
 	for _, p := range s.Params {
 		if len(p.Scale) > 0 {
 			f *= p.Scale[0]
@@ -307,8 +316,11 @@ func (s *Scaler) Factor() float64 {
 // Validate checks that the scaler is consistent (known steps, parameter
 // lengths equal to D, finite parameters, positive scales; for a PCA step, the
 // last, orthonormal components to a rounding bound), e.g. after it was decoded
-// from a model file.
+// from a model file. It returns an error for a nil or zero Scaler.
 func (s *Scaler) Validate() error {
+	if s == nil {
+		return errors.New("preprocess: nil scaler")
+	}
 	if s.D < 1 {
 		return fmt.Errorf("preprocess: scaler has D = %d", s.D)
 	}
@@ -355,9 +367,9 @@ func (s *Scaler) Validate() error {
 
 // Apply transforms the row-major n×d data x in place by the fitted steps, in
 // order. After a PCA step the result has OutDim() columns: it is the first
-// n×OutDim() values of x (the rest is left unspecified). It panics if
-// d != s.D or len(x) < n*d (check s.D against the data first where the data
-// come from a user).
+// n×OutDim() values of x (the rest is left unspecified). It panics if s is
+// nil, d != s.D or len(x) < n*d (check s.D against the data first where the
+// data come from a user).
 func (s *Scaler) Apply(x []float64, n, d int) {
 	s.checkDims(x, n, d)
 	for _, p := range s.Params {
@@ -419,6 +431,9 @@ func (s *Scaler) Invert(x []float64, n, d int) {
 }
 
 func (s *Scaler) checkDims(x []float64, n, d int) {
+	if s == nil {
+		panic("dataset: nil scaler applied to data")
+	}
 	if d != s.D {
 		panic(fmt.Sprintf("dataset: scaler fitted on %d columns applied to %d", s.D, d))
 	}

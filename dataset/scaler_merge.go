@@ -17,8 +17,12 @@ type ScalerMoments struct {
 	Min, Max []float64
 }
 
-// Moments returns a copy of the statistics of the rows added so far (zeros when none were).
+// Moments returns a copy of the statistics of the rows added so far (zeros when none were, and for a nil
+// accumulator).
 func (a *ScalerAccumulator) Moments() ScalerMoments {
+	if a == nil {
+		return ScalerMoments{}
+	}
 	return ScalerMoments{N: a.n, Mean: slices.Clone(a.mean), M2: slices.Clone(a.m2), Min: slices.Clone(a.lo),
 		Max: slices.Clone(a.hi)}
 }
@@ -58,8 +62,15 @@ func NewScalerAccumulatorFrom(m ScalerMoments) (*ScalerAccumulator, error) {
 // Merge adds the statistics of o (rows accumulated elsewhere) to a, by the pairwise update of Chan, Golub and
 // LeVeque: with δ = mean_o − mean_a and n = n_a + n_o, mean = mean_a + δ·n_o/n and M2 = M2_a + M2_o + δ²·n_a·n_o/n.
 // The result agrees with one accumulator fed every row, in any order and grouping, to rounding (relative
-// differences of order 1e-15 for well-conditioned columns). It returns an error if the column counts differ.
+// differences of order 1e-15 for well-conditioned columns). It returns an error if the column counts differ, or if a
+// or o is nil or zero.
 func (a *ScalerAccumulator) Merge(o *ScalerAccumulator) error {
+	if err := a.check("Merge"); err != nil {
+		return err
+	}
+	if o == nil || o.d < 1 {
+		return errors.New("preprocess: ScalerAccumulator.Merge: nil or zero accumulator to merge")
+	}
 	if o.d != a.d {
 		return fmt.Errorf("preprocess: merging statistics of %d columns into %d", o.d, a.d)
 	}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -64,8 +65,12 @@ func NewCSVStream(r io.Reader, name string, target string) (*CSVStream, error) {
 	return Options{Target: target}.NewCSVStream(r, name)
 }
 
-// NewCSVStream is Options.OpenCSVStream on a reader; name is used in error messages. Close does not close r.
+// NewCSVStream is Options.OpenCSVStream on a reader; name is used in error messages. Close does not close r. A nil r
+// is an error.
 func (o Options) NewCSVStream(r io.Reader, name string) (*CSVStream, error) {
+	if r == nil {
+		return nil, errNilReader
+	}
 	limit := limitOf(o.MaxBytes)
 	lr := newLineReader(r, name, limit)
 	h, err := readCSVHead(lr, name, o.Target)
@@ -88,20 +93,40 @@ type pendingRow struct {
 	line   int
 }
 
+// ok reports whether s was made by OpenCSVStream or NewCSVStream.
+func (s *CSVStream) ok() bool { return s != nil && s.head != nil }
+
+// The accessors below describe an empty stream (zero values) for a nil *CSVStream or one not made by
+// [OpenCSVStream] or [NewCSVStream]; Next returns an error for such a stream.
+
 // D is the number of feature columns.
-func (s *CSVStream) D() int { return s.head.d }
+func (s *CSVStream) D() int {
+	if !s.ok() {
+		return 0
+	}
+	return s.head.d
+}
 
 // HasTarget reports whether the file has a target column.
-func (s *CSVStream) HasTarget() bool { return s.head.tcol >= 0 }
+func (s *CSVStream) HasTarget() bool { return s.ok() && s.head.tcol >= 0 }
 
 // Rows is the number of rows returned so far.
-func (s *CSVStream) Rows() int { return s.n }
+func (s *CSVStream) Rows() int {
+	if s == nil {
+		return 0
+	}
+	return s.n
+}
 
 // Numeric reports whether every target read so far is a number (true without a target column).
-func (s *CSVStream) Numeric() bool { return s.numeric }
+func (s *CSVStream) Numeric() bool { return s.ok() && s.numeric }
 
-// Target returns the raw (trimmed, unquoted) target string of row i of the block last returned by Next.
+// Target returns the raw (trimmed, unquoted) target string of row i of the block last returned by Next: "" before
+// the first block, without a target column, or for a row not in the block.
 func (s *CSVStream) Target(i int) string {
+	if s == nil || s.last == nil || i < 0 || i+1 >= len(s.last.toff) {
+		return ""
+	}
 	p := s.last
 	return string(p.traw[p.toff[i]:p.toff[i+1]])
 }
@@ -110,6 +135,9 @@ func (s *CSVStream) Target(i int) string {
 // the error ReadCSV would report at the end of the file: no data rows, or a NaN/Inf target in a file whose targets
 // are all numbers. A parse error is returned once and again by every later call. The returned block is not reused.
 func (s *CSVStream) Next(maxRows int) (*Data, error) {
+	if !s.ok() {
+		return nil, errors.New("dataset: nil or zero CSVStream (use OpenCSVStream or NewCSVStream)")
+	}
 	if s.failed != nil {
 		return nil, s.failed
 	}
@@ -183,8 +211,11 @@ func (s *CSVStream) next(maxRows int) (*Data, error) {
 	return data, nil
 }
 
-// Close closes the file opened by OpenCSVStream.
+// Close closes the file opened by OpenCSVStream. It returns an error for a nil stream.
 func (s *CSVStream) Close() error {
+	if s == nil {
+		return errors.New("dataset: Close of a nil CSVStream")
+	}
 	if s.rc == nil {
 		return nil
 	}
@@ -221,12 +252,29 @@ func NewScalerAccumulator(d int) *ScalerAccumulator {
 	return a
 }
 
-// Rows is the number of rows added.
-func (a *ScalerAccumulator) Rows() int { return a.n }
+// check returns an error naming the method where unless a was made by NewScalerAccumulator or
+// NewScalerAccumulatorFrom.
+func (a *ScalerAccumulator) check(where string) error {
+	if a == nil || a.d < 1 {
+		return fmt.Errorf("preprocess: ScalerAccumulator.%s: nil or zero accumulator (use NewScalerAccumulator)", where)
+	}
+	return nil
+}
+
+// Rows is the number of rows added (0 for a nil accumulator).
+func (a *ScalerAccumulator) Rows() int {
+	if a == nil {
+		return 0
+	}
+	return a.n
+}
 
 // Add adds the n rows of the row-major n×d block x. It returns an error (and adds nothing) if a value is NaN or
-// infinite; rows are numbered from the first row ever added.
+// infinite; rows are numbered from the first row ever added. A nil or zero accumulator returns an error.
 func (a *ScalerAccumulator) Add(x []float64, n int) error {
+	if err := a.check("Add"); err != nil {
+		return err
+	}
 	d := a.d
 	if n < 0 || len(x) < n*d {
 		return fmt.Errorf("preprocess: block of %d rows × %d columns has %d values", n, d, len(x))
@@ -291,8 +339,12 @@ func (a *ScalerAccumulator) Add(x []float64, n int) error {
 }
 
 // Scaler fits the steps on the rows added so far; it returns what FitScaler on all those rows would, up to
-// rounding. A PCA step needs the co-moments (TrackCovariance); without them it is refused with ErrPCAStream.
+// rounding. A PCA step needs the co-moments (TrackCovariance); without them it is refused with ErrPCAStream. A nil or
+// zero accumulator returns an error.
 func (a *ScalerAccumulator) Scaler(steps []Step) (*Scaler, error) {
+	if err := a.check("Scaler"); err != nil {
+		return nil, err
+	}
 	if a.n < 1 {
 		return nil, fmt.Errorf("preprocess: need at least one row and one column, have %d×%d", a.n, a.d)
 	}

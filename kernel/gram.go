@@ -194,8 +194,13 @@ func newCentres(k Kernel, Y []float64, m, d int, own bool, rows int) *Centres {
 	return c
 }
 
-// Points is the number of centres m.
-func (c *Centres) Points() int { return c.m }
+// Points is the number of centres m (0 for a nil or zero Centres).
+func (c *Centres) Points() int {
+	if c == nil {
+		return 0
+	}
+	return c.m
+}
 
 // Gram fills dst (n×m, row-major) with k(x_i, y_j) for the rows of X (n×d), exactly as the package's Gram does. It
 // returns an error for a nil Centres or if a length does not match.

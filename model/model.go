@@ -85,8 +85,11 @@ type Header struct {
 }
 
 // MapDim is the input dimension of the map (or of the exact model's training rows): the number of columns the
-// preprocessing produces, Dim unless it ends with a PCA step.
+// preprocessing produces, Dim unless it ends with a PCA step (0 for a nil Header).
 func (h *Header) MapDim() int {
+	if h == nil {
+		return 0
+	}
 	if h.Preprocess != nil {
 		return h.Preprocess.OutDim()
 	}
@@ -116,6 +119,14 @@ type Model struct {
 	PosteriorFactor []float64
 	PosteriorZMean  []float64
 	NoiseVar        []float64
+}
+
+// MapDim is the MapDim of m's Header (0 for a nil Model).
+func (m *Model) MapDim() int {
+	if m == nil {
+		return 0
+	}
+	return m.Header.MapDim()
 }
 
 // arrays lists the named arrays of version 2 in file order.

@@ -227,17 +227,30 @@ func build(k kernel.Kernel, L []float64, M, d int, o options) (*Map, error) {
 	return &Map{kern: k, d: d, m: M, f: f, landmarks: L, norm: norm, diag: eig, basis: Eigen, threshold: o.threshold}, nil
 }
 
+// The accessors below describe an empty map (zero values, nil) for a nil *Map or a Map not made by [New],
+// [FromLandmarks] or [FromParams]; the methods that compute return an error for such a map.
+
 // Dim is the input dimension d.
-func (m *Map) Dim() int { return m.d }
+func (m *Map) Dim() int {
+	if m == nil {
+		return 0
+	}
+	return m.d
+}
 
 // Features is the number of features M' ≤ M: the eigenvalues of K_MM above the threshold (Eigen), or the landmarks
 // kept (Cholesky, where Features = Centres).
-func (m *Map) Features() int { return m.f }
+func (m *Map) Features() int {
+	if m == nil {
+		return 0
+	}
+	return m.f
+}
 
 // Points is the scratch per row that TransformBlock needs: the M kernel values k_M(x) in the eigen basis, none in the
 // Cholesky basis, which forms them in its output.
 func (m *Map) Points() int {
-	if m.tri {
+	if m == nil || m.tri {
 		return 0
 	}
 	return m.m
@@ -245,18 +258,33 @@ func (m *Map) Points() int {
 
 // Centres is the number of landmarks M the features are computed from: in the Cholesky basis the landmarks the
 // pivoting kept, which can be fewer than were chosen.
-func (m *Map) Centres() int { return m.m }
+func (m *Map) Centres() int {
+	if m == nil {
+		return 0
+	}
+	return m.m
+}
 
 // Kernel is the map's kernel.
-func (m *Map) Kernel() kernel.Kernel { return m.kern }
+func (m *Map) Kernel() kernel.Kernel {
+	if m == nil {
+		return nil
+	}
+	return m.kern
+}
 
 // Landmarks returns a copy of the landmarks (M×d, row-major).
-func (m *Map) Landmarks() []float64 { return append([]float64(nil), m.landmarks...) }
+func (m *Map) Landmarks() []float64 {
+	if m == nil {
+		return nil
+	}
+	return append([]float64(nil), m.landmarks...)
+}
 
 // Eigenvalues returns the M' eigenvalues of K_MM that were kept, in decreasing order, in the eigen basis; nil in the
 // Cholesky basis.
 func (m *Map) Eigenvalues() []float64 {
-	if m.basis != Eigen {
+	if m == nil || m.basis != Eigen {
 		return nil
 	}
 	return append([]float64(nil), m.diag...)
@@ -266,28 +294,48 @@ func (m *Map) Eigenvalues() []float64 {
 // k(c_j, c_j) − k̃(c_j, c_j) of landmark j given the landmarks before it, in the pivoting's order); nil in the eigen
 // basis.
 func (m *Map) Pivots() []float64 {
-	if m.basis != Cholesky {
+	if m == nil || m.basis != Cholesky {
 		return nil
 	}
 	return append([]float64(nil), m.diag...)
 }
 
 // Basis is the basis of the map's features.
-func (m *Map) Basis() Basis { return m.basis }
+func (m *Map) Basis() Basis {
+	if m == nil {
+		return Cholesky
+	}
+	return m.basis
+}
 
 // Threshold is the relative threshold the map was built with.
-func (m *Map) Threshold() float64 { return m.threshold }
+func (m *Map) Threshold() float64 {
+	if m == nil {
+		return 0
+	}
+	return m.threshold
+}
 
 // Selection names how the landmarks were chosen: a Selector's name, "given" (FromLandmarks) or what Params recorded.
-func (m *Map) Selection() string { return m.selection }
+func (m *Map) Selection() string {
+	if m == nil {
+		return ""
+	}
+	return m.selection
+}
 
 // Seed is the seed the landmarks were selected with (0 for given landmarks).
-func (m *Map) Seed() uint64 { return m.seed }
+func (m *Map) Seed() uint64 {
+	if m == nil {
+		return 0
+	}
+	return m.seed
+}
 
 // TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine (kernel.Gram and
 // the matrix product may use other cores). proj is scratch of length ≥ rows×Points() (nil to allocate) for the
 // kernel values k_M(x) of the eigen basis; the Cholesky basis forms them in dst and does not use it. This is the
-// unchecked hot path: it panics if a slice is too short; TransformRows checks.
+// unchecked hot path: it panics if m is nil or zero or a slice is too short; TransformRows checks.
 func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	if rows == 0 {
 		return

@@ -162,8 +162,12 @@ func modelFiles(dir string) (map[string]stamp, error) {
 // leaves the model it would have replaced in service; a file that disappeared stops being served. The new set of
 // models is published at once: requests already running finish on the models they started with. Reload returns
 // the errors of the files that failed, joined (nil when all loaded); the models that loaded are served either way.
-// Reload also re-reads Options.TokenFile (see there): its error, if any, is joined to the others.
+// Reload also re-reads Options.TokenFile (see there): its error, if any, is joined to the others. It returns an
+// error for a nil or zero Server.
 func (s *Server) Reload() error {
+	if !s.ok() {
+		return errNoServer
+	}
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	return errors.Join(s.reloadToken(), s.reload())
@@ -289,8 +293,11 @@ func readAll(r io.Reader, b []byte) ([]byte, error) {
 // Watch polls the model directory every interval until ctx is done and reloads it (as Reload does) when a model
 // file appears, disappears, or changes size or modification time; it re-reads Options.TokenFile when the file
 // changes size or modification time, appears or disappears. A file rewritten in place with the same size within
-// the file system's time resolution is seen by Reload only.
+// the file system's time resolution is seen by Reload only. It returns at once for a nil or zero Server or a nil ctx.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
+	if !s.ok() || ctx == nil {
+		return
+	}
 	if interval <= 0 {
 		interval = 2 * time.Second
 	}
@@ -326,7 +333,10 @@ func sameStamps(a, b map[string]stamp) bool {
 	return true
 }
 
-// Models returns the names of the models served now, sorted.
+// Models returns the names of the models served now, sorted (none for a nil or zero Server).
 func (s *Server) Models() []string {
+	if !s.ok() {
+		return nil
+	}
 	return append([]string(nil), s.models.Load().names...)
 }

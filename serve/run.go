@@ -11,8 +11,11 @@ import (
 )
 
 // HTTPServer returns an http.Server for the handler with the timeouts of the options, for a caller that runs it
-// itself.
+// itself (nil for a nil or zero Server).
 func (s *Server) HTTPServer() *http.Server {
+	if !s.ok() {
+		return nil
+	}
 	return &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
@@ -26,8 +29,17 @@ func (s *Server) HTTPServer() *http.Server {
 
 // Serve serves HTTP on ln (HTTPS when tlsConfig is not nil: it must hold the certificate) until ctx is done, then
 // shuts down gracefully: the readiness check turns false, the listener closes, and the requests in flight finish
-// (for at most DrainTimeout) before Serve returns nil. It returns an error when serving fails or the drain times out.
+// (for at most DrainTimeout) before Serve returns nil. It returns an error when serving fails or the drain times out,
+// and for a nil or zero Server, a nil ctx or a nil ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
+	switch {
+	case !s.ok():
+		return errNoServer
+	case ctx == nil:
+		return errors.New("serve: Serve: nil context")
+	case ln == nil:
+		return errors.New("serve: Serve: nil listener")
+	}
 	hs := s.HTTPServer()
 	errc := make(chan error, 1)
 	go func() {

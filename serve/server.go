@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -163,9 +164,25 @@ func New(dir string, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Handler returns the HTTP handler of the server: the protocol's endpoints under /v2 and the Prometheus metrics
-// under /metrics.
-func (s *Server) Handler() http.Handler { return s.handler }
+// ok reports whether s was made by New.
+func (s *Server) ok() bool { return s != nil && s.handler != nil }
 
-// Options returns the options in force, defaults filled in.
-func (s *Server) Options() Options { return s.opts }
+// errNoServer is the error of a method called on a nil or zero Server.
+var errNoServer = errors.New("serve: nil or zero Server (use New)")
+
+// Handler returns the HTTP handler of the server: the protocol's endpoints under /v2 and the Prometheus metrics
+// under /metrics (nil for a nil or zero Server).
+func (s *Server) Handler() http.Handler {
+	if !s.ok() {
+		return nil
+	}
+	return s.handler
+}
+
+// Options returns the options in force, defaults filled in (the zero Options for a nil Server).
+func (s *Server) Options() Options {
+	if s == nil {
+		return Options{}
+	}
+	return s.opts
+}

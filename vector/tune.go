@@ -67,8 +67,12 @@ func Decouple(A *mat.SymDense) (*Decoupling, error) {
 	return dc, nil
 }
 
-// Rotate returns the targets Y (n×P) in the eigenbasis of A, Y·W (a copy of Y when W = I).
+// Rotate returns the targets Y (n×P) in the eigenbasis of A, Y·W (a copy of Y when W = I). It returns an error for
+// a nil or zero Decoupling.
 func (dc *Decoupling) Rotate(Y []float64, n int) ([]float64, error) {
+	if dc == nil || dc.P < 1 || (dc.W != nil && len(dc.W) != dc.P*dc.P) {
+		return nil, errors.New("vector.Decoupling.Rotate: nil, zero or inconsistent Decoupling (use Decouple)")
+	}
 	p := dc.P
 	if len(Y) != n*p {
 		return nil, fmt.Errorf("vector.Decoupling.Rotate: %d values for %d rows of %d outputs", len(Y), n, p)

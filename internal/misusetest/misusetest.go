@@ -5,6 +5,7 @@ package misusetest
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,32 @@ func Check(t *testing.T, cases []Case) {
 		t.Run(c.Name, func(t *testing.T) {
 			if wrong := Verdict(c); wrong != "" {
 				t.Errorf("%s: %s", c.Name, wrong)
+			}
+		})
+	}
+}
+
+// Zero is an accessor called on a nil or zero receiver: Got must not panic and must return Want (compared by
+// reflect.DeepEqual). Like Case, it is an alias of an unnamed struct type for short unkeyed literals.
+type Zero = struct {
+	Name string
+	Got  func() any
+	Want any
+}
+
+// CheckZero runs every case as a subtest of t named after it, and reports a case that panics or returns something
+// other than its Want.
+func CheckZero(t *testing.T, cases []Zero) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s panicked: %v", c.Name, r)
+				}
+			}()
+			if got := c.Got(); !reflect.DeepEqual(got, c.Want) {
+				t.Errorf("%s = %#v, want %#v", c.Name, got, c.Want)
 			}
 		})
 	}

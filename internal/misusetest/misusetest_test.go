@@ -48,6 +48,18 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckZero: a table of accessors that all return their zero values passes, each case running as a subtest.
+func TestCheckZero(t *testing.T) {
+	ran := 0
+	CheckZero(t, []Zero{
+		{"a", func() any { ran++; return 0 }, 0},
+		{"b", func() any { ran++; return []string(nil) }, []string(nil)},
+	})
+	if ran != 2 {
+		t.Errorf("CheckZero ran %d cases, want 2", ran)
+	}
+}
+
 // ExampleVerdict: a call that returns no error where a caller's mistake must be reported.
 func ExampleVerdict() {
 	fmt.Println(Verdict(Case{Name: "nil map", Call: func() error { return nil }, Want: "nil"}))
