@@ -13,6 +13,7 @@ import (
 	"github.com/rffkit/rff/internal/colnames"
 	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
@@ -76,7 +77,7 @@ func checkData(data *dataset.Data) error {
 		return errors.New("no data")
 	case data.N < 1 || data.D < 1:
 		return fmt.Errorf("no data rows or no input columns (%d×%d)", data.N, data.D)
-	case len(data.X) != data.N*data.D:
+	case !size.Is(len(data.X), data.N, data.D):
 		return fmt.Errorf("data hold %d values for %d rows × %d columns", len(data.X), data.N, data.D)
 	case data.Names != nil && len(data.Names) != data.D:
 		return fmt.Errorf("data have %d column names for %d columns", len(data.Names), data.D)
@@ -481,7 +482,7 @@ func setORFF(h *model.Header, f *model.Model, fm *ovk.Map) {
 // outputMatrix returns a decomposable kernel's A: the identity, the covariance of the training targets, or given.
 func outputMatrix(spec string, given []float64, Y []float64, n, p int) (*mat.SymDense, error) {
 	if given != nil {
-		if len(given) != p*p {
+		if !size.Is(len(given), p, p) {
 			return nil, fmt.Errorf("the output matrix A has %d entries for %d outputs", len(given), p)
 		}
 		for i := range p {
@@ -510,7 +511,7 @@ func outputMatrix(spec string, given []float64, Y []float64, n, p int) (*mat.Sym
 // gradsToScaled converts observed partial derivatives in the raw coordinates to the preprocessed ones:
 // ∂f/∂x'_j = (∂f/∂x_j)/c_j for x'_j = a_j + c_j·x_j.
 func gradsToScaled(grads []float64, n, d int, sc *dataset.Scaler) ([]float64, error) {
-	if len(grads) != n*d {
+	if !size.Is(len(grads), n, d) {
 		return nil, fmt.Errorf("hermite: %d partial derivatives for %d rows × %d columns", len(grads), n, d)
 	}
 	m := &Model{file: &model.Model{Header: model.Header{Dim: d}}, scaler: sc}

@@ -13,6 +13,7 @@ import (
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/linalg"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/model"
@@ -353,7 +354,7 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 		return nil, errNoModel
 	}
 	h := m.file.Header
-	if n < 0 || len(X) != n*h.Dim {
+	if n < 0 || !size.Is(len(X), n, h.Dim) {
 		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
 	}
 	if i := finite.Index(X); i >= 0 {
@@ -517,7 +518,7 @@ func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
 	if m.post == nil {
 		return nil, ErrNoUncertainty
 	}
-	if n < 0 || len(X) != n*m.file.Dim {
+	if n < 0 || !size.Is(len(X), n, m.file.Dim) {
 		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, m.file.Dim)
 	}
 	dst := make([]float64, n*m.file.Outputs)
@@ -536,7 +537,7 @@ func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
 	if m.post == nil {
 		return nil, ErrNoUncertainty
 	}
-	if n < 0 || K < 1 || len(X) != n*m.file.Dim {
+	if n < 0 || K < 1 || !size.Is(len(X), n, m.file.Dim) {
 		return nil, fmt.Errorf("%d samples of %d rows × %d columns (%d values)", K, n, m.file.Dim, len(X))
 	}
 	if n > 0 && K > (1<<31)/n/m.file.Outputs {
@@ -570,7 +571,7 @@ func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 		}
 		gm = m.nmap
 	}
-	if len(X) != n*h.Dim {
+	if n < 0 || !size.Is(len(X), n, h.Dim) {
 		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
 	}
 	Z := m.preprocess(X, n)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/metrics"
 )
 
@@ -60,7 +61,7 @@ func (m *Model) Score(data *dataset.Data) (*Score, error) {
 		}
 		Y = data.Y
 	}
-	if len(Y) != data.N*h.Outputs {
+	if !size.Is(len(Y), data.N, h.Outputs) {
 		return nil, fmt.Errorf("the data have %d target values for %d rows of %d outputs", len(Y), data.N, h.Outputs)
 	}
 	if err := finiteRows(Y, data.N, 0, "target", "is not a number: a score needs every target"); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
+	"github.com/rffkit/rff/internal/size"
 )
 
 // A principal component analysis (PCA) step, "pca:K" or "pca-whiten:K", projects the output u of the previous
@@ -394,7 +395,7 @@ func validatePCA(k int, p StepParams, d int) error {
 	switch {
 	case K < 1 || K > d || (spec.K > 0 && spec.K != K):
 		return fmt.Errorf("preprocess: step %d (%s) has %d components for %d columns", k, p.Step, K, d)
-	case len(p.Shift) != d || len(p.Components) != K*d || len(p.Variances) != K:
+	case len(p.Shift) != d || !size.Is(len(p.Components), K, d) || len(p.Variances) != K:
 		return fmt.Errorf("preprocess: step %d (%s) has %d shifts, %d component values and %d variances, want %d, %d×%d and %d", k, p.Step, len(p.Shift), len(p.Components), len(p.Variances), d, K, d, K)
 	case !(p.TotalVariance >= 0) || math.IsInf(p.TotalVariance, 0):
 		return fmt.Errorf("preprocess: step %d (%s): total variance %v", k, p.Step, p.TotalVariance)

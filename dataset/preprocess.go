@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/rffkit/rff/internal/size"
 )
 
 // Step is one preprocessing step. Every step but PCA maps column j affinely,
@@ -112,7 +114,7 @@ func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 	if n < 1 || d < 1 {
 		return nil, fmt.Errorf("preprocess: need at least one row and one column, have %d×%d", n, d)
 	}
-	if len(x) != n*d {
+	if !size.Is(len(x), n, d) {
 		return nil, fmt.Errorf("preprocess: len(x) = %d, want n×d = %d×%d = %d", len(x), n, d, n*d)
 	}
 	s := &Scaler{Steps: append([]Step(nil), steps...), D: d, Params: make([]StepParams, len(steps))}
@@ -437,7 +439,7 @@ func (s *Scaler) checkDims(x []float64, n, d int) {
 	if d != s.D {
 		panic(fmt.Sprintf("dataset: scaler fitted on %d columns applied to %d", s.D, d))
 	}
-	if n < 0 || len(x) < n*d {
+	if nd, ok := size.Mul(n, d); !ok || len(x) < nd {
 		panic(fmt.Sprintf("dataset: scaler applied to %d×%d data with len(x) = %d", n, d, len(x)))
 	}
 }

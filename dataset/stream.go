@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/rffkit/rff/internal/size"
 )
 
 // CSVStream reads a CSV file block by block, with the parsing rules of [ReadCSV] (delimiter and header detection,
@@ -276,7 +278,7 @@ func (a *ScalerAccumulator) Add(x []float64, n int) error {
 		return err
 	}
 	d := a.d
-	if n < 0 || len(x) < n*d {
+	if nd, ok := size.Mul(n, d); !ok || len(x) < nd {
 		return fmt.Errorf("preprocess: block of %d rows × %d columns has %d values", n, d, len(x))
 	}
 	if n == 0 {

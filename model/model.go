@@ -20,6 +20,7 @@ import (
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/colnames"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
@@ -629,7 +630,7 @@ func (m *Model) checkKind() error {
 		if err := m.checkOVK(); err != nil {
 			return err
 		}
-		if h.A != nil && len(h.A) != h.Outputs*h.Outputs {
+		if h.A != nil && !size.Is(len(h.A), h.Outputs, h.Outputs) {
 			return fmt.Errorf("model: A has %d values for %d outputs", len(h.A), h.Outputs)
 		}
 	} else if h.A != nil || h.Rank != 0 || m.B != nil {
@@ -728,7 +729,7 @@ func (m *Model) checkPoints() error {
 			return fmt.Errorf("model: points of kind %s need the array %q", h.PointsKind, n)
 		}
 	}
-	if p := m.Points["points"]; h.PointsKind == "dense" && len(p) != h.Points*h.MapDim() {
+	if p := m.Points["points"]; h.PointsKind == "dense" && !size.Is(len(p), h.Points, h.MapDim()) {
 		return fmt.Errorf("model: %d point coordinates for %d points in dimension %d", len(p), h.Points, h.MapDim())
 	}
 	for k, a := range m.Points {
@@ -752,7 +753,7 @@ func (m *Model) checkPosterior() error {
 	switch {
 	case h.Task != "regression" || h.Exact || h.OVK != "":
 		return fmt.Errorf("model: a posterior on a %s model (only regression on scalar features has one)", h.Task)
-	case len(m.PosteriorFactor) != F*F || len(m.PosteriorZMean) != F || len(m.NoiseVar) != h.Outputs:
+	case !size.Is(len(m.PosteriorFactor), F, F) || len(m.PosteriorZMean) != F || len(m.NoiseVar) != h.Outputs:
 		return fmt.Errorf("model: posterior arrays of %d, %d and %d values for F = %d, P = %d", len(m.PosteriorFactor), len(m.PosteriorZMean), len(m.NoiseVar), F, h.Outputs)
 	case h.PosteriorN < 2 || !(h.PosteriorDF > 0) || h.PosteriorDF >= float64(h.PosteriorN):
 		return fmt.Errorf("model: posterior of %d rows with %v effective parameters", h.PosteriorN, h.PosteriorDF)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/rffkit/rff/internal/size"
 )
 
 // NystromKind is the PointsKind (and Rule) of a Nyström map ψ(x) = Normᵀk_M(x) on M landmarks (Williams & Seeger
@@ -64,7 +66,7 @@ func (m *Model) checkNystrom() error {
 		return errors.New("model: a Nyström map with the parameters of a random feature map (form, zero node, weights, scales, phases or B)")
 	case m.TrainX != nil || m.Alpha != nil:
 		return errors.New("model: a Nyström map with exact-model arrays (train_x, alpha)")
-	case len(m.Theta) != f*h.Outputs || len(m.Probe) != f:
+	case !size.Is(len(m.Theta), f, h.Outputs) || len(m.Probe) != f:
 		return fmt.Errorf("model: weights do not match (θ %d values, probe %d, F=%d, outputs=%d)", len(m.Theta), len(m.Probe), f, h.Outputs)
 	case m.Version == 1:
 		return errors.New("model: a version-1 file with a Nyström map")

@@ -443,7 +443,7 @@ func (m *Map) Predict(dst []float64, f *learn.Fit, X []float64, n int) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	if f == nil || f.F != m.f || f.P < 1 || len(f.Theta) != f.F*f.P || len(f.Bias) != f.P {
+	if f == nil || f.F != m.f || f.P < 1 || !size.Is(len(f.Theta), f.F, f.P) || len(f.Bias) != f.P {
 		return errors.New("nystrom: Predict: the fit is not a ridge fit on this map's features")
 	}
 	if err := blocks.CheckX("nystrom: Predict", X, n, m.d); err != nil {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
 )
@@ -114,9 +115,9 @@ func (p Params) check(out int, shared bool) error {
 		return fmt.Errorf("%d points with %d×%d matrices B are too many", n, out, p.Rank)
 	case p.Scale != nil && len(p.Scale) != n:
 		return fmt.Errorf("%d scales for %d points", len(p.Scale), n)
-	case shared && len(p.B) != out*p.Rank:
+	case shared && !size.Is(len(p.B), out, p.Rank):
 		return fmt.Errorf("B has %d values, want %d×%d", len(p.B), out, p.Rank)
-	case !shared && len(p.B) != n*out*p.Rank:
+	case !shared && !size.Is(len(p.B), n, out, p.Rank):
 		return fmt.Errorf("B has %d values, want %d points × %d×%d", len(p.B), n, out, p.Rank)
 	}
 	for _, a := range [][]float64{p.Scale, p.B} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/structured"
 )
 
@@ -115,7 +116,7 @@ func Restore(s Stored) (Points, error) {
 		return restoreSR(s)
 	}
 	W := s.Arrays["points"]
-	if len(W) != L*d {
+	if !size.Is(len(W), L, d) {
 		return nil, fmt.Errorf("stored points: %d coordinates for %d points in dimension %d", len(W), L, d)
 	}
 	return newDense(append([]float64(nil), W...), L, d, append([]float64(nil), s.Weights...), s.Zero), nil
@@ -179,9 +180,9 @@ func restoreSR(s Stored) (Points, error) {
 	cs, sn, perm, signs := s.Arrays["cos"], s.Arrays["sin"], s.Arrays["perm"], s.Arrays["signs"]
 	f := t * rotationFactors
 	switch {
-	case len(cs) != f*(n-1) || len(sn) != f*(n-1):
+	case !size.Is(len(cs), f, n-1) || !size.Is(len(sn), f, n-1):
 		return nil, fmt.Errorf("stored points: %d and %d butterfly angles, want %d", len(cs), len(sn), f*(n-1))
-	case len(perm) != f*d || len(signs) != f*d:
+	case !size.Is(len(perm), f, d) || !size.Is(len(signs), f, d):
 		return nil, fmt.Errorf("stored points: %d permutation entries and %d signs, want %d", len(perm), len(signs), f*d)
 	}
 	if err := checkSigns("signs", signs); err != nil {

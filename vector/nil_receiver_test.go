@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rffkit/rff/internal/misusetest"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestNilReceiver: Decoupling.Rotate returns an error, not a panic, for a nil, zero or hand-assembled Decoupling.
@@ -13,6 +14,15 @@ func TestNilReceiver(t *testing.T) {
 	misusetest.Check(t, []misusetest.Case{
 		{"Decoupling.Rotate nil", func() error { _, err := nilDc.Rotate(Y, 1); return err }, "inconsistent"},
 		{"Decoupling.Rotate zero", func() error { _, err := (&Decoupling{}).Rotate(nil, 0); return err }, "inconsistent"},
+		{"Decoupling.Rotate wrapped rows", func() error {
+			// n·3 wraps around to 2 in int arithmetic: the shape must not be taken for 2 values.
+			dc, err := Decouple(mat.NewSymDense(3, []float64{2, 0, 0, 0, 1, 0, 0, 0, 1}))
+			if err != nil {
+				return nil
+			}
+			_, err = dc.Rotate(Y, 6148914691236517206)
+			return err
+		}, "values for"},
 		{"Decoupling.Rotate short W", func() error {
 			_, err := (&Decoupling{P: 2, W: []float64{1}}).Rotate(Y, 1)
 			return err

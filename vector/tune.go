@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/ovk"
 )
@@ -70,11 +71,11 @@ func Decouple(A *mat.SymDense) (*Decoupling, error) {
 // Rotate returns the targets Y (n×P) in the eigenbasis of A, Y·W (a copy of Y when W = I). It returns an error for
 // a nil or zero Decoupling.
 func (dc *Decoupling) Rotate(Y []float64, n int) ([]float64, error) {
-	if dc == nil || dc.P < 1 || (dc.W != nil && len(dc.W) != dc.P*dc.P) {
+	if dc == nil || dc.P < 1 || (dc.W != nil && !size.Is(len(dc.W), dc.P, dc.P)) {
 		return nil, errors.New("vector.Decoupling.Rotate: nil, zero or inconsistent Decoupling (use Decouple)")
 	}
 	p := dc.P
-	if len(Y) != n*p {
+	if !size.Is(len(Y), n, p) {
 		return nil, fmt.Errorf("vector.Decoupling.Rotate: %d values for %d rows of %d outputs", len(Y), n, p)
 	}
 	if dc.W == nil {
