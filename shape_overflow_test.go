@@ -2,28 +2,12 @@ package rff
 
 import (
 	"fmt"
-	"math/big"
 	"path/filepath"
 	"testing"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/misusetest"
 )
-
-// wrappedRows returns a row count n > 0 whose product with d wraps around in int arithmetic to L (n·d ≡ L mod
-// 2⁶⁴), or 0 when there is none below 2⁶³: a shape check written len(X) != n*d would accept L values for it.
-func wrappedRows(d, L int) int {
-	two64 := new(big.Int).Lsh(big.NewInt(1), 64)
-	for k := int64(1); k < int64(d); k++ {
-		v := new(big.Int).Mul(two64, big.NewInt(k))
-		v.Add(v, big.NewInt(int64(L)))
-		q, r := new(big.Int).QuoRem(v, big.NewInt(int64(d)), new(big.Int))
-		if r.Sign() == 0 && q.IsInt64() && q.Int64() > 0 {
-			return int(q.Int64())
-		}
-	}
-	return 0
-}
 
 // TestShapeOverflow: a row count whose product with the number of columns overflows is refused with an error by
 // every prediction method and by Score, for every kind of stored model, and by Fit — never taken for a matching shape (a
@@ -39,7 +23,7 @@ func TestShapeOverflow(t *testing.T) {
 		d := m.file.Dim
 		n, L := 0, 1
 		for ; L < 64 && n == 0; L++ {
-			n = wrappedRows(d, L)
+			n = misusetest.WrappedCount(d, L)
 		}
 		L--
 		if n == 0 {
@@ -59,7 +43,7 @@ func TestShapeOverflow(t *testing.T) {
 			}, ""},
 		})
 	}
-	n := wrappedRows(3, 2)
+	n := misusetest.WrappedCount(3, 2)
 	data := &dataset.Data{X: make([]float64, 2), N: n, D: 3, Y: make([]float64, 2)}
 	misusetest.Check(t, []misusetest.Case{
 		{"Fit", func() error { _, err := Fit(Config{Points: 8, Sigma: 1, Lambda: 1e-3}, data); return err }, "values for"},
@@ -67,7 +51,7 @@ func TestShapeOverflow(t *testing.T) {
 	if tested < 5 {
 		t.Errorf("only %d models have a column count with a wrapped row count", tested)
 	}
-	if n := wrappedRows(3, 2); fmt.Sprint(n*3) != "2" {
-		t.Errorf("wrappedRows(3, 2) = %d: n·3 = %d", n, n*3)
+	if n := misusetest.WrappedCount(3, 2); fmt.Sprint(n*3) != "2" {
+		t.Errorf("misusetest.WrappedCount(3, 2) = %d: n·3 = %d", n, n*3)
 	}
 }

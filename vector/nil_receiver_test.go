@@ -20,7 +20,7 @@ func TestNilReceiver(t *testing.T) {
 			if err != nil {
 				return nil
 			}
-			_, err = dc.Rotate(Y, 6148914691236517206)
+			_, err = dc.Rotate(Y, misusetest.WrappedCount(3, 2))
 			return err
 		}, "values for"},
 		{"Decoupling.Rotate short W", func() error {

@@ -5,6 +5,7 @@ package misusetest
 
 import (
 	"fmt"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -73,4 +74,19 @@ func CheckZero(t *testing.T, cases []Zero) {
 			}
 		})
 	}
+}
+
+// WrappedCount returns a count n > 0 whose product with d wraps around in int arithmetic to L (n·d ≡ L mod 2⁶⁴),
+// or 0 when there is none below 2⁶³: a shape check written len(x) != n*d would take L values for n rows of d.
+func WrappedCount(d, L int) int {
+	two64 := new(big.Int).Lsh(big.NewInt(1), 64)
+	for k := int64(1); k < int64(d); k++ {
+		v := new(big.Int).Mul(two64, big.NewInt(k))
+		v.Add(v, big.NewInt(int64(L)))
+		q, r := new(big.Int).QuoRem(v, big.NewInt(int64(d)), new(big.Int))
+		if r.Sign() == 0 && q.IsInt64() && q.Int64() > 0 {
+			return int(q.Int64())
+		}
+	}
+	return 0
 }

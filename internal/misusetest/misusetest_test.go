@@ -60,6 +60,19 @@ func TestCheckZero(t *testing.T) {
 	}
 }
 
+// TestWrappedCount: the count's product with d wraps around to L, for odd and even d.
+func TestWrappedCount(t *testing.T) {
+	for _, c := range [][2]int{{3, 2}, {5, 3}, {20, 4}, {784, 16}} {
+		d, L := c[0], c[1]
+		if n := WrappedCount(d, L); n <= 0 || n*d != L {
+			t.Errorf("WrappedCount(%d, %d) = %d: product %d", d, L, n, n*d)
+		}
+	}
+	if n := WrappedCount(2, 1); n != 0 {
+		t.Errorf("WrappedCount(2, 1) = %d, want 0 (an even product is never odd)", n)
+	}
+}
+
 // ExampleVerdict: a call that returns no error where a caller's mistake must be reported.
 func ExampleVerdict() {
 	fmt.Println(Verdict(Case{Name: "nil map", Call: func() error { return nil }, Want: "nil"}))
