@@ -327,18 +327,21 @@ func doubled(a []int) []int {
 const maxOrder = 1024
 
 // addIndex returns p+q (each nil or of length d) and its order |p+q|; nil (the zero multi-index, without
-// materializing d zeros) when both are nil. It refuses |p| or |q| above 1024.
+// materializing d zeros) when both are nil. It refuses |p| or |q| above 1024. The lengths are checked before the d
+// entries of p+q are allocated, so a short multi-index with a huge d is an error, not a huge allocation.
 func addIndex(p, q []int, d int) ([]int, int, error) {
 	if p == nil && q == nil {
 		return nil, 0, nil
+	}
+	for _, v := range [][]int{p, q} {
+		if v != nil && len(v) != d {
+			return nil, 0, fmt.Errorf("bound: multi-index of length %d, want d = %d", len(v), d)
+		}
 	}
 	a := make([]int, d)
 	for _, v := range [][]int{p, q} {
 		if v == nil {
 			continue
-		}
-		if len(v) != d {
-			return nil, 0, fmt.Errorf("bound: multi-index of length %d, want d = %d", len(v), d)
 		}
 		n := 0
 		for i, vi := range v {

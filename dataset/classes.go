@@ -81,13 +81,15 @@ func (c *Classes) Class(s string) (int, bool) {
 }
 
 // Code returns the class index of every row of d, or an error naming the first row whose label is not a class. It
-// returns an error for a nil Classes or Data.
+// returns an error for a nil Classes or Data, and for a Data with fewer targets than rows (N < 0 or N > len(Y)).
 func (c *Classes) Code(d *Data) ([]int, error) {
 	switch {
 	case c == nil:
 		return nil, errors.New("dataset: Classes.Code: nil classes")
 	case d == nil:
 		return nil, errors.New("dataset: Classes.Code: nil data")
+	case d.N < 0 || d.N > len(d.Y):
+		return nil, fmt.Errorf("dataset: Classes.Code: the data have %d targets for %d rows", len(d.Y), d.N)
 	}
 	out := make([]int, d.N)
 	for i := range out {

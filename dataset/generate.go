@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/rffkit/rff/internal/size"
 )
 
 // Generated is a synthetic multi-output dataset: X is row-major N×D, Y is row-major N×P (P outputs per row).
@@ -66,7 +68,7 @@ func checkGenerate(name string, n, width int, noise float64) error {
 	if n < 1 {
 		return fmt.Errorf("%s: number of rows must be at least 1, got %d", name, n)
 	}
-	if int64(n)*int64(width) > int64(maxDense) {
+	if nw, ok := size.Mul(n, width); !ok || nw > maxDense {
 		return fmt.Errorf("%s: %d rows × %d columns exceed the limit of %d values", name, n, width, maxDense)
 	}
 	if !(noise >= 0) || math.IsInf(noise, 0) {

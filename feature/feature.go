@@ -309,7 +309,8 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 }
 
 // Transform maps the rows of x (n×d) into dst, which must be n×Features() (or empty, to be allocated). It returns
-// an error for a nil map, destination or input, and as TransformRows.
+// an error for a nil map, destination or input, an input or destination whose size overflows int or exceeds the
+// limit of one array (1 TiB), and as TransformRows.
 func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
 	if err := m.check("feature map: Transform"); err != nil {
 		return err
@@ -324,10 +325,13 @@ func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
 	if d != m.d {
 		return fmt.Errorf("feature map: input has %d columns, map was drawn for %d", d, m.d)
 	}
+	if _, err := size.Floats("feature map: Transform: input", n, d); err != nil {
+		return err
+	}
+	if _, err := size.Floats("feature map: Transform: destination", n, m.cols); err != nil {
+		return err
+	}
 	if dst.IsEmpty() {
-		if _, err := size.Floats("feature map: Transform: destination", n, m.cols); err != nil {
-			return err
-		}
 		dst.ReuseAs(n, m.cols)
 	}
 	if r, c := dst.Dims(); r != n || c != m.cols {

@@ -348,8 +348,8 @@ func sqNorms(X []float64, n, d int) []float64 {
 }
 
 // GramDense returns the exact Gram matrix K(X, Y) (rows of X against rows of Y) as a gonum matrix. It returns an
-// error for a nil kernel or matrix, an empty matrix, column counts that differ, or an n×m result beyond the size
-// limit of one array (1 TiB).
+// error for a nil kernel or matrix, an empty matrix, column counts that differ, or an input or n×m result beyond the
+// size limit of one array (1 TiB) or whose size overflows int.
 func GramDense(k Kernel, X, Y mat.Matrix) (*mat.Dense, error) {
 	if isNil(k) {
 		return nil, errors.New("kernel.GramDense: nil kernel")
@@ -364,6 +364,12 @@ func GramDense(k Kernel, X, Y mat.Matrix) (*mat.Dense, error) {
 	}
 	if d != dy {
 		return nil, fmt.Errorf("kernel.GramDense: X has %d columns, Y has %d", d, dy)
+	}
+	if _, err := size.Floats("kernel.GramDense: X", n, d); err != nil {
+		return nil, err
+	}
+	if _, err := size.Floats("kernel.GramDense: Y", m, d); err != nil {
+		return nil, err
 	}
 	if _, err := size.Floats("kernel.GramDense: Gram matrix", n, m); err != nil {
 		return nil, err

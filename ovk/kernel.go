@@ -69,7 +69,8 @@ func psdTol(p int) float64 { return 100 * float64(p) * 2.220446049250313e-16 }
 // (eigenvalues ≥ −100·p·ε·‖A‖₂), finite and not zero. The feature factor B (p×p', BBᵀ = A) is computed once:
 // diag(√A_ii) without the zero entries for a diagonal A, and V·Λ^{1/2} over the eigenpairs with λ above the same
 // tolerance otherwise, so p' = rank A. Any scalar kernel works for exact evaluation; ORFF maps ([New]) need a
-// shift-invariant one (kernel.Spectral).
+// shift-invariant one (kernel.Spectral). It returns an error for a p×p matrix A whose size overflows int or exceeds
+// the limit of one array (1 TiB).
 func NewDecomposable(k0 kernel.Kernel, A mat.Symmetric) (*Kernel, error) {
 	if k0 == nil || isNilPtr(k0) {
 		return nil, errors.New("ovk: decomposable kernel needs a scalar kernel k₀")
@@ -80,6 +81,9 @@ func NewDecomposable(k0 kernel.Kernel, A mat.Symmetric) (*Kernel, error) {
 	p := A.SymmetricDim()
 	if p < 1 {
 		return nil, errors.New("ovk: decomposable kernel: A is empty")
+	}
+	if _, err := size.Floats("ovk: decomposable kernel: A", p, p); err != nil {
+		return nil, err
 	}
 	a := make([]float64, p*p)
 	diagonal := true
@@ -422,8 +426,8 @@ func Gram(dst []float64, k *Kernel, X []float64, n int, Z []float64, m int, d in
 }
 
 // GramDense returns the block Gram matrix K(X, Z) ((n·p)×(m·p), see [Gram]) as a gonum matrix. It returns an error
-// for a nil kernel or matrix, an empty matrix, column counts that differ, and a result beyond the size limit of one
-// array (1 TiB).
+// for a nil kernel or matrix, an empty matrix, column counts that differ, and an input or result beyond the size
+// limit of one array (1 TiB) or whose size overflows int.
 func GramDense(k *Kernel, X, Z mat.Matrix) (*mat.Dense, error) {
 	if k == nil {
 		return nil, errors.New("ovk.GramDense: nil kernel")
@@ -438,6 +442,12 @@ func GramDense(k *Kernel, X, Z mat.Matrix) (*mat.Dense, error) {
 	}
 	if d != dz {
 		return nil, fmt.Errorf("ovk.GramDense: X has %d columns, Z has %d", d, dz)
+	}
+	if _, err := size.Floats("ovk.GramDense: X", n, d); err != nil {
+		return nil, err
+	}
+	if _, err := size.Floats("ovk.GramDense: Z", m, d); err != nil {
+		return nil, err
 	}
 	p, err := k.Outputs(d)
 	if err != nil {

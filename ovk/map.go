@@ -433,7 +433,8 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 }
 
 // Transform writes the (n·p)×F design matrix of the rows of x (n×d) into dst, which must be (n·p)×F or empty (to be
-// allocated). It returns an error for a nil map, destination or input, and as TransformRows.
+// allocated). It returns an error for a nil map, destination or input, an input or destination whose size overflows
+// int or exceeds the limit of one array (1 TiB), and as TransformRows.
 func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
 	if err := m.check("ORFF map: Transform"); err != nil {
 		return err
@@ -448,11 +449,14 @@ func (m *Map) Transform(dst *mat.Dense, x mat.Matrix) error {
 	if d != m.d {
 		return fmt.Errorf("ORFF map: input has %d columns, map was drawn for %d", d, m.d)
 	}
+	if _, err := size.Floats("ORFF map: Transform: input", n, d); err != nil {
+		return err
+	}
 	F := m.Features()
+	if _, err := size.Floats("ORFF map: Transform: destination", n, m.p, F); err != nil {
+		return err
+	}
 	if dst.IsEmpty() {
-		if _, err := size.Floats("ORFF map: Transform: destination", n, m.p, F); err != nil {
-			return err
-		}
 		dst.ReuseAs(n*m.p, F)
 	}
 	if r, c := dst.Dims(); r != n*m.p || c != F {

@@ -30,7 +30,8 @@ type Decoupling struct {
 
 // Decouple eigendecomposes the output matrix A of a decomposable kernel. It refuses an A that is not symmetric
 // positive definite (an eigenvalue at or below 1e-12 times the largest): a direction with a_k = 0 is not learned
-// at all, and no λ can be chosen for it.
+// at all, and no λ can be chosen for it. It returns an error for an A whose size overflows int or exceeds the limit
+// of one array (1 TiB).
 func Decouple(A *mat.SymDense) (*Decoupling, error) {
 	if A == nil {
 		return nil, errors.New("vector.Decouple: nil output matrix")
@@ -38,6 +39,9 @@ func Decouple(A *mat.SymDense) (*Decoupling, error) {
 	p := A.SymmetricDim()
 	if p < 1 {
 		return nil, errors.New("vector.Decouple: empty output matrix")
+	}
+	if _, err := size.Floats("vector.Decouple: A", p, p); err != nil {
+		return nil, err
 	}
 	a := make([]float64, p*p)
 	for i := range p {

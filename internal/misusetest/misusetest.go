@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Case is one call a caller can get wrong: Call must return an error whose message contains Want (any error when
@@ -90,3 +92,16 @@ func WrappedCount(d, L int) int {
 	}
 	return 0
 }
+
+// Shape is an R×C matrix of zeros that exists only through its dimensions (gonum's mat.Matrix), for shapes whose
+// number of elements overflows int or exceeds any array.
+type Shape struct{ R, C int }
+
+// Dims returns R, C.
+func (s Shape) Dims() (int, int) { return s.R, s.C }
+
+// At returns 0.
+func (s Shape) At(i, j int) float64 { return 0 }
+
+// T returns the C×R transpose.
+func (s Shape) T() mat.Matrix { return mat.Transpose{Matrix: s} }

@@ -7,8 +7,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestNilReceiver: Decoupling.Rotate returns an error, not a panic, for a nil, zero or hand-assembled Decoupling.
-func TestNilReceiver(t *testing.T) {
+// TestDecouplingMisuse: Decouple and Decoupling.Rotate return an error, not a panic, for a nil, zero or
+// hand-assembled Decoupling, a row count whose product with the outputs overflows, and an A too large for any array.
+func TestDecouplingMisuse(t *testing.T) {
 	var nilDc *Decoupling
 	Y := []float64{1, 2}
 	misusetest.Check(t, []misusetest.Case{
@@ -23,6 +24,10 @@ func TestNilReceiver(t *testing.T) {
 			_, err = dc.Rotate(Y, misusetest.WrappedCount(3, 2))
 			return err
 		}, "values for"},
+		{"Decouple of a p×p matrix whose size overflows", func() error {
+			_, err := Decouple(mat.NewSymDense(1<<32, []float64{})) // gonum checks p·p = 0 in int arithmetic
+			return err
+		}, "vector.Decouple: A"},
 		{"Decoupling.Rotate short W", func() error {
 			_, err := (&Decoupling{P: 2, W: []float64{1}}).Rotate(Y, 1)
 			return err
