@@ -46,6 +46,18 @@ func TestFromParams(t *testing.T) {
 						t.Fatalf("entry %d: %v rebuilt as %v", i, u[i], v[i])
 					}
 				}
+				// The kernel estimate K̃(x, z) too (it reads the frequencies of the curl/div/Helmholtz kernels).
+				ke, err := m.Estimate(x[:d], x[d:2*d])
+				if err != nil {
+					t.Fatal(err)
+				}
+				kb, err := back.Estimate(x[:d], x[d:2*d])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !mat.Equal(ke, kb) {
+					t.Fatalf("estimate %v rebuilt as %v", mat.Formatted(ke), mat.Formatted(kb))
+				}
 			})
 		}
 	}
