@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -83,7 +84,7 @@ var errNoModel = errors.New("rff: no model (a nil or zero Model; get one from Fi
 // ok reports whether m is a model from Fit, FitCSV, Load or Read, not nil or a zero Model.
 func (m *Model) ok() bool { return m != nil && m.file != nil }
 
-// Info describes m (the zero Info for a nil or zero Model).
+// Info describes m (the zero Info for a nil or zero Model). Its slices are copies: changing them leaves m as it is.
 func (m *Model) Info() Info {
 	if !m.ok() {
 		return Info{}
@@ -91,7 +92,8 @@ func (m *Model) Info() Info {
 	h := m.file.Header
 	in := Info{Task: h.Task, Kernel: h.Kernel, Sigma: h.Sigma, OVK: h.OVK, Exact: h.Exact, Rule: h.Rule,
 		Points: h.Points, Features: h.Features, Form: h.Form, Lambda: h.Lambda, Loss: h.Loss, Encoding: h.Encoding,
-		Inputs: m.inputNames(), Targets: h.Targets, Labels: h.Labels, Outputs: h.Outputs, Seed: h.Seed,
+		Inputs: slices.Clone(m.inputNames()), Targets: slices.Clone(h.Targets), Labels: slices.Clone(h.Labels),
+		Outputs: h.Outputs, Seed: h.Seed,
 		Version: m.file.Version}
 	if h.PointsKind == model.NystromKind {
 		in.Map, in.Centres, in.Landmarks, in.NystromBasis = "nystrom", h.Points, h.Landmarks, orDefault(h.Basis, "eigen")
