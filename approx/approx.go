@@ -70,7 +70,7 @@ type Study struct {
 	Runs   int
 	Seed   uint64
 	Form   feature.Form
-	// Progress, when set, is called once per finished run (from several goroutines).
+	// Progress, when set, is called once per finished run, on the goroutine that called Run.
 	Progress func()
 }
 
@@ -98,9 +98,13 @@ func RunSeed(seed uint64, ruleName string, n, run int) uint64 {
 
 // Run executes the study on X (nx×d) and Y (ny×d), row-major. The exact Gram is computed once. It returns an error
 // for a missing kernel, rule, n or run, shapes that do not match, an n whose D = 2n(d+1) overflows, matrices beyond
-// the size limit of one array (1 TiB), and the errors of the feature maps (a panic while drawing or applying one, on
-// a worker goroutine, is returned as an error too).
+// the size limit of one array (1 TiB), a nil ctx, and the errors of the feature maps (a panic while drawing or
+// applying one, on a worker goroutine, is returned as an error too) — of the first failed run in the order of Rules,
+// Ns and runs. When ctx is cancelled, the runs not yet started are skipped and Run returns ctx's error.
 func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int, d int) ([]Result, error) {
+	if ctx == nil {
+		return nil, errors.New("approx: nil context (use context.Background())")
+	}
 	if s.Kernel == nil || len(s.Rules) == 0 || len(s.Ns) == 0 || s.Runs < 1 {
 		return nil, errors.New("approx: a kernel, at least one rule, one n and one run are required")
 	}
@@ -122,6 +126,9 @@ func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int
 		if PointsForN(n, d) < 1 {
 			return nil, fmt.Errorf("approx: n = %d gives too many points 2n(d+1) in dimension %d", n, d)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	K := make([]float64, nx*ny)
 	if err := kernel.Gram(K, s.Kernel, X, nx, Y, ny, d); err != nil {
@@ -181,6 +188,9 @@ func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int
 				return o
 			}
 			for j := range jobs {
+				if ctx.Err() != nil { // a job handed out just before the cancellation is skipped
+					continue
+				}
 				outs <- one(j)
 			}
 		}()
@@ -208,20 +218,30 @@ func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int
 		errs[k] = make([]Errors, s.Runs)
 	}
 	dims := make([][2]int, nr*nn)
+	// The error returned is that of the first failed run in the study's order (rules, then n, then runs), whatever
+	// the order in which runs finish; a panic in Progress is raised again once every worker has stopped.
 	var firstErr error
+	firstJob := -1
+	var progressPanic any
 	for o := range outs {
+		k := o.ri*nn + o.ni
 		if o.err != nil {
-			if firstErr == nil {
-				firstErr = o.err
+			if idx := k*s.Runs + o.run; firstJob < 0 || idx < firstJob {
+				firstErr, firstJob = o.err, idx
 			}
 			continue
 		}
-		k := o.ri*nn + o.ni
 		errs[k][o.run] = o.e
 		dims[k] = [2]int{o.D, o.cols}
-		if s.Progress != nil {
-			s.Progress()
+		if s.Progress != nil && progressPanic == nil {
+			func() {
+				defer func() { progressPanic = recover() }()
+				s.Progress()
+			}()
 		}
+	}
+	if progressPanic != nil {
+		panic(progressPanic)
 	}
 	if firstErr != nil {
 		return nil, firstErr

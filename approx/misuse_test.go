@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +49,7 @@ func TestMisuse(t *testing.T) {
 		{"Run n overflows D", run(with(func(s *Study) { s.Ns = []int{1 << 62} })), "points"},
 		{"Run n·d overflows", func() error { _, err := st.Run(context.Background(), nil, 1<<62, X, 2, 4); return err }, "shapes"},
 		{"Run panicking kernel", run(with(func(s *Study) { s.Kernel = panicky{g} })), "panicky kernel"},
+		{"Run nil context", func() error { _, err := st.Run(nil, X, 2, X, 2, d); return err }, "nil context"},
 		{"SupError nil map", func() error { _, err := SupError(nil, cube, nil, nil, Search{}); return err }, "nil"},
 		{"SupError zero map", func() error { _, err := SupError(&feature.Map{}, cube, nil, nil, Search{}); return err }, "feature"},
 		{"SupError huge budget", func() error {
@@ -85,5 +88,42 @@ func TestSampleEmptyBall(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Sample into an empty point of a ball did not return")
+	}
+}
+
+// TestRunFirstError: when every run fails, Run returns the error of the first run in the study's order, whatever
+// the order in which the workers finish.
+func TestRunFirstError(t *testing.T) {
+	X := []float64{0.1, 0.2, 0.3, 0.4}
+	st := Study{Kernel: panicky{kernel.Gaussian{S: 1}}, Rules: []rule.Rule{rule.G{}}, Ns: []int{1, 2}, Runs: 8, Seed: 1}
+	for range 20 {
+		_, err := st.Run(context.Background(), X, 2, X, 2, 2)
+		if err == nil || !strings.Contains(err.Error(), "n = 1, run 1: panic") {
+			t.Fatalf("error %v, want run 1 of n = 1's", err)
+		}
+	}
+}
+
+// TestRunProgressPanic: a panic in Progress reaches the caller after the workers have stopped — none is left
+// blocked.
+func TestRunProgressPanic(t *testing.T) {
+	X := []float64{0.1, 0.2, 0.3, 0.4}
+	st := Study{Kernel: kernel.Gaussian{S: 1}, Rules: []rule.Rule{rule.G{}}, Ns: []int{1}, Runs: 16, Seed: 1,
+		Progress: func() { panic("progress") }}
+	before := runtime.NumGoroutine()
+	func() {
+		defer func() {
+			if v := recover(); v != "progress" {
+				t.Errorf("recovered %v, want the panic of Progress", v)
+			}
+		}()
+		st.Run(context.Background(), X, 2, X, 2, 2)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the panic, %d before: workers left blocked", n, before)
 	}
 }
