@@ -34,23 +34,25 @@ func (s *Server) predict(m *rff.Model, X []float64, n, d int) (*rff.Prediction, 
 		return m.PredictRows(X, n)
 	}
 	chunks := (n + chunkRows - 1) / chunkRows
+	// The error answered is the first failed chunk's, as one PredictRows call would report the first bad row: a
+	// chunk after a failed one is skipped, the chunks before it still run.
 	var (
 		out      *rff.Prediction
 		outOnce  sync.Once
-		firstErr atomic.Pointer[error]
-		failed   atomic.Bool
+		errs     = make([]error, chunks)
+		failedAt atomic.Int64 // the first failed chunk so far; chunks when none has failed
 	)
+	failedAt.Store(int64(chunks))
 	work := func(c int) {
-		if failed.Load() {
+		if int64(c) > failedAt.Load() {
 			return
 		}
 		r0 := c * chunkRows
 		r1 := min(r0+chunkRows, n)
 		p, err := s.predictChunk(m, X[r0*d:r1*d], r1-r0)
 		if err != nil {
-			err = fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
-			if firstErr.CompareAndSwap(nil, &err) {
-				failed.Store(true)
+			errs[c] = fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
+			for f := failedAt.Load(); int64(c) < f && !failedAt.CompareAndSwap(f, int64(c)); f = failedAt.Load() {
 			}
 			return
 		}
@@ -68,8 +70,8 @@ func (s *Server) predict(m *rff.Model, X []float64, n, d int) (*rff.Prediction, 
 	}
 	// parallel.For runs the chunks on min(GOMAXPROCS, chunks) goroutines and raises a panic of one on this one.
 	parallel.For(chunks, 0, work)
-	if e := firstErr.Load(); e != nil {
-		return nil, *e
+	if f := failedAt.Load(); f < int64(chunks) {
+		return nil, errs[f]
 	}
 	return out, nil
 }

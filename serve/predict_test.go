@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -73,5 +74,27 @@ func TestPredictChunksConcurrent(t *testing.T) {
 	wg.Wait()
 	if len(s.chunks) != 0 || cap(s.chunks) != runtime.GOMAXPROCS(0) {
 		t.Errorf("chunk tokens: %d held of %d, want 0 of GOMAXPROCS = %d", len(s.chunks), cap(s.chunks), runtime.GOMAXPROCS(0))
+	}
+}
+
+// A request with several bad rows is answered with the first chunk's error, as one PredictRows call reports the
+// first bad row — not whichever chunk failed first in time.
+func TestPredictChunksFirstError(t *testing.T) {
+	s, err := New(copyModels(t, "ridge-sr=m"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.models.Load().get("m")
+	n := 16 * chunkRows
+	X := randomRows(7, n, e.dim)
+	for r := 200; r < n; r += 100 {
+		X[r*e.dim] = 1.7e308 // finite, but its features overflow
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for range 40 {
+		_, err := s.predict(e.model, X, n, e.dim)
+		if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("rows 1 to %d: row 201:", chunkRows)) {
+			t.Fatalf("error %v, want the first chunk's, naming row 201", err)
+		}
 	}
 }
