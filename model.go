@@ -527,6 +527,9 @@ func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
 	if err := m.post.StdMap(dst, m.mapper(), m.preprocess(X, n), n, noise); err != nil {
 		return nil, err
 	}
+	if err := finiteRows(dst, n, 0, "the predictive standard deviation", "overflows (an input far outside the training data?)"); err != nil {
+		return nil, err
+	}
 	return dst, nil
 }
 
@@ -549,6 +552,9 @@ func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
 	if err := m.post.SampleMap(dst, m.mapper(), m.preprocess(X, n), n, K, seed); err != nil {
 		return nil, err
 	}
+	if i := finite.Index(dst); i >= 0 {
+		return nil, fmt.Errorf("row %d: the posterior sample %s", i/m.file.Outputs%n+1, "overflows (an input far outside the training data?)")
+	}
 	return dst, nil
 }
 
@@ -567,6 +573,9 @@ func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 		return nil, fmt.Errorf("%w: gradients need a single-output regression or hermite model on random or Nyström features (not exact or vector-valued)", ErrNoGradient)
 	}
 	var gm learn.GradientMapper = m.fmap
+	if _, ok := m.fmap.Kernel().(kernel.Spectral); m.fmap != nil && !ok {
+		return nil, fmt.Errorf("%w: the %s kernel is not shift-invariant (its pointwise features are not differentiable)", ErrNoGradient, m.fmap.Kernel().Name())
+	}
 	if m.nmap != nil {
 		if dk, ok := m.nmap.Kernel().(kernel.Differentiable); !ok || dk.MaxOrder() < 1 {
 			return nil, fmt.Errorf("%w: the %s kernel has no first derivatives everywhere", ErrNoGradient, m.nmap.Kernel().Name())
@@ -579,6 +588,9 @@ func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 	Z := m.preprocess(X, n)
 	g := make([]float64, n*h.MapDim())
 	if err := m.fit.PredictGradients(g, gm, Z, n); err != nil {
+		return nil, err
+	}
+	if err := finiteRows(g, n, 0, "the gradient", "overflows (an input far outside the training data?)"); err != nil {
 		return nil, err
 	}
 	if m.scaler != nil && m.scaler.HasPCA() {
@@ -607,6 +619,9 @@ func (m *Model) Jacobian(x []float64) ([]float64, error) {
 	J := make([]float64, h.Outputs*h.MapDim())
 	if err := m.ofit.Jacobian(J, m.omap, m.preprocess(x, 1)); err != nil {
 		return nil, err
+	}
+	if finite.Index(J) >= 0 {
+		return nil, fmt.Errorf("the Jacobian %s", "overflows (an input far outside the training data?)")
 	}
 	if m.scaler != nil && m.scaler.HasPCA() {
 		return m.rawGradients(J, h.Outputs), nil

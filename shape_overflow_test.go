@@ -1,7 +1,10 @@
 package rff
 
 import (
+	"errors"
+	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rffkit/rff/dataset"
@@ -49,5 +52,55 @@ func TestShapeOverflow(t *testing.T) {
 	})
 	if tested < 5 {
 		t.Errorf("only %d models have a column count with a wrapped row count", tested)
+	}
+}
+
+// TestHugeInputs: finite inputs far outside the training data (±1.7e308) give finite outputs or an error naming
+// the row — from every prediction method, never NaN or Inf silently.
+func TestHugeInputs(t *testing.T) {
+	files, _ := filepath.Glob("testdata/v2/*.rff")
+	for _, f := range files {
+		m, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := m.file.Dim
+		for _, v := range []float64{1.7e308, -1.7e308} {
+			X := make([]float64, 3*d)
+			for i := range X {
+				X[i] = 0.25
+			}
+			X[d] = v // row 2, first column
+			calls := map[string]func() ([]float64, error){
+				"PredictRows": func() ([]float64, error) {
+					p, err := m.PredictRows(X, 3)
+					if err != nil {
+						return nil, err
+					}
+					return p.Values, nil
+				},
+				"PredictStd": func() ([]float64, error) { return m.PredictStd(X, 3, true) },
+				"Sample":     func() ([]float64, error) { return m.Sample(X, 3, 2, 1) },
+				"Gradients":  func() ([]float64, error) { return m.Gradients(X, 3) },
+				"Jacobian":   func() ([]float64, error) { return m.Jacobian(X[d : 2*d]) },
+			}
+			for name, call := range calls {
+				out, err := call()
+				switch {
+				case errors.Is(err, ErrNoUncertainty) || errors.Is(err, ErrNoGradient):
+				case err != nil:
+					if name != "Jacobian" && !strings.HasPrefix(err.Error(), "row 2: ") {
+						t.Errorf("%s %s(%g): %v, want an error naming row 2", filepath.Base(f), name, v, err)
+					}
+				default:
+					for i, y := range out {
+						if math.IsNaN(y) || math.IsInf(y, 0) {
+							t.Errorf("%s %s(%g): value %d is %v without an error", filepath.Base(f), name, v, i, y)
+							break
+						}
+					}
+				}
+			}
+		}
 	}
 }
