@@ -140,7 +140,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	if d != raw.D {
 		colNames = nil // the columns are principal components
 	}
-	if err := checkMagnitude(X, d, colNames); err != nil {
+	if err := checkMagnitude(X, d, colNames, 0); err != nil {
 		return nil, err
 	}
 	names := orNames(raw.Names, raw.D)
@@ -192,7 +192,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		Y = data.Y
 		h.Targets = []string{orDefault(data.TargetName, "y")}
 	}
-	if err := checkTargets(Y, Yovk, h.Targets, s.Targets); err != nil {
+	if err := checkTargets(Y, Yovk, h.Targets, s.Targets, 0); err != nil {
 		return nil, err
 	}
 	h.Outputs = P
@@ -306,8 +306,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 // features can overflow to ±Inf.
 const maxInput = 1e100
 
-// checkMagnitude refuses preprocessed inputs too large for the feature maps and kernels, naming the first one.
-func checkMagnitude(X []float64, d int, names []string) error {
+// checkMagnitude refuses preprocessed inputs too large for the feature maps and kernels, naming the first one (its
+// row counted from r0 rows before X).
+func checkMagnitude(X []float64, d int, names []string, r0 int) error {
 	i := finite.IndexBeyond(X, maxInput)
 	if i < 0 {
 		return nil
@@ -316,13 +317,13 @@ func checkMagnitude(X []float64, d int, names []string) error {
 	if i%d < len(names) {
 		name = fmt.Sprintf("column %d (%s)", i%d+1, names[i%d])
 	}
-	return fmt.Errorf("row %d, %s is %v after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs", i/d+1, name, X[i])
+	return fmt.Errorf("row %d, %s is %v after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs", r0+i/d+1, name, X[i])
 }
 
 // checkTargets refuses regression targets (Y, one column named target[0], or the columns Yovk named targets) too
 // large for the statistics: beyond maxInput a target's square, and the sums of squares and products the ridge
-// statistics hold, can overflow.
-func checkTargets(Y, Yovk []float64, target, targets []string) error {
+// statistics hold, can overflow. Rows are counted from r0 rows before the targets.
+func checkTargets(Y, Yovk []float64, target, targets []string, r0 int) error {
 	cols, vals := target, Y
 	if Yovk != nil {
 		cols, vals = targets, Yovk
@@ -332,7 +333,7 @@ func checkTargets(Y, Yovk []float64, target, targets []string) error {
 		return nil
 	}
 	return fmt.Errorf("row %d, target %s is %v: too large for the ridge statistics (sums of its square would overflow); "+
-		"rescale the targets", i/len(cols)+1, cols[i%len(cols)], vals[i])
+		"rescale the targets", r0+i/len(cols)+1, cols[i%len(cols)], vals[i])
 }
 
 // setMap stores the explicit parameters of fmap and the probe features its rebuilt form computes in the file.

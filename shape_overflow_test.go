@@ -3,6 +3,7 @@ package rff
 import (
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,5 +103,36 @@ func TestHugeInputs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFitCSVMagnitude: FitCSV refuses inputs and regression targets too large for the statistics as Fit does,
+// naming the same row, instead of failing at the solve on statistics that overflowed.
+func TestFitCSVMagnitude(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"input", "a,b,y\n1,2,3\n4,5e120,6\n7,8,9\n", "row 2, column 2 (b) is 5e+120"},
+		{"target", "a,b,y\n1,2,3\n4,5,6\n7,8,-6e200\n", "row 3, target y is -6e+200"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name+".csv")
+			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := Config{Points: 8, Sigma: 1, Lambda: 1e-3, Preprocess: "none"}
+			data, err := dataset.Load(path, dataset.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errFit := Fit(cfg, data)
+			_, errCSV := FitCSV(cfg, path, StreamOptions{})
+			for what, err := range map[string]error{"Fit": errFit, "FitCSV": errCSV} {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%s: %v, want an error with %q", what, err, c.want)
+				}
+			}
+		})
 	}
 }

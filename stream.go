@@ -191,6 +191,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	defer close(stop)
 	go func() {
 		defer close(chunks)
+		seen := 0 // rows before the chunk, for the row numbers of errors
 		for {
 			b, err := r.next()
 			c := chunk{data: b, err: err}
@@ -199,7 +200,20 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 				if c.err == nil {
 					sc.Apply(b.X, b.N, b.D)
 					b.X = b.X[:b.N*dm] // b.D and b.Names stay the raw columns'
+					// The inputs and regression targets Fit refuses as too large for the statistics.
+					var names []string
+					if dm == b.D {
+						names = b.Names
+					}
+					c.err = checkMagnitude(b.X, dm, names, seen)
+					if c.err == nil && coder == nil {
+						c.err = checkTargets(c.y, nil, []string{orDefault(b.TargetName, "y")}, nil, seen)
+					}
+					if c.err != nil {
+						c.err = fmt.Errorf("%s: %w", path, c.err)
+					}
 				}
+				seen += b.N
 			}
 			select {
 			case chunks <- c:
