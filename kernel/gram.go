@@ -66,11 +66,15 @@ func (k Matern) ofSqDistRow(row, scratch []float64) {
 	switch k.Nu {
 	case 1.5:
 		for j, v := range t {
-			row[j] *= 1 + v
+			if row[j] != 0 { // as ofDist: 0 where e^{−t} underflows, not Inf·0
+				row[j] *= 1 + v
+			}
 		}
 	case 2.5:
 		for j, v := range t {
-			row[j] *= 1 + v + v*v/3
+			if row[j] != 0 {
+				row[j] *= 1 + v + v*v/3
+			}
 		}
 	}
 }

@@ -218,10 +218,16 @@ func (k Matern) ofDist(r float64) float64 {
 		return math.Exp(-r)
 	case 1.5:
 		t := math.Sqrt(3) * r
-		return (1 + t) * math.Exp(-t)
+		if e := math.Exp(-t); e != 0 { // e = 0 beyond t ≈ 745, where the polynomial may be +Inf (and Inf·0 NaN)
+			return (1 + t) * e
+		}
+		return 0
 	case 2.5:
 		t := math.Sqrt(5) * r
-		return (1 + t + t*t/3) * math.Exp(-t)
+		if e := math.Exp(-t); e != 0 {
+			return (1 + t + t*t/3) * e
+		}
+		return 0
 	}
 	return math.NaN()
 }

@@ -477,3 +477,28 @@ func TestOfSqDistRow(t *testing.T) {
 		}
 	}
 }
+
+// TestFarApart: points so far apart that their squared distance overflows (finite inputs of 1e160) have kernel value
+// 0 — from Eval and from Gram on both of its paths (the coordinate loop below 32 dimensions, the matrix product
+// above) — never Inf·0 = NaN from a Matérn kernel's polynomial factor.
+func TestFarApart(t *testing.T) {
+	for _, k := range []Kernel{Gaussian{S: 1}, Laplacian{S: 1}, Matern{0.5, 1}, Matern{1.5, 1}, Matern{2.5, 1}, Cauchy{S: 1}} {
+		for _, d := range []int{1, 3, 40} {
+			x, y := make([]float64, d), make([]float64, d)
+			for i := range x {
+				x[i], y[i] = 1e160, -1e160
+			}
+			if v := k.Eval(x, y); v != 0 {
+				t.Errorf("%s, d = %d: Eval = %v, want 0", k.Name(), d, v)
+			}
+			X := append(append([]float64(nil), x...), y...) // rows x and y
+			K := make([]float64, 4)
+			if err := Gram(K, k, X, 2, X, 2, d); err != nil {
+				t.Fatal(err)
+			}
+			if K[1] != 0 || K[2] != 0 {
+				t.Errorf("%s, d = %d: Gram off-diagonal %v and %v, want 0", k.Name(), d, K[1], K[2])
+			}
+		}
+	}
+}
