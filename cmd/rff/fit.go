@@ -196,6 +196,12 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	hermite := cfg.Task == "hermite"
+	switch {
+	case df.target != "" && !strings.EqualFold(df.target, "none") && cfg.OVK != "":
+		return usagef("--target does not go with --ovk: the outputs are the --targets columns, every other column is an input")
+	case df.target != "" && !strings.EqualFold(df.target, "none") && hermite:
+		return usagef("--target does not go with --task hermite: the observations come from --values and --gradients, every column of --data is an input")
+	}
 	if hermite != (*valuesPath != "" || *gradsPath != "") {
 		if hermite {
 			return usagef("--task hermite needs --values, --gradients or both")

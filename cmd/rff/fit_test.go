@@ -293,6 +293,7 @@ func TestFitHermite(t *testing.T) {
 		{"fit", "--task", "hermite", "--data", xs, "--values", gs, "--out", filepath.Join(dir, "e.rff")}, // 2 columns
 		{"fit", "--task", "hermite", "--data", xs, "--values", vs, "--exact", "--out", filepath.Join(dir, "e.rff")},
 		{"fit", "--data", test, "--values", vs, "--out", filepath.Join(dir, "e.rff")},
+		{"fit", "--task", "hermite", "--data", xs, "--values", vs, "--target", "last", "--out", filepath.Join(dir, "e.rff")},
 	} {
 		if code, out, errOut := runCLI(c...); code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
@@ -413,6 +414,8 @@ func TestFitOVK(t *testing.T) {
 		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "curl-free", "--targets", "y1,zz"},
 		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--targets", "y1"}, // --targets without --ovk
 		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "curl-free", "--targets", targets, "--cv", "3"},
+		// --target would have made the remaining columns inputs without a word.
+		{"fit", "--data", train, "--out", filepath.Join(dir, "e.rff"), "--ovk", "decomposable", "--targets", "y1,y2", "--target", "y3"},
 	} {
 		if code, out, errOut := runCLI(c...); code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q", c, code, errOut, out)
