@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rffkit/rff/approx"
 	"github.com/rffkit/rff/kernel"
@@ -146,6 +147,31 @@ func TestAtFloor(t *testing.T) {
 		x := approx.Result{Mean: c.mean, Std: c.std, Runs: c.runs}
 		if got := atFloor(x, 0.4); got != c.want {
 			t.Errorf("mean %v, std %v, %d runs, floor 0.4: atFloor = %v, want %v", c.mean, c.std, c.runs, got, c.want)
+		}
+	}
+}
+
+// TestApproxMemoryPoints: the study's estimate counts each map's points (D = 2n(d+1) of them, d values each) and the
+// Haar rotations an ORF rule draws, so a study on wide rows is refused within a small budget before any map is drawn.
+func TestApproxMemoryPoints(t *testing.T) {
+	const d = 1500
+	var b strings.Builder
+	for i := range 20 {
+		for j := range d {
+			fmt.Fprintf(&b, "%d,", (i*7+j)%10)
+		}
+		fmt.Fprintf(&b, "%d\n", i%2)
+	}
+	path := filepath.Join(t.TempDir(), "wide.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{"g", "orf"} {
+		start := time.Now()
+		code, out, errOut := runCLI("approx", "--data", path, "--rules", r, "--n", "1", "--samples", "10", "--runs", "1",
+			"--max-memory", "24MiB") // g's points alone take 34 MiB, orf's rotations 172 MiB more
+		if code != 2 || out != "" || !strings.Contains(errOut, "the study needs about") || time.Since(start) > 5*time.Second {
+			t.Errorf("rule %s: exit %d in %v, stderr %q, want a refusal of the study", r, code, time.Since(start), errOut)
 		}
 	}
 }
