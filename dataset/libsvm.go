@@ -97,6 +97,9 @@ func readLibSVM(r io.Reader, name, target string, b *budget) (*Data, error) {
 			}
 			k, ok := parseIndex(f[:c])
 			if !ok {
+				if isDigits(f[:c]) {
+					return nil, fmt.Errorf("%s:%d: bad feature %s (the index is above the largest a column may have, %d)", name, lr.line, quote(f), 1<<31-1)
+				}
 				return nil, fmt.Errorf("%s:%d: bad feature %s (the index must be a positive integer)", name, lr.line, quote(f))
 			}
 			if k == 0 {
@@ -174,6 +177,16 @@ func readLibSVM(r io.Reader, name, target string, b *budget) (*Data, error) {
 }
 
 // parseIndex parses a non-negative decimal integer that fits in an int32.
+// isDigits reports whether b is a non-empty run of decimal digits.
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
 func parseIndex(b []byte) (int, bool) {
 	if len(b) == 0 || len(b) > 10 {
 		return 0, false
