@@ -277,7 +277,10 @@ func CheckHead(b []byte) error {
 		return ErrTruncated
 	}
 	v := binary.LittleEndian.Uint32(b[8:])
-	if v < 1 || v > Version {
+	switch {
+	case v < 1:
+		return fmt.Errorf("%w: the file is version %d; this rff reads versions 1 to %d, and no rff writes version 0 (the file is damaged)", ErrVersion, v, Version)
+	case v > Version:
 		return fmt.Errorf("%w: the file is version %d; this rff reads versions 1 to %d (a newer rff wrote it)", ErrVersion, v, Version)
 	}
 	if binary.LittleEndian.Uint32(b[12:]) > maxHeader {

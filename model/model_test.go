@@ -206,11 +206,11 @@ func TestCorrupted(t *testing.T) {
 	if _, err := Decode(b); !errors.Is(err, ErrMagic) {
 		t.Errorf("bad magic: %v", err)
 	}
-	for _, v := range []uint32{0, 99} {
+	for v, why := range map[uint32]string{0: "damaged", 99: "a newer rff wrote it"} {
 		b = append([]byte(nil), good...)
 		binary.LittleEndian.PutUint32(b[8:], v)
-		if _, err := Decode(b); !errors.Is(err, ErrVersion) {
-			t.Errorf("version %d: %v", v, err)
+		if _, err := Decode(b); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), why) {
+			t.Errorf("version %d: %v, want ErrVersion saying %q", v, err, why)
 		}
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.rff")); err == nil {
