@@ -51,8 +51,8 @@ func gqFloors(rep *studyReport, k kernel.Kernel, rules []rule.Rule, X, Y *datase
 			if m == 0 {
 				m = 2
 			}
-			fmt.Fprintf(stderr, "rff approx: warning: %s reaches its bias floor %.4g at n = %s: D is past its convergent range (it converges to the quadrature of its degree-%d Gauss–Hermite grid, not to the kernel), so more points cannot help; use a larger degree (gq:%d or more) or another rule\n",
-				r.Name(), floor, strings.Join(at, ", "), m, 2*m)
+			fmt.Fprintf(stderr, "rff approx: warning: %s reaches its bias floor %.4g at n = %s: D is past its convergent range (it converges to the quadrature of its degree-%d Gauss–Hermite grid, not to the kernel), so more points cannot help; %s\n",
+				r.Name(), floor, strings.Join(at, ", "), m, largerDegree(m, "gq:%d"))
 		}
 	}
 	return nil
@@ -91,4 +91,16 @@ func printGQFloors(w io.Writer, r studyReport) {
 		}
 		fmt.Fprintf(w, "%s bias floor (D → ∞): %.4g  (‖K − K_grid‖_F/‖K‖_F of its full Gauss–Hermite grid: its error converges to this, not to 0)\n", x.Rule, *f)
 	}
+}
+
+// largerDegree advises a larger Gauss–Hermite degree than m (written with format, as "gq:%d") or another rule — only
+// another rule at the largest degree rule.MaxGQDegree.
+func largerDegree(m int, format string) string {
+	switch {
+	case m >= rule.MaxGQDegree:
+		return fmt.Sprintf("degree %d is the largest: use another rule", m)
+	case 2*m >= rule.MaxGQDegree:
+		return fmt.Sprintf("use the largest degree ("+format+") or another rule", rule.MaxGQDegree)
+	}
+	return fmt.Sprintf("use a larger degree ("+format+" or more, up to %d) or another rule", 2*m, rule.MaxGQDegree)
 }

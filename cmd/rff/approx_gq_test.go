@@ -175,3 +175,20 @@ func TestApproxMemoryPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestLargerDegree: the advice names a degree gq:M accepts — twice the degree up to the largest — and at the largest
+// only another rule.
+func TestLargerDegree(t *testing.T) {
+	for _, c := range []struct {
+		m    int
+		want string
+	}{
+		{2, "use a larger degree (gq:4 or more, up to 64) or another rule"},
+		{40, "use the largest degree (gq:64) or another rule"},
+		{64, "degree 64 is the largest: use another rule"},
+	} {
+		if got := largerDegree(c.m, "gq:%d"); got != c.want {
+			t.Errorf("degree %d: %q, want %q", c.m, got, c.want)
+		}
+	}
+}

@@ -37,6 +37,6 @@ func noteGQFit(stderr io.Writer, info rff.Info) {
 			repeat = fmt.Sprintf("; in d = %d it has only %d points, so the %d drawn repeat them and the features have rank ≤ %d", d, n, info.Points, n)
 		}
 	}
-	fmt.Fprintf(stderr, "rff fit: note: %s features approximate the degree-%d Gauss–Hermite grid's quadrature of the %s kernel, not the kernel: a bias that a larger -D does not remove (rff approx --rules %s prints it on your data as the gq bias floor)%s; a larger degree (--rule gq:%d or more) or another rule shrinks it\n",
-		r.Name(), m, info.Kernel, r.Name(), repeat, 2*m)
+	fmt.Fprintf(stderr, "rff fit: note: %s features approximate the degree-%d Gauss–Hermite grid's quadrature of the %s kernel, not the kernel: a bias that a larger -D does not remove (rff approx --rules %s prints it on your data as the gq bias floor)%s; to shrink it, %s\n",
+		r.Name(), m, info.Kernel, r.Name(), repeat, largerDegree(m, "--rule gq:%d"))
 }
