@@ -135,8 +135,11 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 			need += s.nystromNeed(D, dd, P, N) - bytesOf(D, dd)
 		}
 		need += bytesOf(D, dd) // dense points (structured rules need less)
-		if _, orf := s.rule.(rule.ORF); orf || s.rule == (rule.SR{Rotation: rule.Haar}) {
-			need += bytesOf(2, dd, dd) // the d×d Haar rotations being drawn
+		if !s.nystrom {
+			// The rule's temporary arrays (the d×d Haar rotations of orf and sr-haar, a structured rule's block
+			// buffers), as a model file's reader estimates them before redrawing a map from its seed.
+			_, scratch := rule.DrawBytes(s.rule, d, points, isSpectral(k) || s.OVK != "")
+			need += scratch
 		}
 		shards := float64(max(1, min(int((512<<20)/max(8*F*F, 1)), 8)))
 		gram := bytesOf(F, F)

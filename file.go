@@ -54,7 +54,9 @@ func (m *Model) encode() ([]byte, error) {
 }
 
 // Load reads the model file at path (any format version this release reads) and checks it: the map is rebuilt and
-// must reproduce the probe features stored in the file.
+// must reproduce the probe features stored in the file. The map of a version-1 file is redrawn from its seed, and
+// refused with a *RedrawError before anything is drawn when the redraw would be out of proportion to the map or
+// would need more than the default memory budget (see ReadAtMost).
 func Load(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -84,6 +86,14 @@ var ErrTooLong = errors.New("longer than the limit")
 // cannot fill the memory. The first 16 bytes are checked before the rest is read: a stream that is not a model
 // file is refused after them. A reader that knows its length (an *os.File, a *bytes.Reader, …) is read into one
 // buffer of that length.
+//
+// A version-1 file stores the seed of its map instead of its points, so its length bounds neither the memory nor
+// the work of redrawing them: before anything is drawn, the redraw's memory is estimated (the map it keeps, and
+// the temporary arrays of drawing it, as a fit estimates them) and refused with a *RedrawError when the temporary
+// arrays exceed both 256 MiB and 32 times the map (a header asking for a few points in a large dimension, such as
+// orf with d = 8000 and D = 1, which draws a whole 8000×8000 rotation for one point: no fit chooses that, and the
+// file is damaged or crafted), or when the map and its temporary arrays exceed max bytes, the same budget as the
+// stream's (max ≤ 0: dataset.DefaultMaxBytes, half of the memory available, the default budget of a fit).
 func ReadAtMost(r io.Reader, max int64) (*Model, error) {
 	if r == nil {
 		return nil, errors.New("rff.ReadAtMost: nil reader")
@@ -128,15 +138,17 @@ func ReadAtMost(r io.Reader, max int64) (*Model, error) {
 	if max > 0 && int64(buf.Len()) > max {
 		return nil, fmt.Errorf("the model is %w of %d bytes", ErrTooLong, max)
 	}
-	return decode(buf.Bytes())
+	return decode(buf.Bytes(), max)
 }
 
-func decode(b []byte) (*Model, error) {
+// decode decodes and checks the model file b, redrawing a version-1 map within the memory budget (≤ 0: the
+// default budget).
+func decode(b []byte, budget int64) (*Model, error) {
 	f, err := model.Decode(b)
 	if err != nil {
 		return nil, err
 	}
-	return fromFile(f)
+	return fromFile(f, budget)
 }
 
 // UseOpenBLAS switches the linear algebra of the whole program to OpenBLAS, opened at run time, when it is

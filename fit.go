@@ -294,7 +294,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	rep.Lambda = h.Lambda
 	rep.Phases["fit"] = time.Since(t1).Seconds()
 	f.Header = h
-	m, err := fromFile(f)
+	m, err := fromFile(f, 0)
 	if err != nil {
 		return nil, fmt.Errorf("the fitted model does not check (a bug, please report it): %w", err)
 	}

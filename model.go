@@ -155,15 +155,16 @@ func (m *Model) inputNames() []string {
 }
 
 // fromFile builds the predictor of a model file: it rebuilds the map from the explicit parameters (version 2) or
-// redraws it from the seed (version 1), and checks it against the stored probe features.
-func fromFile(f *model.Model) (*Model, error) {
+// redraws it from the seed (version 1, within the memory budget: see checkRedraw), and checks it against the stored
+// probe features.
+func fromFile(f *model.Model, budget int64) (*Model, error) {
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
 	h := f.Header
 	m := &Model{file: f, scaler: h.Preprocess}
 	if h.OVK != "" && h.PointsKind != model.NystromKind {
-		return m, m.buildOVK()
+		return m, m.buildOVK(budget)
 	}
 	k, err := kernel.New(h.Kernel, h.Sigma)
 	if err != nil {
@@ -186,6 +187,9 @@ func fromFile(f *model.Model) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
+		if err := checkRedraw(&h, r, k, nil, budget); err != nil {
+			return nil, err
+		}
 		if m.fmap, err = feature.New(k, r, h.MapDim(), h.Points, h.Seed, feature.WithForm(form)); err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
@@ -207,7 +211,7 @@ func fromFile(f *model.Model) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) buildOVK() error {
+func (m *Model) buildOVK(budget int64) error {
 	f, h := m.file, m.file.Header
 	var A mat.Symmetric
 	if h.A != nil {
@@ -229,6 +233,9 @@ func (m *Model) buildOVK() error {
 		r, err := rule.Parse(h.Rule)
 		if err != nil {
 			return fmt.Errorf("model: %w", err)
+		}
+		if err := checkRedraw(&h, r, nil, k, budget); err != nil {
+			return err
 		}
 		if m.omap, err = ovk.New(k, r, h.MapDim(), h.Points, h.Seed); err != nil {
 			return fmt.Errorf("model: %w", err)

@@ -380,7 +380,7 @@ func TestPCARefusals(t *testing.T) {
 		last.Components = slices.Clone(last.Components)
 		last.Components[0] *= 1.001
 		f.Preprocess = &sc
-		if _, err := fromFile(&f); err == nil || !strings.Contains(err.Error(), "orthonormal") {
+		if _, err := fromFile(&f, 0); err == nil || !strings.Contains(err.Error(), "orthonormal") {
 			t.Errorf("a model with non-orthonormal components: %v", err)
 		}
 	})

@@ -334,7 +334,7 @@ func TestLoadInconsistent(t *testing.T) {
 			}
 			f.Theta = append([]float64(nil), f.Theta...)
 			tc.edit(&f)
-			if _, err := fromFile(&f); err == nil {
+			if _, err := fromFile(&f, 0); err == nil {
 				t.Error("accepted")
 			}
 		})

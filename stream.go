@@ -326,7 +326,7 @@ func (s *settings) solveStats(st *learn.Stats, h model.Header, fmap learn.Mapper
 	f.Theta, f.Bias = fit.Theta, fit.Bias
 	storeMap(&h, f, fmap, s.Form)
 	f.Header = h
-	m, err := fromFile(f)
+	m, err := fromFile(f, 0)
 	if err != nil {
 		return nil, fmt.Errorf("the fitted model does not check (a bug, please report it): %w", err)
 	}

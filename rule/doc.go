@@ -32,7 +32,8 @@
 //
 // A realization is a [Points]: it projects a batch of inputs, dst = X·Wᵀ, through a dense GEMM or a structured
 // operator. Structured rules never materialize W; [Dense] does so on request (for kernels whose spectral law needs a
-// coordinatewise transform of the points).
+// coordinatewise transform of the points). [DrawBytes] estimates the memory of a realization before it is drawn:
+// orf and sr-haar draw whole d×d rotations even for a single point.
 //
 // Point counts: D is the number of points (frequencies). The cos/sin feature map doubles it into 2D columns. SR rules
 // come in whole rules of d+1 (even) or 2(d+1) points, so they round D up to the next multiple; [Points.Len] tells the

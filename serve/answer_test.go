@@ -20,7 +20,7 @@ func TestAnswerBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := loadEntry(name, data)
+		e, err := loadEntry(name, data, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -125,7 +125,7 @@ func BenchmarkDecode(b *testing.B) {
 	dir, name, m := benchModel(b)
 	d := len(m.Info().Inputs)
 	data, _ := os.ReadFile(filepath.Join(dir, name+".rff"))
-	e, err := loadEntry(name, data)
+	e, err := loadEntry(name, data, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func fuzzEntry(t testing.TB, name string) *entry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := loadEntry(name, b)
+	e, err := loadEntry(name, b, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,10 +55,12 @@ func (ms *modelSet) get(name string) *entry {
 	return ms.byName[name]
 }
 
-// loadEntry reads and checks a model file's bytes: the model is decoded and checked as rff.Read does (the map
-// rebuilt and compared with the probe features stored in the file), then must predict one row.
-func loadEntry(name string, data []byte) (*entry, error) {
-	m, err := rff.Read(bytes.NewReader(data))
+// loadEntry reads and checks a model file's bytes: the model is decoded and checked as rff.ReadAtMost does with
+// the memory budget (the map rebuilt and compared with the probe features stored in the file; a version-1 map,
+// redrawn from its seed, refused before it is drawn when it would need more than budget bytes), then must predict
+// one row.
+func loadEntry(name string, data []byte, budget int64) (*entry, error) {
+	m, err := rff.ReadAtMost(bytes.NewReader(data), budget)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +272,7 @@ func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
 	if prev != nil && sha256.Sum256(data) == prev.sum {
 		return prev, nil
 	}
-	return loadEntry(name, data)
+	return loadEntry(name, data, s.opts.MaxModelBytes)
 }
 
 // readAll appends what r gives to b until the end, as io.ReadAll does from an empty slice.

@@ -124,7 +124,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	body := matrixBody(X, 20, 3, "FP64")
 	for _, name := range []string{"ridge-sr", "exact", "ridge-g", "ridge-arccos"} {
 		b, _ := os.ReadFile(filepath.Join(golden, name+".rff"))
-		e, err := loadEntry("m", b)
+		e, err := loadEntry("m", b, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

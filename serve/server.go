@@ -60,7 +60,9 @@ type Options struct {
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, DrainTimeout time.Duration
 	// MaxModelBytes is the largest model file loaded (default: half of the memory available, as the rff command's
 	// default budget); a larger file, or one whose first bytes are not a model file's, is refused without reading
-	// the rest (logged and returned by Reload), and a good model of the same name stays in service.
+	// the rest (logged and returned by Reload), and a good model of the same name stays in service. It bounds as
+	// well the memory of redrawing the map of a version-1 file, which stores only its seed (rff.ReadAtMost): such a
+	// model is refused before its map is drawn.
 	MaxModelBytes int64
 	// Logger receives the server's structured logs (default: discarded).
 	Logger *slog.Logger

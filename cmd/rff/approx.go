@@ -117,22 +117,20 @@ func (f *studyFlags) runStudy(name string, data *dataset.Data, preprocess string
 	default:
 		return usagef("--form must be cossin or cosphase, got %q", f.form)
 	}
-	// Memory: per map drawn at once (one per worker) its points (D×d) and, for an ORF or SR-Haar rule, the work of
-	// drawing its d×d Haar rotations (a Gaussian matrix, its QR factorization and Q per block, with the garbage of the
-	// blocks before: the resident memory of drawing 2(d+1) ORF points peaked at 12·d² values at d = 3000),
-	// the features of both subsets and K̂ (samples²); the exact K, and a few numbers per run.
+	// Memory: per map drawn at once (one per worker) what drawing it holds and allocates besides (its points, and the
+	// d×d Haar rotations of orf and sr-haar: rule.DrawBytes, as a fit counts them), the features of both subsets and
+	// K̂ (samples²); the exact K, and a few numbers per run.
 	maxD := 0
 	for _, n := range ns {
 		maxD = max(maxD, approx.PointsForN(n, data.D))
 	}
 	jobs := float64(len(rules)) * float64(len(ns)) * float64(f.runs)
 	S, workers, d := float64(f.samples), min(float64(runtime.GOMAXPROCS(0)), jobs), float64(data.D)
-	perMap := float64(maxD) * d
+	_, even := k.(kernel.Spectral) // cos/sin pairs: the rule draws symmetric points
+	var perMap float64             // values
 	for _, r := range rules {
-		if _, orf := r.(rule.ORF); orf || r == (rule.SR{Rotation: rule.Haar}) {
-			perMap += 10 * d * d
-			break
-		}
+		held, scratch := rule.DrawBytes(r, data.D, maxD, even)
+		perMap = max(perMap, float64(held+scratch)/8)
 	}
 	need := 8 * (workers*(perMap+2*S*2*float64(maxD)+S*S) + S*S + 4*float64(len(rules)*len(ns))*float64(f.runs) + 2*S*d)
 	if err := checkMemory(*f.mem, need, "the study", "--runs, --n or --samples"); err != nil {

@@ -63,6 +63,12 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 		return nil, usagef("--model %s takes %s in memory, over the memory budget of %s; raise --max-memory",
 			f.path, rff.FormatBytes(f.data.held), rff.FormatBytes(b))
 	}
+	// A version-1 file stores the seed of its map: redrawing it is counted against the budget before anything is
+	// drawn.
+	if re := (*rff.RedrawError)(nil); errors.As(err, &re) && re.Budget > 0 {
+		return nil, usagef("--model %s: redrawing its %s map (d = %d, D = %d; a version-1 file stores only the seed) needs about %s, over the memory budget of %s; raise --max-memory",
+			f.path, re.Rule, re.Dim, re.Points, rff.FormatBytes(re.Held+re.Scratch), rff.FormatBytes(re.Budget))
+	}
 	if errors.Is(err, rff.ErrTooLong) {
 		size, budget := "over", rff.FormatBytes(b)
 		if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
