@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -131,14 +132,20 @@ func (e *entry) metadata() modelMeta {
 	return md
 }
 
-// stamp is what a directory poll compares: a file's size and modification time.
+// stamp is what a directory poll compares: a file's size and modification time, or, for an entry named NAME.rff
+// that is no model file (see modelFiles), why it is skipped.
 type stamp struct {
 	size int64
 	mod  int64
+	skip string
 }
 
 // modelFiles lists the model files of dir: regular files (or links to them) named NAME.rff, NAME not empty and not
-// starting with a dot (temporary files of an editor or of an atomic write are not models).
+// starting with a dot (temporary files of an editor or of an atomic write are not models). An entry so named that
+// is not one — a directory, a FIFO, a device, a socket, a dangling symlink, a symlink loop, one that cannot be
+// looked at — is listed too, with skip saying why, so that the reload logs it and a poll sees it appear, change or
+// go; its stamp holds only that reason, so it does not change while the entry stays as it is. An entry that
+// disappears while the directory is read is left out. Nothing is opened.
 func modelFiles(dir string) (map[string]stamp, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
@@ -150,22 +157,76 @@ func modelFiles(dir string) (map[string]stamp, error) {
 		if !ok || name == "" || strings.HasPrefix(name, ".") {
 			continue
 		}
-		fi, err := os.Stat(filepath.Join(dir, de.Name()))
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
+		path := filepath.Join(dir, de.Name())
+		fi, err := os.Stat(path)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			out[name] = stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}
+		case err == nil:
+			why := "not a regular file: " + fileKind(fi.Mode())
+			if de.Type()&fs.ModeSymlink != 0 {
+				if target, err := os.Readlink(path); err == nil {
+					why += " (a symlink to " + target + ")"
+				}
+			}
+			out[name] = stamp{skip: why}
+		default:
+			if why, ok := statFailure(path, err); ok {
+				out[name] = stamp{skip: why}
+			}
 		}
-		out[name] = stamp{fi.Size(), fi.ModTime().UnixNano()}
 	}
 	return out, nil
 }
 
+// fileKind names the kind of file of a mode that is not a regular file's.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
+}
+
+// statFailure says why path, listed in its directory, could not be looked at (err is the error of os.Stat), or
+// false when it is gone.
+func statFailure(path string, err error) (string, bool) {
+	lfi, lerr := os.Lstat(path)
+	switch {
+	case lerr != nil && errors.Is(lerr, fs.ErrNotExist):
+		return "", false // removed since the directory was read
+	case lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 && errors.Is(err, fs.ErrNotExist):
+		if target, err := os.Readlink(path); err == nil {
+			return "a dangling symlink (to " + target + ", which does not exist)", true
+		}
+		return "a dangling symlink", true
+	case isLoop(err):
+		return "a symlink loop", true
+	case lerr == nil && lfi.Mode()&fs.ModeSymlink == 0 && errors.Is(err, fs.ErrNotExist):
+		return "", false // gone when looked at and back since: the next read of the directory sees it
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is logged with the reason
+	}
+	return err.Error(), true
+}
+
 // Reload re-reads the model directory. A new file, or one whose bytes changed, is loaded and checked completely
 // before its model replaces the one served under its name; a file that fails to load or check is logged and
-// leaves the model it would have replaced in service; a file that disappeared stops being served. The new set of
-// models is published at once: requests already running finish on the models they started with. Reload returns
-// the errors of the files that failed, joined (nil when all loaded); the models that loaded are served either way.
-// Reload also re-reads Options.TokenFile (see there): its error, if any, is joined to the others. It returns an
-// error for a nil or zero Server.
+// leaves the model it would have replaced in service, as does an entry named NAME.rff that is not a regular file
+// (a directory, a FIFO, a device, a dangling symlink, a symlink loop), which is logged and never opened; a file
+// that disappeared stops being served. The new set of models is published at once: requests already running finish
+// on the models they started with. Reload returns the errors of the files that failed, these entries' included,
+// joined (nil when all loaded); the models that loaded are served either way. Reload also re-reads
+// Options.TokenFile (see there): its error, if any, is joined to the others. It returns an error for a nil or zero
+// Server.
 func (s *Server) Reload() error {
 	if !s.ok() {
 		return errNoServer
@@ -187,10 +248,16 @@ func (s *Server) reload() error {
 	old := s.models.Load()
 	next := &modelSet{byName: make(map[string]*entry, len(files))}
 	var errs []error
-	for name := range files {
+	for name, st := range files {
 		path := filepath.Join(s.dir, name+Ext)
 		prev := old.get(name)
-		e, err := s.loadFile(name, path, prev)
+		var e *entry
+		var err error
+		if st.skip != "" {
+			err = errors.New(st.skip) // not opened
+		} else {
+			e, err = s.loadFile(name, path, prev)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 			s.metrics.loadErrors.Inc()
@@ -238,16 +305,14 @@ func (s *Server) reload() error {
 
 // loadFile loads the model file at path, or returns prev when the file holds the same bytes. A file over
 // Options.MaxModelBytes is refused unread, and one whose head is not a model file's after its first bytes.
+// The file is opened without waiting (a FIFO put in its place since the directory was read does not block the
+// open) and refused unread unless it is a regular file.
 func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if fi.Size() > s.opts.MaxModelBytes {
 		return nil, fmt.Errorf("the file has %d bytes, more than the %d a model may have (MaxModelBytes, --max-memory)", fi.Size(), s.opts.MaxModelBytes)
 	}
@@ -293,9 +358,11 @@ func readAll(r io.Reader, b []byte) ([]byte, error) {
 }
 
 // Watch polls the model directory every interval until ctx is done and reloads it (as Reload does) when a model
-// file appears, disappears, or changes size or modification time; it re-reads Options.TokenFile when the file
-// changes size or modification time, appears or disappears. A file rewritten in place with the same size within
-// the file system's time resolution is seen by Reload only. It returns at once for a nil or zero Server or a nil ctx.
+// file appears, disappears, or changes size or modification time, or an entry named NAME.rff that is not a regular
+// file appears, disappears or changes kind (logged by that reload, not at every poll); it re-reads
+// Options.TokenFile when the file changes size or modification time, appears or disappears. A file rewritten in
+// place with the same size within the file system's time resolution is seen by Reload only. It returns at once for
+// a nil or zero Server or a nil ctx.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	if !s.ok() || ctx == nil {
 		return

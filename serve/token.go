@@ -41,7 +41,7 @@ func readTokenFile(path string) (string, stamp, error) {
 	if strings.ContainsAny(tok, " \t\r\n\v\f") {
 		return "", stamp{}, fmt.Errorf("%s holds more than one word; it must hold one token (no spaces)", path)
 	}
-	return tok, stamp{fi.Size(), fi.ModTime().UnixNano()}, nil
+	return tok, stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}, nil
 }
 
 func hashToken(tok string) []byte {
@@ -104,9 +104,9 @@ func (s *Server) reloadToken() error {
 func fileStamp(path string) stamp {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return stamp{-1, -1}
+		return stamp{size: -1, mod: -1}
 	}
-	return stamp{fi.Size(), fi.ModTime().UnixNano()}
+	return stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}
 }
 
 // tokenFileChanged reports whether Options.TokenFile's size or modification time (or its absence) differs from

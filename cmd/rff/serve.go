@@ -105,9 +105,15 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	if _, err := net.ResolveTCPAddr("tcp", *addr); err != nil { // a malformed address, before the models load
+	if _, err := net.ResolveTCPAddr("tcp", *addr); err != nil { // a malformed address
 		return usagef("--addr %s: %v", *addr, err)
 	}
+	// The address is bound before the models load: a port in use fails at once, with nothing logged.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return usagef("--addr %s: %v", *addr, err)
+	}
+	defer ln.Close() // on the errors below; Serve closes it otherwise, and a second Close is harmless
 	s, err := serve.New(*dir, opts)
 	if errors.Is(err, serve.ErrTokenFile) {
 		return usagef("--token-file: %v (write one token, no spaces, into the file)", err)
@@ -117,10 +123,6 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(s.Models()) == 0 && !*watch {
 		return usagef("--models %s holds no model that loads (NAME%s files; the log says why); add --watch to wait for one", *dir, serve.Ext)
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return usagef("--addr %s: %v", *addr, err)
 	}
 
 	ctx, stop := context.WithCancel(context.Background())

@@ -35,13 +35,14 @@ func TestServeFlagErrors(t *testing.T) {
 	if err := os.WriteFile(empty, []byte("  \n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	const any0 = "127.0.0.1:0" // the cases that bind the address before they fail
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"serve"}, "--models is required"},
-		{[]string{"serve", "--models", filepath.Join(dir, "missing")}, "--models: stat"},
-		{[]string{"serve", "--models", dir}, "holds no model that loads"},
+		{[]string{"serve", "--models", filepath.Join(dir, "missing"), "--addr", any0}, "--models: stat"},
+		{[]string{"serve", "--models", dir, "--addr", any0}, "holds no model that loads"},
 		{[]string{"serve", "--models", dir, "--max-body", "lots"}, "--max-body"},
 		{[]string{"serve", "--models", dir, "--max-rows", "0"}, "--max-rows must be ≥ 1"},
 		{[]string{"serve", "--models", dir, "--read-timeout", "0s"}, "--read-timeout must be positive"},
@@ -49,8 +50,8 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"serve", "--models", dir, "--tls-cert", "c.pem", "--tls-key", "k.pem"}, "--tls-cert/--tls-key"},
 		{[]string{"serve", "--models", dir, "--log-format", "xml"}, "--log-format"},
 		{[]string{"serve", "--models", dir, "--log-level", "loud"}, "--log-level"},
-		{[]string{"serve", "--models", dir, "--token-file", empty}, "must hold one token"},
-		{[]string{"serve", "--models", dir, "--token-file", filepath.Join(dir, "none")}, "no such file"},
+		{[]string{"serve", "--models", dir, "--addr", any0, "--token-file", empty}, "must hold one token"},
+		{[]string{"serve", "--models", dir, "--addr", any0, "--token-file", filepath.Join(dir, "none")}, "no such file"},
 		{[]string{"serve", "--models", dir, "extra"}, "unexpected argument"},
 		{[]string{"serve", "--models", dir, "--addr", "127.0.0.1:99999"}, "--addr 127.0.0.1:99999: "},
 	} {
@@ -69,6 +70,40 @@ func TestServeFlagErrors(t *testing.T) {
 		if _, err := parseBytes(bad); err == nil {
 			t.Errorf("parseBytes(%q) accepted", bad)
 		}
+	}
+}
+
+// A port in use fails rff serve at once, with one line and exit 2, before any model loads or anything is logged.
+func TestServePortInUse(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	addr := busy.Addr().String()
+	models := t.TempDir()
+	copyGolden(t, models, "ridge-sr", "reg")
+	copyGolden(t, models, "cls-onehot", "cls")
+	if err := os.WriteFile(filepath.Join(models, "bad.rff"), []byte("not a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	for _, c := range []struct {
+		what string
+		args []string
+	}{
+		{"models", []string{"--models", models}},
+		{"models, JSON logs, debug", []string{"--models", models, "--log-format", "json", "--log-level", "debug"}},
+		{"models, --watch", []string{"--models", models, "--watch"}},
+		{"no model, --watch", []string{"--models", empty, "--watch"}},
+		{"no model", []string{"--models", empty}},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			code, _, errOut := runCLI(append([]string{"serve", "--addr", addr}, c.args...)...)
+			if code != 2 || !strings.HasPrefix(errOut, "rff serve: --addr "+addr+": ") || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q, want exit 2 and one line about --addr %s", code, errOut, addr)
+			}
+		})
 	}
 }
 

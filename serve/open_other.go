@@ -1,0 +1,32 @@
+//go:build !unix
+
+package serve
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// openRegular opens path for reading and returns its FileInfo, or fails without reading when it is not a regular
+// file.
+func openRegular(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, errors.New("not a regular file: " + fileKind(fi.Mode()))
+	}
+	return f, fi, nil
+}
+
+// isLoop reports whether err says a path has too many levels of symbolic links: the system's own error says so
+// here.
+func isLoop(error) bool { return false }
