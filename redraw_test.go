@@ -1,12 +1,7 @@
 package rff
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,32 +10,20 @@ import (
 	"time"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/modeltest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/model"
 	"github.com/rffkit/rff/rule"
 )
 
-// encodeV1 writes a version-1 model file (model.Encode writes only the current version): the header as JSON, then
-// the arrays θ, bias, probe, train_x and α, each as a count and its values, then the SHA-256 of all that.
+// encodeV1 is modeltest.EncodeV1, failing t on an error.
 func encodeV1(t *testing.T, h model.Header, theta, bias, probe []float64) []byte {
 	t.Helper()
-	hdr, err := json.Marshal(h)
+	b, err := modeltest.EncodeV1(h, theta, bias, probe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	b.WriteString(model.Magic)
-	b.Write(binary.LittleEndian.AppendUint32(nil, 1))
-	b.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hdr))))
-	b.Write(hdr)
-	for _, a := range [][]float64{theta, bias, probe, nil, nil} {
-		b.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(a))))
-		for _, v := range a {
-			b.Write(binary.LittleEndian.AppendUint64(nil, math.Float64bits(v)))
-		}
-	}
-	sum := sha256.Sum256(b.Bytes())
-	return append(b.Bytes(), sum[:]...)
+	return b
 }
 
 // v1Header is the header of a version-1 regression with one output on the map of the given rule, kernel, d and D

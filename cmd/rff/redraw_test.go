@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rffkit/rff/internal/modeltest"
 	"github.com/rffkit/rff/model"
 )
 
@@ -18,23 +15,14 @@ import (
 // in dimension d with D points and F features: the file stores only its seed.
 func writeV1(t *testing.T, ruleName string, d, D, F int) string {
 	t.Helper()
-	hdr, err := json.Marshal(model.Header{Task: "regression", Kernel: "gaussian", Sigma: 1, Rule: ruleName, Seed: 1,
-		Points: D, Dim: d, Form: "cossin", Features: F, Outputs: 1, Intercept: true, Lambda: 1e-3})
+	b, err := modeltest.EncodeV1(model.Header{Task: "regression", Kernel: "gaussian", Sigma: 1, Rule: ruleName, Seed: 1,
+		Points: D, Dim: d, Form: "cossin", Features: F, Outputs: 1, Intercept: true, Lambda: 1e-3},
+		make([]float64, F), []float64{0}, make([]float64, F))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	b.WriteString(model.Magic)
-	b.Write(binary.LittleEndian.AppendUint32(nil, 1))
-	b.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hdr))))
-	b.Write(hdr)
-	for _, n := range []int{F, 1, F, 0, 0} { // θ, bias, probe, train_x, α
-		b.Write(binary.LittleEndian.AppendUint64(nil, uint64(n)))
-		b.Write(make([]byte, 8*n))
-	}
-	sum := sha256.Sum256(b.Bytes())
 	p := filepath.Join(t.TempDir(), ruleName+".rff")
-	if err := os.WriteFile(p, append(b.Bytes(), sum[:]...), 0o644); err != nil {
+	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
