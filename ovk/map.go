@@ -55,7 +55,7 @@ type Map struct {
 	seed     uint64
 
 	omegaOnce sync.Once
-	omega     []float64 // D×d frequencies ω_j (eager for curl/div/Helmholtz, lazy for decomposable)
+	omega     []float64 // D×d frequencies ω_j (New: eager for curl/div/Helmholtz; FromParams and decomposable: lazy)
 }
 
 // New draws an ORFF map for kernel k with D points of rule r on inputs of dimension d, from seed. Any rule works;
@@ -517,6 +517,7 @@ func (m *Map) estimate(dst, delta, proj []float64) {
 		}
 		return
 	}
+	m.omegaOnce.Do(m.computeOmega) // a map from FromParams computes its frequencies when first needed
 	d := m.d
 	wc, wd := m.k.wc, 1-m.k.wc
 	clear(dst[:d*d])

@@ -104,7 +104,6 @@ func FromParams(k *Kernel, p Params) (*Map, error) {
 		return m, nil
 	}
 	m.bstride = out * m.pr
-	m.omegaOnce.Do(m.computeOmega) // eager for these kinds, as New makes them: Estimate reads the frequencies
 	return m, nil
 }
 
