@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -17,6 +18,7 @@ import (
 	"github.com/rffkit/rff/approx"
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/plotting"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
@@ -165,19 +167,27 @@ func (f *studyFlags) runStudy(name string, data *dataset.Data, preprocess string
 	if err := gqFloors(&rep, k, rules, X, Y, stderr); err != nil {
 		return err
 	}
+	// The figure, its data and what is printed are all written before any file is replaced.
+	var batch atomicfile.Batch
+	defer batch.Abort()
 	if f.plot != "" {
-		if err := plotStudy(f.plot, rep); err != nil {
+		if err := plotStudy(&batch, f.plot, rep); err != nil {
 			return err
 		}
 	}
+	var text bytes.Buffer
 	if f.json {
-		return json.NewEncoder(stdout).Encode(rep)
+		if err := json.NewEncoder(&text).Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printStudy(&text, rep)
+		if f.plot != "" {
+			fmt.Fprintf(&text, "\nfigure: %s (data: %s)\n", f.plot, csvPath(f.plot))
+		}
 	}
-	printStudy(stdout, rep)
-	if f.plot != "" {
-		fmt.Fprintf(stdout, "\nfigure: %s (data: %s)\n", f.plot, csvPath(f.plot))
-	}
-	return nil
+	batch.Then(func() error { return printOutput(stdout, text.Bytes()) })
+	return batch.Commit()
 }
 
 // gramRange returns the smallest and largest exact kernel value between the rows of X and Y.
@@ -233,7 +243,7 @@ func printStudy(w io.Writer, r studyReport) {
 	printGQFloors(w, r)
 }
 
-func plotStudy(path string, r studyReport) error {
+func plotStudy(b *atomicfile.Batch, path string, r studyReport) error {
 	fig := plotting.Figure{
 		Title:  fmt.Sprintf("%s, %s kernel (d = %d)", r.Dataset, r.Kernel, r.Dim),
 		XLabel: "n  (D = 2n(d+1) points)",
@@ -254,7 +264,7 @@ func plotStudy(path string, r studyReport) error {
 		s.Lo = append(s.Lo, x.CI95[0])
 		s.Hi = append(s.Hi, x.CI95[1])
 	}
-	return plotting.SaveWithCSV(path, fig)
+	return plotting.AddWithCSV(b, path, fig)
 }
 
 func runApprox(args []string, stdout, stderr io.Writer) error {

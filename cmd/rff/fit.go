@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/cliflag"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
@@ -82,7 +84,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	lambdas := fs.String("lambdas", "1e-9:1e-1:17", "λ grid for --cv and --tune: lo:hi:count (log-spaced) or a comma list")
 	fs.BoolVar(&cfg.Exact, "exact", false, "fit exact kernel ridge regression on the N×N Gram instead of features (no -D, --rule, --form or --rule-fallback)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the feature map")
-	out := fs.String("out", "", "model file to write (written last, atomically, once everything else succeeded)")
+	out := fs.String("out", "", "model file to write (atomically, with --report: files are replaced only once every output, stdout included, was written)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	fs.StringVar(&cfg.Form, "form", "cossin", "cossin or cosphase")
 	fs.StringVar(&cfg.Encoding, "encoding", "onehot", "classification targets: onehot or simplex")
@@ -286,31 +288,40 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := page.write(); err != nil { // first: a report that cannot be written leaves an existing model as it was
+	// Every output — the report, the model, what is printed — is written in full before any file is replaced, so
+	// that a failure anywhere (a full disk, a closed stdout) leaves every file as it was.
+	var batch atomicfile.Batch
+	defer batch.Abort()
+	if err := page.add(&batch); err != nil {
 		return err
 	}
-	if err := m.Save(*out); err != nil {
+	if err := batch.Add(*out, m.Write); err != nil {
 		return err
 	}
 	noteGQFit(stderr, rep.Info)
 	if sv := rep.Fit.Solve; sv != nil && sv.Method == "falkon" && sv.Note != "" {
 		fmt.Fprintf(stderr, "rff fit: note: %s (raise --falkon-iter or --falkon-tol)\n", sv.Note)
 	}
+	var text bytes.Buffer
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(rep)
+		if err := json.NewEncoder(&text).Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(&text, "fitted on %d rows in %.2fs: %s\n", rep.Fit.N, rep.Seconds["fit"], m)
+		if tr := rep.Fit.Tune; tr != nil {
+			printTune(&text, tr)
+		}
+		if cv := rep.Fit.CV; cv != nil {
+			fmt.Fprintf(&text, "λ = %.3g chosen by %d-fold cross-validation over %d values\n", cv.Best, len(cv.FoldMSE), len(cv.Lambdas))
+		}
+		fmt.Fprintf(&text, "model written to %s\n", *out)
+		if rep.Test != nil {
+			printScore(&text, "test", rep.Test)
+		}
 	}
-	fmt.Fprintf(stdout, "fitted on %d rows in %.2fs: %s\n", rep.Fit.N, rep.Seconds["fit"], m)
-	if tr := rep.Fit.Tune; tr != nil {
-		printTune(stdout, tr)
-	}
-	if cv := rep.Fit.CV; cv != nil {
-		fmt.Fprintf(stdout, "λ = %.3g chosen by %d-fold cross-validation over %d values\n", cv.Best, len(cv.FoldMSE), len(cv.Lambdas))
-	}
-	fmt.Fprintf(stdout, "model written to %s\n", *out)
-	if rep.Test != nil {
-		printScore(stdout, "test", rep.Test)
-	}
-	return nil
+	batch.Then(func() error { return printOutput(stdout, text.Bytes()) })
+	return batch.Commit()
 }
 
 // largestLambda returns the flag that gives the fit its λ (--lambda, or --lambdas for --cv and --tune) and the

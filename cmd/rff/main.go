@@ -116,6 +116,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// printOutput writes what a command prints, rendered in full beforehand, to stdout; a failure is the command's
+// error, returned before the files the command stages (an atomicfile.Batch) replace anything.
+func printOutput(stdout io.Writer, text []byte) error {
+	if _, err := stdout.Write(text); err != nil {
+		return fmt.Errorf("writing the output: %w", err)
+	}
+	return nil
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

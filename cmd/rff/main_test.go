@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -412,5 +413,74 @@ func TestModelOverBudget(t *testing.T) {
 				t.Errorf("%s --model %s: exit %d, stderr %q; want %q", cmd, c.model, code, errOut, c.want)
 			}
 		}
+	}
+}
+
+// TestOutputsAllOrNothing: a command with several outputs replaces its files only when every output — the files and
+// what it prints — was written in full: a stdout that fails, or an output device that does, leaves every existing
+// file as it was and no temporary file beside it.
+func TestOutputsAllOrNothing(t *testing.T) {
+	data := writeCSV(t, 40, 2)
+	_, noFull := os.Stat("/dev/full")
+	for _, tc := range []struct {
+		name     string
+		args     func(dir string) []string
+		files    []string // the files the command replaces
+		failOut  bool     // stdout fails
+		needFull bool
+	}{
+		{name: "fit: stdout fails after the model and report", failOut: true, files: []string{"m.rff", "r.html"},
+			args: func(dir string) []string {
+				return []string{"fit", "--data", data, "-D", "8", "--out", filepath.Join(dir, "m.rff"), "--report", filepath.Join(dir, "r.html")}
+			}},
+		{name: "fit --json: stdout fails", failOut: true, files: []string{"m.rff"},
+			args: func(dir string) []string {
+				return []string{"fit", "--data", data, "-D", "8", "--json", "--out", filepath.Join(dir, "m.rff")}
+			}},
+		{name: "fit: the model's device fails after the report", needFull: true, files: []string{"r.html"},
+			args: func(dir string) []string {
+				return []string{"fit", "--data", data, "-D", "8", "--out", "/dev/full", "--report", filepath.Join(dir, "r.html")}
+			}},
+		{name: "approx: stdout fails after the figure and its data", failOut: true, files: []string{"p.svg", "p.csv"},
+			args: func(dir string) []string {
+				return []string{"approx", "--data", data, "--n", "1", "--runs", "1", "--samples", "10", "--rules", "g", "--plot", filepath.Join(dir, "p.svg")}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.needFull && noFull != nil {
+				t.Skip("no /dev/full here")
+			}
+			dir := t.TempDir()
+			for _, f := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var stdout io.Writer = io.Discard
+			if tc.failOut {
+				stdout = failWriter{}
+			}
+			var e bytes.Buffer
+			if code := run(tc.args(dir), stdout, &e); code != 2 || strings.Count(e.String(), "\n") != 1 || !strings.Contains(e.String(), "no space left") {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and one line that says no space is left", code, e.String())
+			}
+			for _, f := range tc.files {
+				if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != "old" {
+					t.Errorf("%s was replaced (%d bytes)", f, len(b))
+				}
+			}
+			if e, _ := os.ReadDir(dir); len(e) != len(tc.files) {
+				t.Errorf("%d entries in the directory, want %d", len(e), len(tc.files))
+			}
+			// the same command with a working stdout replaces them all
+			if code := run(tc.args(dir), io.Discard, &e); code != 0 && !tc.needFull {
+				t.Fatalf("exit %d: %s", code, e.String())
+			}
+			for _, f := range tc.files {
+				if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) == "old" && !tc.needFull {
+					t.Errorf("%s was not written", f)
+				}
+			}
+		})
 	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // reportUsage is the help of rff fit --report.
-const reportUsage = "write an HTML report to this file (one self-contained page, no network or script): the tuning scores, and with --test-data predicted vs true, residuals and interval calibration (--uncertainty), or the confusion matrix; written atomically just before the model"
+const reportUsage = "write an HTML report to this file (one self-contained page, no network or script): the tuning scores, and with --test-data predicted vs true, residuals and interval calibration (--uncertainty), or the confusion matrix; written with the model: both files are replaced together once everything succeeded, or neither is"
 
 // checkReport refuses a --report path that is the model file or an input, or whose directory does not exist, as
 // checkOutput does for --out, before any work.
@@ -38,18 +38,18 @@ func absPath(p string) string {
 	return a
 }
 
-// fitPage is the report of one rff fit, collected and written before the model.
+// fitPage is the report of one rff fit, collected and written with the model.
 type fitPage struct {
 	path string
 	page *report.Page
 }
 
-// write writes the page atomically; a nil page (no --report) writes nothing.
-func (fp *fitPage) write() error {
+// add stages the page in the batch of outputs b; a nil page (no --report) adds nothing.
+func (fp *fitPage) add(b *atomicfile.Batch) error {
 	if fp == nil {
 		return nil
 	}
-	return atomicfile.WriteWith(fp.path, func(w io.Writer) error { return report.Write(w, fp.page) })
+	return b.Add(fp.path, func(w io.Writer) error { return report.Write(w, fp.page) })
 }
 
 // newFitPage collects what rff fit --report shows of the fitted model m: the configuration, timings and test scores

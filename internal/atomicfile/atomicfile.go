@@ -29,17 +29,132 @@ func Write(path string, data []byte) error {
 // meaningfully, so the content is written to it directly (there is nothing a reader could see half-written that
 // it would not see anyway); an existing directory is refused.
 func WriteWith(path string, write func(io.Writer) error) error {
+	var b Batch
+	if err := b.Add(path, write); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// A Batch replaces several files together: each Add writes a file's new content in full to a temporary file beside
+// it, and nothing is replaced until Commit, which runs the writes that cannot be staged (Then) and then renames every
+// temporary file over its path. A program with several outputs — a model and its report, a figure and its data,
+// and what it prints — stages them all and commits only when every one of them was written, so that a failure
+// leaves every output as it was. The zero Batch is ready to use; a Batch is not safe for concurrent use.
+type Batch struct {
+	staged []staged
+	then   []func() error
+	done   bool
+}
+
+// staged is one output of a Batch: a temporary file to rename over path, or (tmp == "") a path that is not a
+// regular file, written directly at Commit.
+type staged struct {
+	path, tmp string
+	write     func(io.Writer) error
+}
+
+// Add writes the content produced by write to a synced temporary file beside path, to be renamed over path by
+// Commit; on failure it removes that file and returns the error, and the caller should Abort the batch. Paths are
+// treated as by WriteWith: a link is followed, a directory refused, and a pipe or device (which cannot be replaced)
+// is written directly by Commit, before any file is renamed.
+func (b *Batch) Add(path string, write func(io.Writer) error) error {
+	if b == nil || b.done {
+		return errors.New("atomicfile: Add on a batch that was committed or aborted")
+	}
 	if fi, err := os.Stat(path); err == nil { // Stat follows links
 		switch {
 		case fi.IsDir():
 			return fmt.Errorf("%s is a directory", path)
 		case !fi.Mode().IsRegular():
-			return writeDirect(path, write)
+			b.staged = append(b.staged, staged{path: path, write: write})
+			return nil
 		}
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real
 		}
 	}
+	tmp, err := stage(path, write)
+	if err != nil {
+		return err
+	}
+	b.staged = append(b.staged, staged{path: path, tmp: tmp})
+	return nil
+}
+
+// Then adds a write that cannot be staged — what the program prints on its standard output — to run at Commit after
+// the direct writes and before any file is renamed: if it fails, no file is replaced.
+func (b *Batch) Then(write func() error) {
+	if b != nil && !b.done {
+		b.then = append(b.then, write)
+	}
+}
+
+// Commit runs the direct writes and those given to Then, in the order they were added, and then renames every
+// temporary file over its path. If a write fails, the temporary files are removed and no file is replaced; a
+// rename that fails (which a write that succeeded makes unlikely: the file is beside its path) stops the commit
+// with the files renamed before it replaced. A batch is committed or aborted once.
+func (b *Batch) Commit() error {
+	if b == nil || b.done {
+		return errors.New("atomicfile: Commit on a batch that was committed or aborted")
+	}
+	for _, s := range b.staged {
+		if s.tmp == "" {
+			if err := writeDirect(s.path, s.write); err != nil {
+				b.Abort()
+				return err
+			}
+		}
+	}
+	for _, w := range b.then {
+		if err := w(); err != nil {
+			b.Abort()
+			return err
+		}
+	}
+	b.done = true
+	defer b.removeTemps()
+	for _, s := range b.staged {
+		if s.tmp == "" {
+			continue
+		}
+		if err := os.Rename(s.tmp, s.path); err != nil {
+			return fmt.Errorf("writing %s: %w", s.path, err)
+		}
+		pending.Delete(s.tmp)
+		if d, err := os.Open(filepath.Dir(s.path)); err == nil { // make the rename durable; best effort
+			d.Sync()
+			d.Close()
+		}
+	}
+	return nil
+}
+
+// Abort removes the temporary files of the batch, leaving every path as it was. It does nothing on a batch that was
+// committed or aborted, so that it can be deferred.
+func (b *Batch) Abort() {
+	if b == nil || b.done {
+		return
+	}
+	b.done = true
+	b.removeTemps()
+}
+
+// removeTemps removes the temporary files that are still pending (not renamed).
+func (b *Batch) removeTemps() {
+	for _, s := range b.staged {
+		if s.tmp == "" {
+			continue
+		}
+		if _, ok := pending.LoadAndDelete(s.tmp); ok {
+			os.Remove(s.tmp)
+		}
+	}
+}
+
+// stage writes the content of write to a new temporary file in path's directory, synced and closed, and returns
+// its name, registered in pending until it is renamed or removed.
+func stage(path string, write func(io.Writer) error) (string, error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -48,15 +163,15 @@ func WriteWith(path string, write func(io.Writer) error) error {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return fmt.Errorf("writing %s: cannot create a file in %s: %w", path, dir, err)
+		return "", fmt.Errorf("writing %s: cannot create a file in %s: %w", path, dir, err)
 	}
 	tmp := f.Name()
 	pending.Store(tmp, struct{}{})
-	defer pending.Delete(tmp) // renamed or removed by then
-	fail := func(err error) error {
+	fail := func(err error) (string, error) {
 		f.Close()
+		pending.Delete(tmp)
 		os.Remove(tmp)
-		return err
+		return "", err
 	}
 	bw := bufio.NewWriterSize(f, 1<<16)
 	if err := write(bw); err != nil {
@@ -72,18 +187,9 @@ func WriteWith(path string, write func(io.Writer) error) error {
 		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(fmt.Errorf("writing %s: %w", path, err))
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable; best effort
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return tmp, nil
 }
 
 // pending holds the temporary files being written (their paths), for RemoveTemps.

@@ -160,3 +160,93 @@ func TestRemoveTemps(t *testing.T) {
 		t.Errorf("removed %d files with no write in progress", n)
 	}
 }
+
+// TestBatch: the files of a batch are replaced together or not at all — a failed Add, a failed direct write or a
+// failed Then leaves every file as it was and no temporary file beside it.
+func TestBatch(t *testing.T) {
+	content := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	failing := func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return errors.New("the producer failed")
+	}
+	_, noFull := os.Stat("/dev/full")
+	for _, tc := range []struct {
+		name     string
+		second   func(io.Writer) error // the second file's content
+		direct   string                // a non-regular file to add third ("" for none)
+		then     error                 // what the Then write returns
+		wantAdd  bool                  // the second Add fails
+		replaced bool
+	}{
+		{name: "all succeed", second: content("b2"), replaced: true},
+		{name: "an Add fails", second: failing, wantAdd: true},
+		{name: "Then fails", second: content("b2"), then: errors.New("stdout is full")},
+		{name: "a direct write fails", second: content("b2"), direct: "/dev/full"},
+		{name: "a direct write succeeds", second: content("b2"), direct: os.DevNull, replaced: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.direct == "/dev/full" && noFull != nil {
+				t.Skip("no /dev/full here")
+			}
+			dir := t.TempDir()
+			a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+			for _, p := range []string{a, b} {
+				if err := Write(p, []byte("old")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var batch Batch
+			defer batch.Abort()
+			if err := batch.Add(a, content("a2")); err != nil {
+				t.Fatal(err)
+			}
+			err := batch.Add(b, tc.second)
+			if (err != nil) != tc.wantAdd {
+				t.Fatalf("second Add: %v", err)
+			}
+			if err == nil && tc.direct != "" {
+				if err := batch.Add(tc.direct, content("direct")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ran := false
+			batch.Then(func() error { ran = true; return tc.then })
+			if err == nil {
+				// nothing is replaced before Commit
+				if got, _ := os.ReadFile(a); string(got) != "old" {
+					t.Fatalf("a holds %q before Commit", got)
+				}
+				err = batch.Commit()
+			} else {
+				batch.Abort()
+			}
+			if (err == nil) != tc.replaced {
+				t.Errorf("Commit: %v, want replaced = %v", err, tc.replaced)
+			}
+			if tc.wantAdd && ran {
+				t.Error("Then ran on an aborted batch")
+			}
+			wantA, wantB := "old", "old"
+			if tc.replaced {
+				wantA, wantB = "a2", "b2"
+			}
+			if got, _ := os.ReadFile(a); string(got) != wantA {
+				t.Errorf("a holds %q, want %q", got, wantA)
+			}
+			if got, _ := os.ReadFile(b); string(got) != wantB {
+				t.Errorf("b holds %q, want %q", got, wantB)
+			}
+			if e, _ := os.ReadDir(dir); len(e) != 2 {
+				t.Errorf("%d entries left in the directory, want 2", len(e))
+			}
+			if err := batch.Add(a, content("late")); err == nil {
+				t.Error("Add after the batch ended: no error")
+			}
+			if err := batch.Commit(); err == nil {
+				t.Error("a second Commit: no error")
+			}
+		})
+	}
+}

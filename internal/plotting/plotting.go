@@ -139,21 +139,44 @@ func WriteCSV(w io.Writer, f Figure) error {
 
 // SaveWithCSV saves the figure at path (see [Save]) and its data (see
 // [WriteCSV]) at the same path with the extension replaced by ".csv":
-// "out/err.png" also writes "out/err.csv".
+// "out/err.png" also writes "out/err.csv". Both files are replaced
+// together or, on any failure, neither is.
 func SaveWithCSV(path string, f Figure) error {
-	if _, err := format(path); err != nil {
+	var b atomicfile.Batch
+	if err := AddWithCSV(&b, path, f); err != nil {
+		b.Abort()
 		return err
 	}
-	if err := Save(path, f); err != nil {
+	return commit(&b)
+}
+
+// AddWithCSV is SaveWithCSV as part of a batch of outputs: both files are
+// staged in b and replaced when b is committed. On an error the caller
+// aborts b.
+func AddWithCSV(b *atomicfile.Batch, path string, f Figure) error {
+	if err := add(b, path, f); err != nil {
 		return err
 	}
 	csvPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".csv"
-	return writeFile(csvPath, func(w io.Writer) error { return WriteCSV(w, f) })
+	if err := b.Add(csvPath, func(w io.Writer) error { return WriteCSV(w, f) }); err != nil {
+		return fmt.Errorf("plotting: %w", err)
+	}
+	return nil
 }
 
 // Save draws the figure and writes it to path, in the format given by the
 // extension of path: ".png", ".svg" or ".pdf" (case-insensitive).
 func Save(path string, f Figure) error {
+	var b atomicfile.Batch
+	if err := add(&b, path, f); err != nil {
+		b.Abort()
+		return err
+	}
+	return commit(&b)
+}
+
+// add draws the figure and stages it at path in b.
+func add(b *atomicfile.Batch, path string, f Figure) error {
 	format, err := format(path)
 	if err != nil {
 		return err
@@ -167,15 +190,18 @@ func Save(path string, f Figure) error {
 		return fmt.Errorf("plotting: rendering %s: %w", path, err)
 	}
 	fp.draw(draw.New(c))
-	return writeFile(path, func(w io.Writer) error {
+	if err := b.Add(path, func(w io.Writer) error {
 		_, err := c.WriteTo(w)
 		return err
-	})
+	}); err != nil {
+		return fmt.Errorf("plotting: %w", err)
+	}
+	return nil
 }
 
-// writeFile fills path with write, atomically (a temporary file renamed over path once complete).
-func writeFile(path string, write func(io.Writer) error) error {
-	if err := atomicfile.WriteWith(path, write); err != nil {
+// commit commits b, naming the package in its error.
+func commit(b *atomicfile.Batch) error {
+	if err := b.Commit(); err != nil {
 		return fmt.Errorf("plotting: %w", err)
 	}
 	return nil
