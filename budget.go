@@ -29,6 +29,10 @@ func (e *BudgetError) Error() string {
 	if e == nil {
 		return "<nil>"
 	}
+	if e.Budget == dataset.MachineMemory() {
+		return fmt.Sprintf("the fit needs about %s (%s), more than the machine's memory and swap (%s); %s",
+			FormatBytes(e.Bytes), e.What, FormatBytes(e.Budget), e.Hint)
+	}
 	return fmt.Sprintf("the fit needs about %s (%s), over the memory budget of %s; %s or raise the budget",
 		FormatBytes(e.Bytes), e.What, FormatBytes(e.Budget), e.Hint)
 }
@@ -37,15 +41,13 @@ func (e *BudgetError) Error() string {
 func FormatBytes(n int64) string { return size.Format(n) }
 
 // budget is the memory budget in bytes: MaxMemory, or the default of package dataset (half of the memory
-// available to the process); a negative MaxMemory means no limit.
+// available to the process); a negative MaxMemory, or one above the machine's memory and swap, stands for the
+// machine's memory and swap (dataset.CapBudget).
 func (s *settings) budget() int64 {
-	switch {
-	case s.MaxMemory < 0:
-		return math.MaxInt64
-	case s.MaxMemory == 0:
+	if s.MaxMemory == 0 {
 		return dataset.DefaultMaxBytes()
 	}
-	return s.MaxMemory
+	return dataset.CapBudget(s.MaxMemory)
 }
 
 // bytesOf multiplies counts of float64 values into bytes, saturating instead of overflowing.

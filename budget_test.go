@@ -40,9 +40,17 @@ func TestBudgetRefusesBeforeAllocating(t *testing.T) {
 		{"a 1 MiB budget", data, Config{Points: 1024, Lambda: 1e-3, Rule: "g", MaxMemory: 1 << 20}, "ZᵀZ"},
 		{"exact", data, Config{Exact: true, Lambda: 1e-3, MaxMemory: 1 << 20}, "Gram matrix"},
 		{"hinge", two, Config{Task: "classification", Loss: "hinge", Lambda: 1, Points: 1024, Rule: "g", MaxMemory: 1 << 20}, "feature matrix"},
+		// no limit, or a budget above the machine's memory and swap, stands for that memory
+		{"no limit", data, Config{Points: 2000000, Lambda: 1e-3, Rule: "g", MaxMemory: -1}, "more than the machine's memory and swap"},
+		{"1 EiB", data, Config{Points: 2000000, Lambda: 1e-3, Rule: "g", MaxMemory: 1 << 60}, "more than the machine's memory and swap"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.cfg.MaxMemory < 0 || tc.cfg.MaxMemory > 1<<50 {
+				if dataset.MachineMemory() <= 0 {
+					t.Skip("the machine's memory is not known here")
+				}
+			}
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
 			start := time.Now()
@@ -59,6 +67,9 @@ func TestBudgetRefusesBeforeAllocating(t *testing.T) {
 			}
 			if be.Bytes <= be.Budget {
 				t.Errorf("estimate %d within the budget %d", be.Bytes, be.Budget)
+			}
+			if (tc.cfg.MaxMemory < 0 || tc.cfg.MaxMemory > 1<<50) && be.Budget != dataset.MachineMemory() {
+				t.Errorf("budget %d, want the machine's %d", be.Budget, dataset.MachineMemory())
 			}
 		})
 	}

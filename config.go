@@ -134,7 +134,8 @@ type Config struct {
 	Uncertainty bool
 	// MaxMemory is the memory budget of the fit in bytes: a fit whose estimated peak exceeds it is refused before
 	// anything large is allocated (BudgetError). 0 means half of the memory available to the process
-	// (dataset.DefaultMaxBytes); a negative value means no limit.
+	// (dataset.DefaultMaxBytes); a negative value means no limit but the machine's memory and swap, which also caps
+	// a larger budget (dataset.CapBudget).
 	MaxMemory int64
 	// Fallback is the rule used instead of an SR rule whose rounding to whole rules of d+1 points would more than
 	// double D (e.g. D = 64 in dimension 20000); without one such a fit is refused.

@@ -1,16 +1,12 @@
 package dataset
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/rffkit/rff/internal/size"
@@ -72,117 +68,13 @@ func DefaultMaxBytes() int64 {
 	return max(avail/2, minDefaultMaxBytes)
 }
 
-// memoryAvailable is availableMemory; tests replace it.
-var memoryAvailable = availableMemory
-
-// availableMemory returns the memory available to the process in bytes, or -1 when it is not known.
-func availableMemory() int64 {
-	avail := memAvailable("/proc/meminfo")
-	if avail <= 0 {
-		return -1
-	}
-	if room := cgroupRoom(); room >= 0 && room < avail {
-		avail = room
-	}
-	return avail
-}
-
-// memAvailable reads MemAvailable from a meminfo file, in bytes; -1 if absent.
-func memAvailable(path string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return -1
-	}
-	for line := range strings.Lines(string(b)) {
-		rest, ok := strings.CutPrefix(line, "MemAvailable:")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			return -1
-		}
-		kb, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil || kb < 0 || kb > math.MaxInt64>>10 {
-			return -1
-		}
-		if len(f) > 1 && f[1] != "kB" {
-			return -1
-		}
-		return kb << 10
-	}
-	return -1
-}
-
-// cgroupRoom returns the memory the process's cgroup still allows (limit − usage) in bytes, or -1 when there is
-// no limit or it cannot be read. It looks at cgroup v2 (memory.max) and v1 (memory.limit_in_bytes).
-func cgroupRoom() int64 {
-	f, err := os.Open("/proc/self/cgroup")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	room := int64(-1)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// hierarchy-ID:controllers:path
-		parts := strings.SplitN(sc.Text(), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		var dirs []string
-		var limitFile, usageFile string
-		switch {
-		case parts[0] == "0" && parts[1] == "":
-			dirs = []string{filepath.Join("/sys/fs/cgroup", parts[2]), "/sys/fs/cgroup"}
-			limitFile, usageFile = "memory.max", "memory.current"
-		case strings.Contains(","+parts[1]+",", ",memory,"):
-			dirs = []string{filepath.Join("/sys/fs/cgroup/memory", parts[2]), "/sys/fs/cgroup/memory"}
-			limitFile, usageFile = "memory.limit_in_bytes", "memory.usage_in_bytes"
-		default:
-			continue
-		}
-		for _, dir := range dirs {
-			limit := readInt(filepath.Join(dir, limitFile))
-			if limit < 0 {
-				continue
-			}
-			if limit >= 1<<60 { // "no limit" in cgroup v1 is a huge number
-				break
-			}
-			r := max(0, limit-max(0, readInt(filepath.Join(dir, usageFile))))
-			if room < 0 || r < room {
-				room = r
-			}
-			break
-		}
-	}
-	return room
-}
-
-// readInt reads a file holding one non-negative integer; -1 if it cannot (as for cgroup v2's "max").
-func readInt(path string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return -1
-	}
-	v, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
-	if err != nil || v < 0 {
-		return -1
-	}
-	return v
-}
-
-// limitOf returns the budget in bytes that opt.MaxBytes stands for: DefaultMaxBytes for 0, no limit
-// (math.MaxInt64) for a negative value.
+// limitOf returns the budget in bytes that opt.MaxBytes stands for: DefaultMaxBytes for 0, CapBudget of any
+// other value (the machine's memory for a negative one).
 func limitOf(maxBytes int64) int64 {
-	switch {
-	case maxBytes == 0:
+	if maxBytes == 0 {
 		return DefaultMaxBytes()
-	case maxBytes < 0:
-		return math.MaxInt64
 	}
-	return maxBytes
+	return CapBudget(maxBytes)
 }
 
 // lineShare is the share of the budget a text line may take: splitting the first lines of a CSV file into fields

@@ -337,7 +337,7 @@ func TestDefaultMaxBytes(t *testing.T) {
 	if avail := availableMemory(); avail > 0 && d != max(avail/2, minDefaultMaxBytes) && math.Abs(float64(d-avail/2)) > 0.2*float64(avail) {
 		t.Errorf("DefaultMaxBytes() = %d, available %d", d, avail)
 	}
-	if limitOf(-1) != math.MaxInt64 || limitOf(5) != 5 || limitOf(0) < minDefaultMaxBytes {
+	if limitOf(-1) != CapBudget(-1) || limitOf(5) != 5 || limitOf(0) < minDefaultMaxBytes {
 		t.Errorf("limitOf: %d %d %d", limitOf(-1), limitOf(5), limitOf(0))
 	}
 	mi := writeTemp(t, "meminfo", []byte("MemTotal:       24684092 kB\nMemFree:  1 kB\nMemAvailable:   24052488 kB\n"))
@@ -351,6 +351,33 @@ func TestDefaultMaxBytes(t *testing.T) {
 	}
 	if got := memAvailable(filepath.Join(t.TempDir(), "none")); got != -1 {
 		t.Errorf("memAvailable of a missing file = %d", got)
+	}
+}
+
+// TestCapBudget: no limit, or a budget above what the machine has, stands for the machine's memory and swap; the
+// machine's figure is MemTotal + SwapTotal.
+func TestCapBudget(t *testing.T) {
+	m := MachineMemory()
+	if m <= 0 {
+		if CapBudget(-1) != math.MaxInt64 || CapBudget(1<<50) != 1<<50 {
+			t.Errorf("with the machine's memory unknown: %d %d", CapBudget(-1), CapBudget(1<<50))
+		}
+		t.Skip("the machine's memory is not known here")
+	}
+	if total := meminfo("/proc/meminfo", "MemTotal:"); m > total+max(0, meminfo("/proc/meminfo", "SwapTotal:")) || m <= 0 {
+		t.Errorf("MachineMemory() = %d, MemTotal %d", m, total)
+	}
+	for _, c := range []struct{ b, want int64 }{{-1, m}, {m + 1, m}, {math.MaxInt64, m}, {m, m}, {m - 1, m - 1}, {5, 5}} {
+		if got := CapBudget(c.b); got != c.want {
+			t.Errorf("CapBudget(%d) = %d, want %d", c.b, got, c.want)
+		}
+	}
+	mi := writeTemp(t, "meminfo", []byte("MemTotal:       24684092 kB\nSwapTotal:       1024 kB\n"))
+	if got := meminfo(mi, "MemTotal:"); got != 24684092<<10 {
+		t.Errorf("MemTotal = %d", got)
+	}
+	if got := meminfo(mi, "SwapTotal:"); got != 1024<<10 {
+		t.Errorf("SwapTotal = %d", got)
 	}
 }
 

@@ -230,7 +230,8 @@ type Options struct {
 	// *BudgetError as soon as that is known, before the memory is allocated
 	// (see the package documentation, "Memory"). CSVStream applies it to each
 	// block and does not bound the input. 0 means DefaultMaxBytes(); a
-	// negative value means no limit.
+	// negative value means no limit but the machine's memory and swap, which
+	// also caps a larger budget (CapBudget).
 	MaxBytes int64
 }
 

@@ -16,7 +16,7 @@ import (
 // -1: no limit). It accepts a number of bytes or a number with a binary or decimal unit (512MiB, 8GiB, 2GB).
 type memoryFlag int64
 
-const memoryHelp = "memory budget: the most the command may allocate, in bytes or with a unit (512MiB, 8GiB); work that would need more is refused before it starts; 0 = half of the memory available, -1 = no limit"
+const memoryHelp = "memory budget: the most the command may allocate, in bytes or with a unit (512MiB, 8GiB); work that would need more is refused before it starts; 0 = half of the memory available, -1 = no limit but the machine's memory and swap, which also caps larger values"
 
 func (m *memoryFlag) String() string { return strconv.FormatInt(int64(*m), 10) }
 
@@ -72,37 +72,49 @@ func budgetHint(err error) error {
 		if lower == "" {
 			lower = fe.Hint
 		}
-		return usagef("the fit needs about %s (%s), over the memory budget of %s: %s, or raise --max-memory",
-			rff.FormatBytes(fe.Bytes), fe.What, rff.FormatBytes(fe.Budget), lower)
+		return usagef("the fit needs about %s (%s), over the memory budget of %s: %s",
+			rff.FormatBytes(fe.Bytes), fe.What, rff.FormatBytes(fe.Budget), advice(fe.Budget, lower))
 	}
 	var de *dataset.BudgetError
 	if errors.As(err, &de) {
 		if de.Bytes == 0 {
-			return usagef("%s: %s of %s; raise --max-memory", de.Name, de.What, rff.FormatBytes(de.Budget))
+			return usagef("%s: %s of %s; %s", de.Name, de.What, rff.FormatBytes(de.Budget), advice(de.Budget))
 		}
-		return usagef("%s: %s needs at least %s, over the memory budget of %s; raise --max-memory",
-			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget))
+		return usagef("%s: %s needs at least %s, over the memory budget of %s; %s",
+			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget), advice(de.Budget))
 	}
 	return err
 }
 
-// budgetOf is the budget in bytes that a --max-memory value stands for.
+// budgetOf is the budget in bytes that a --max-memory value stands for: half the memory available for 0, and never
+// more than the machine's memory and swap, which -1 (no limit) stands for (dataset.CapBudget): work that needs more
+// is refused with a message instead of ending in the Go runtime's fatal out-of-memory error.
 func budgetOf(m memoryFlag) int64 {
-	switch {
-	case m < 0:
-		return math.MaxInt64
-	case m == 0:
+	if m == 0 {
 		return dataset.DefaultMaxBytes()
 	}
-	return int64(m)
+	return dataset.CapBudget(int64(m))
+}
+
+// advice ends a refusal under the memory budget b: the remedies given, or-ed with "raise --max-memory" — unless b
+// is already all of the machine's memory and swap, which raising the flag cannot exceed.
+func advice(b int64, remedies ...string) string {
+	if b == dataset.MachineMemory() {
+		s := "the budget is all of this machine's memory and swap"
+		if len(remedies) > 0 {
+			return strings.Join(remedies, " or ") + " (" + s + ")"
+		}
+		return s
+	}
+	return strings.Join(append(remedies, "raise --max-memory"), " or ")
 }
 
 // checkMemory refuses work whose estimated memory (bytes, for what) exceeds the budget m, naming the flag that
 // lowers it.
 func checkMemory(m memoryFlag, bytes float64, what, lower string) error {
 	if b := budgetOf(m); bytes > float64(b) {
-		return usagef("%s needs about %s, over the memory budget of %s; lower %s or raise --max-memory",
-			what, rff.FormatBytes(int64(min(bytes, math.MaxInt64/2))), rff.FormatBytes(b), lower)
+		return usagef("%s needs about %s, over the memory budget of %s; %s",
+			what, rff.FormatBytes(int64(min(bytes, math.MaxInt64/2))), rff.FormatBytes(b), advice(b, "lower "+lower))
 	}
 	return nil
 }

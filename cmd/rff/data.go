@@ -89,8 +89,9 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 	}
 	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels, MaxBytes: f.maxBytes()})
 	if de, ok := errors.AsType[*dataset.BudgetError](err); ok && f.held > 0 && de.Bytes > 0 {
-		return nil, usagef("%s: %s needs at least %s, over the %s the memory budget of %s leaves beside the model (%s); raise --max-memory",
-			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget), rff.FormatBytes(budgetOf(*f.mem)), rff.FormatBytes(f.held))
+		return nil, usagef("%s: %s needs at least %s, over the %s the memory budget of %s leaves beside the model (%s); %s",
+			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget), rff.FormatBytes(budgetOf(*f.mem)), rff.FormatBytes(f.held),
+			advice(budgetOf(*f.mem)))
 	}
 	if err != nil {
 		return nil, budgetHint(err)
@@ -118,7 +119,7 @@ func (f *dataFlags) keepInputs(paths ...string) error {
 		}
 		if _, err := spool.Keep(p, limit); err != nil {
 			if errors.Is(err, spool.ErrTooLarge) {
-				return usagef("%s: a pipe longer than the memory budget of %s; write it to a file or raise --max-memory", p, rff.FormatBytes(limit))
+				return usagef("%s: a pipe longer than the memory budget of %s; %s", p, rff.FormatBytes(limit), advice(limit, "write it to a file"))
 			}
 			return err
 		}

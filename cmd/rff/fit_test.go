@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/rffkit/rff"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rffkit/rff"
 )
 
 // writeTask writes train and test CSVs of a smooth regression problem y = sin(x₁) + x₂² (or its sign as a class

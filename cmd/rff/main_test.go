@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/datadir"
 )
 
@@ -482,5 +484,26 @@ func TestOutputsAllOrNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMaxMemoryCappedAtMachine: --max-memory -1 (no limit) and a budget above the machine's memory and swap stand
+// for that memory, so that a fit that needs more is refused in one line — which does not advise raising the flag —
+// instead of ending in the Go runtime's fatal out-of-memory error.
+func TestMaxMemoryCappedAtMachine(t *testing.T) {
+	if dataset.MachineMemory() <= 0 {
+		t.Skip("the machine's memory is not known here")
+	}
+	data := writeCSV(t, 30, 2)
+	out := filepath.Join(t.TempDir(), "m.rff")
+	for _, mem := range []string{"-1", "1000TiB"} {
+		code, stdout, stderr := runCLI("fit", "--data", data, "--out", out, "-D", "2000000", "--max-memory", mem)
+		want := "over the memory budget of " + rff.FormatBytes(dataset.MachineMemory()) + ": lower -D (the budget is all of this machine's memory and swap)"
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("--max-memory %s: exit %d, stdout %q, stderr %q; want one line with %q", mem, code, stdout, stderr, want)
+		}
+	}
+	if code, _, stderr := runCLI("fit", "--data", data, "--out", out, "-D", "2000000", "--max-memory", "1GiB"); code != 2 || !strings.Contains(stderr, "lower -D or raise --max-memory") {
+		t.Errorf("--max-memory 1GiB: exit %d, stderr %q", code, stderr)
 	}
 }

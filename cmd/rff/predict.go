@@ -60,14 +60,14 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	// What the model holds in memory: its arrays, and the maps built from them (a Nyström map can double them).
 	f.data.held = max(cr.n, heapLive()-held)
 	if err == nil && f.data.held >= b {
-		return nil, usagef("--model %s takes %s in memory, over the memory budget of %s; raise --max-memory",
-			f.path, rff.FormatBytes(f.data.held), rff.FormatBytes(b))
+		return nil, usagef("--model %s takes %s in memory, over the memory budget of %s; %s",
+			f.path, rff.FormatBytes(f.data.held), rff.FormatBytes(b), advice(b))
 	}
 	// A version-1 file stores the seed of its map: redrawing it is counted against the budget before anything is
 	// drawn.
 	if re := (*rff.RedrawError)(nil); errors.As(err, &re) && re.Budget > 0 {
-		return nil, usagef("--model %s: redrawing its %s map (d = %d, D = %d; a version-1 file stores only the seed) needs about %s, over the memory budget of %s; raise --max-memory",
-			f.path, re.Rule, re.Dim, re.Points, rff.FormatBytes(re.Held+re.Scratch), rff.FormatBytes(re.Budget))
+		return nil, usagef("--model %s: redrawing its %s map (d = %d, D = %d; a version-1 file stores only the seed) needs about %s, over the memory budget of %s; %s",
+			f.path, re.Rule, re.Dim, re.Points, rff.FormatBytes(re.Held+re.Scratch), rff.FormatBytes(re.Budget), advice(re.Budget))
 	}
 	if errors.Is(err, rff.ErrTooLong) {
 		size, budget := "over", rff.FormatBytes(b)
@@ -77,8 +77,8 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 				size, budget = fmt.Sprintf("%d bytes, over", fi.Size()), fmt.Sprintf("%d bytes", b)
 			}
 		}
-		return nil, usagef("--model %s is %s the memory budget of %s (a model is read whole): is it a model file? Else raise --max-memory",
-			f.path, size, budget)
+		return nil, usagef("--model %s is %s the memory budget of %s (a model is read whole): is it a model file? If so, %s",
+			f.path, size, budget, advice(b))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
@@ -108,7 +108,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // checkPredict refuses to predict the rows of data with m when the model, the rows, what the prediction allocates
 // and extra bytes (outputs asked for besides the predictions) would exceed the memory budget.
-func checkPredict(m *rff.Model, df *dataFlags, data *dataset.Data, extra float64, what, lower string) error {
+func checkPredict(m *rff.Model, df *dataFlags, data *dataset.Data, extra float64, what string, lower []string) error {
 	need := float64(df.held) + 8*float64(data.N)*float64(data.D+1) + float64(m.PredictBytes(data.N)) + extra
 	for _, l := range data.Labels {
 		need += float64(16 + len(l))
@@ -117,9 +117,8 @@ func checkPredict(m *rff.Model, df *dataFlags, data *dataset.Data, extra float64
 		need += 8 * float64(data.N) * float64(len(m.Info().Inputs))
 	}
 	if b := budgetOf(*df.mem); need > float64(b) {
-		return usagef("%s %d rows needs about %s (the model, the rows and the outputs), over the memory budget of %s; "+
-			"%sraise --max-memory or split the file", what, data.N, rff.FormatBytes(int64(min(need, math.MaxInt64/2))),
-			rff.FormatBytes(b), lower)
+		return usagef("%s %d rows needs about %s (the model, the rows and the outputs), over the memory budget of %s; %s",
+			what, data.N, rff.FormatBytes(int64(min(need, math.MaxInt64/2))), rff.FormatBytes(b), advice(b, append(lower, "split the file")...))
 	}
 	return nil
 }
@@ -144,7 +143,7 @@ func scoreFile(m *rff.Model, df *dataFlags) (*rff.Score, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPredict(m, df, data, 0, "scoring", ""); err != nil {
+	if err := checkPredict(m, df, data, 0, "scoring", nil); err != nil {
 		return nil, err
 	}
 	s, err := m.Score(data)
@@ -216,9 +215,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *withGrads {
 		extra += 8 * float64(data.N) * (P*d + d)
 	}
-	lower := ""
+	var lower []string
 	if *samples > 0 {
-		lower = "lower --samples, "
+		lower = []string{"lower --samples"}
 	}
 	if err := checkPredict(m, df, data, extra, "predicting", lower); err != nil {
 		return err

@@ -43,7 +43,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
 	mem := registerMemory(fs.FlagSet)
-	fs.Lookup("max-memory").Usage = "largest model file loaded, in bytes or with a unit (512MiB, 8GiB); a larger file, or one that does not start as a model file, is refused unread and logged, and so is a version-1 model whose map (redrawn from its seed) would need more memory; 0 = half of the memory available, -1 = no limit"
+	fs.Lookup("max-memory").Usage = "largest model file loaded, in bytes or with a unit (512MiB, 8GiB); a larger file, or one that does not start as a model file, is refused unread and logged, and so is a version-1 model whose map (redrawn from its seed) would need more memory; 0 = half of the memory available, -1 = no limit but the machine's memory and swap"
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
