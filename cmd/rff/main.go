@@ -55,7 +55,15 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] != "serve" && os.Args[1] != "repro" { // they handle the signals themselves
 		removeTempsOnSignal(os.Args[1])
 	}
+	quietBrokenPipe()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// quietBrokenPipe turns a write to a closed pipe (rff predict … | head) into an error the command sees, instead of
+// the runtime ending the process at once: the command then stops without replacing any file it was writing, and
+// run exits as a process killed by SIGPIPE does, with 128 + 13 and nothing on stderr.
+func quietBrokenPipe() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // the write fails with EPIPE; the signal is dropped
 }
 
 // removeTempsOnSignal ends the process on SIGINT or SIGTERM after removing the temporary files of the writes in
@@ -78,7 +86,8 @@ func removeTempsOnSignal(cmd string) {
 
 // run executes the command line and returns the process exit code: 0 on success, 2 on any error.
 //
-// A failed write to stdout (a full disk, a closed pipe) is an error too: the output is incomplete.
+// A failed write to stdout (a full disk) is an error too: the output is incomplete. A closed pipe ends the command
+// quietly with 128 + 13 (SIGPIPE's number), as it ends the shell's tools.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 2 && args[0] == "help" { // rff help CMD: the command's own help
 		args = []string{args[1], "-h"}
@@ -101,6 +110,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err := c.run(args[1:], out, stderr)
 			if errors.Is(err, flag.ErrHelp) {
 				err = nil
+			}
+			if errors.Is(out.Err, syscall.EPIPE) { // whoever reads stdout has gone: as the shell's tools do, quietly
+				return 128 + 13
 			}
 			if err == nil && out.Err != nil {
 				err = fmt.Errorf("writing the output: %w", out.Err)

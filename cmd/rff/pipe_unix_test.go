@@ -3,8 +3,11 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,4 +92,73 @@ func fifo(t *testing.T, p string, write func(f *os.File)) string {
 		write(f)
 	}()
 	return p
+}
+
+// TestBrokenPipeHelper is the process TestBrokenPipe starts: with RFF_PIPE_ARGS set it runs rff as main does, on
+// those arguments (separated by newlines), with stdout a pipe nobody reads.
+func TestBrokenPipeHelper(t *testing.T) {
+	args := os.Getenv("RFF_PIPE_ARGS")
+	if args == "" {
+		t.Skip("the process TestBrokenPipe starts")
+	}
+	quietBrokenPipe()
+	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+}
+
+// TestBrokenPipe: when whoever reads stdout has gone, rff exits as the shell's tools do — 128 + 13, nothing on
+// stderr — and replaces none of its files.
+func TestBrokenPipe(t *testing.T) {
+	data := writeCSV(t, 40, 2)
+	model := filepath.Join(t.TempDir(), "model.rff")
+	if code, _, errOut := runCLI("fit", "--data", data, "--out", model, "-D", "8"); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		files []string
+	}{
+		{"fit", []string{"fit", "--data", data, "-D", "8", "--out", "m.rff", "--report", "r.html"}, []string{"m.rff", "r.html"}},
+		{"predict", []string{"predict", "--model", model, "--data", data}, nil},
+		{"approx", []string{"approx", "--data", data, "--n", "1", "--runs", "1", "--samples", "10", "--rules", "g", "--plot", "p.svg"}, []string{"p.svg", "p.csv"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := slices.Clone(tc.args)
+			for i, a := range args {
+				if slices.Contains(tc.files, a) {
+					args[i] = filepath.Join(dir, a)
+				}
+			}
+			for _, f := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close() // nobody reads
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenPipeHelper$")
+			cmd.Env = append(os.Environ(), "RFF_PIPE_ARGS="+strings.Join(args, "\n"))
+			cmd.Stdout = w
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err = cmd.Run()
+			w.Close()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 128+13 || stderr.Len() != 0 {
+				t.Errorf("%v (stderr %q), want exit code 141 and nothing on stderr", err, stderr.String())
+			}
+			for _, f := range tc.files {
+				if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != "old" {
+					t.Errorf("%s was replaced", f)
+				}
+			}
+			if e, _ := os.ReadDir(dir); len(e) != len(tc.files) {
+				t.Errorf("%d entries in the directory, want %d", len(e), len(tc.files))
+			}
+		})
+	}
 }
