@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,6 +53,31 @@ func parseLambdas(s string) ([]float64, error) {
 	return out, nil
 }
 
+// lambdaFlag is --lambda: a float64 that refuses a positive value written too small for floating point (1e-400),
+// which would silently become λ = 0.
+type lambdaFlag struct{ v *float64 }
+
+func (f lambdaFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+}
+
+func (f lambdaFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	if mantissa, _, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "e"); v == 0 && ok {
+		if m, err := strconv.ParseFloat(mantissa, 64); err == nil && m != 0 {
+			return fmt.Errorf("%s is below the smallest positive λ, %g, and would be 0; give 0 or a larger λ", s, math.SmallestNonzeroFloat64)
+		}
+	}
+	*f.v = v
+	return nil
+}
+
 // fitReport is what rff fit --json prints.
 type fitReport struct {
 	Model   string             `json:"model"`
@@ -79,7 +105,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Fallback, "rule-fallback", "", "rule used instead of an SR rule whose rounding to whole rules of d+1 points would more than double -D (e.g. orf); without it such a fit is refused")
 	fs.IntVar(&cfg.MaxClasses, "max-classes", 0, "largest number of classes a classifier accepts (default: 1000, and at most half the training rows: more distinct values mean a continuous target)")
 	fs.IntVar(&cfg.Points, "D", 1024, "number of points (frequencies); cos/sin maps have 2D columns; SR rules round up to whole rules")
-	fs.Float64Var(&cfg.Lambda, "lambda", 1e-6, "ridge penalty λ in (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖²")
+	cfg.Lambda = 1e-6
+	fs.Var(lambdaFlag{&cfg.Lambda}, "lambda", "ridge penalty λ in (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖²")
 	fs.IntVar(&cfg.CV, "cv", 0, "choose λ by K-fold cross-validation over --lambdas (0 = off)")
 	lambdas := fs.String("lambdas", "1e-9:1e-1:17", "λ grid for --cv and --tune: lo:hi:count (log-spaced) or a comma list")
 	fs.BoolVar(&cfg.Exact, "exact", false, "fit exact kernel ridge regression on the N×N Gram instead of features (no -D, --rule, --form or --rule-fallback)")
@@ -359,7 +386,7 @@ func lambdaHint(err error, cfg *rff.Config) error {
 	}
 	name, lambda := largestLambda(cfg)
 	if !(lambda >= 1) {
-		return err
+		return usagef("%s %g: the ridge system ZᵀZ + NλI is not positive definite at this λ (its features are linearly dependent on these rows); raise %s", name, lambda, name)
 	}
 	return usagef("%s %g: the ridge system could not be factorized (its terms in N·λ overflow floating point); %s", name, lambda, lambdaAdvice)
 }

@@ -144,22 +144,24 @@ func TestFlagValuesAccepted(t *testing.T) {
 	}
 }
 
-// TestLambdaHint: a solver's "not positive definite: increase λ" is kept for a small λ, where it is the right advice,
-// and rewritten for a λ ≥ 1, where the terms in N·λ overflowed (a streamed fit, whose N is not known up front).
+// TestLambdaHint: a solver's "not positive definite: increase λ" becomes one line naming the flag and its λ — raise
+// it, for a small λ; for a λ ≥ 1, where the terms in N·λ overflowed (a streamed fit, whose N is not known up front),
+// a sensible range instead.
 func TestLambdaHint(t *testing.T) {
 	solver := errors.New("learn.Ridge.Solve: the system ZᵀZ + NλI is not positive definite: increase λ")
 	for _, c := range []struct {
-		name string
-		err  error
-		cfg  rff.Config
-		want string // a fragment of the error returned
-		keep bool   // the error is returned as it was
+		name         string
+		err          error
+		cfg          rff.Config
+		want         string // a fragment of the error returned
+		keep         bool   // the error is returned as it was
+		advisesRange bool   // the error advises a range of λ
 	}{
-		{"small λ", solver, rff.Config{Lambda: 1e-12}, "increase λ", true},
-		{"huge λ", solver, rff.Config{Lambda: 1e307}, "--lambda 1e+307: the ridge system could not be factorized", false},
-		{"huge λ in the cv grid", solver, rff.Config{CV: 3, Lambda: 1e-6, Lambdas: []float64{1e-3, 1e307}}, "--lambdas 1e+307", false},
-		{"tune grid of small λ", solver, rff.Config{Tune: true, Lambda: 1e307, Lambdas: []float64{1e-3}}, "increase λ", true},
-		{"other error", errors.New("no space left on device"), rff.Config{Lambda: 1e307}, "no space", true},
+		{"small λ", solver, rff.Config{Lambda: 1e-12}, "--lambda 1e-12: the ridge system ZᵀZ + NλI is not positive definite at this λ", false, false},
+		{"huge λ", solver, rff.Config{Lambda: 1e307}, "--lambda 1e+307: the ridge system could not be factorized", false, true},
+		{"huge λ in the cv grid", solver, rff.Config{CV: 3, Lambda: 1e-6, Lambdas: []float64{1e-3, 1e307}}, "--lambdas 1e+307", false, true},
+		{"tune grid of small λ", solver, rff.Config{Tune: true, Lambda: 1e307, Lambdas: []float64{1e-3}}, "--lambdas 0.001: the ridge system ZᵀZ + NλI is not positive definite at this λ", false, false},
+		{"other error", errors.New("no space left on device"), rff.Config{Lambda: 1e307}, "no space", true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := lambdaHint(c.err, &c.cfg)
@@ -169,7 +171,10 @@ func TestLambdaHint(t *testing.T) {
 			if kept := got == c.err; kept != c.keep {
 				t.Errorf("lambdaHint = %q: kept %v, want %v", got, kept, c.keep)
 			}
-			if !c.keep && (strings.Contains(got.Error(), "increase λ") || !strings.Contains(got.Error(), "1e-9 to 1e-1")) {
+			if !c.keep && strings.Contains(got.Error(), "learn.") {
+				t.Errorf("lambdaHint = %q names a library function", got)
+			}
+			if c.advisesRange && (strings.Contains(got.Error(), "raise") || !strings.Contains(got.Error(), "1e-9 to 1e-1")) {
 				t.Errorf("lambdaHint = %q: want a sensible range, not a larger λ", got)
 			}
 		})
