@@ -472,7 +472,24 @@ func segmentRows(d int) int {
 // segmentBytes is the size of the preprocessed rows PredictRows holds at a time (a variable for tests).
 var segmentBytes = 8 << 20
 
-// finiteRows returns an error naming the first row of the n rows of v that holds a NaN or an infinity, counting
+// A RowError is the error of PredictRows, PredictStd, Sample or Gradients for a row whose result is not finite: an
+// input so far outside the training data, or so large, that the preprocessing or the prediction overflows. Row
+// counts the rows of the call's input from 1; a caller that predicts a large input in parts (as a server does)
+// adds the rows before the part to name the row of the whole.
+type RowError struct {
+	Row    int    // the row, counting from 1
+	Reason string // what overflows, and why: "the prediction overflows (an input far outside the training data?)"
+}
+
+// Error returns "row R: reason" ("<nil>" for a nil *RowError).
+func (e *RowError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("row %d: %s", e.Row, e.Reason)
+}
+
+// finiteRows returns a *RowError naming the first row of the n rows of v that holds a NaN or an infinity, counting
 // from r0 rows before v (1-based): "row i: what why".
 func finiteRows(v []float64, n, r0 int, what, why string) error {
 	if n == 0 {
@@ -481,7 +498,7 @@ func finiteRows(v []float64, n, r0 int, what, why string) error {
 	w := len(v) / n
 	for i, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("row %d: %s %s", r0+i/w+1, what, why)
+			return &RowError{Row: r0 + i/w + 1, Reason: what + " " + why}
 		}
 	}
 	return nil
@@ -560,7 +577,7 @@ func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
 		return nil, err
 	}
 	if i := finite.Index(dst); i >= 0 {
-		return nil, fmt.Errorf("row %d: the posterior sample %s", i/m.file.Outputs%n+1, "overflows (an input far outside the training data?)")
+		return nil, &RowError{Row: i/m.file.Outputs%n + 1, Reason: "the posterior sample overflows (an input far outside the training data?)"}
 	}
 	return dst, nil
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -51,7 +52,11 @@ func (s *Server) predict(m *rff.Model, X []float64, n, d int) (*rff.Prediction, 
 		r1 := min(r0+chunkRows, n)
 		p, err := s.predictChunk(m, X[r0*d:r1*d], r1-r0)
 		if err != nil {
-			errs[c] = fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
+			if re, ok := errors.AsType[*rff.RowError](err); ok { // the row of the request, not of the chunk
+				errs[c] = &rff.RowError{Row: r0 + re.Row, Reason: re.Reason}
+			} else {
+				errs[c] = fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
+			}
 			for f := failedAt.Load(); int64(c) < f && !failedAt.CompareAndSwap(f, int64(c)); f = failedAt.Load() {
 			}
 			return

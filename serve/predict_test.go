@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rffkit/rff"
 )
 
 // Cutting a request into chunks of whole blocks of rows gives the bits of one PredictRows call on all rows, for
@@ -78,7 +81,7 @@ func TestPredictChunksConcurrent(t *testing.T) {
 }
 
 // A request with several bad rows is answered with the first chunk's error, as one PredictRows call reports the
-// first bad row — not whichever chunk failed first in time.
+// first bad row — not whichever chunk failed first in time — naming the row of the request, not of its chunk.
 func TestPredictChunksFirstError(t *testing.T) {
 	s, err := New(copyModels(t, "ridge-sr=m"), Options{})
 	if err != nil {
@@ -86,15 +89,18 @@ func TestPredictChunksFirstError(t *testing.T) {
 	}
 	e := s.models.Load().get("m")
 	n := 16 * chunkRows
-	X := randomRows(7, n, e.dim)
-	for r := 200; r < n; r += 100 {
-		X[r*e.dim] = 1.7e308 // finite, but its features overflow
-	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	for range 40 {
-		_, err := s.predict(e.model, X, n, e.dim)
-		if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("rows 1 to %d: row 201:", chunkRows)) {
-			t.Fatalf("error %v, want the first chunk's, naming row 201", err)
+	for _, first := range []int{200, 3*chunkRows + 10} {
+		X := randomRows(7, n, e.dim)
+		for r := first; r < n; r += 100 {
+			X[r*e.dim] = 1.7e308 // finite, but its features overflow
+		}
+		want := fmt.Sprintf("row %d: ", first+1)
+		for range 40 {
+			_, err := s.predict(e.model, X, n, e.dim)
+			if re, ok := errors.AsType[*rff.RowError](err); !ok || re.Row != first+1 || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("error %v, want the first chunk's, naming row %d of the request", err, first+1)
+			}
 		}
 	}
 }
