@@ -179,6 +179,9 @@ func modelFiles(dir string) (map[string]stamp, error) {
 	return out, nil
 }
 
+// errNotRegular is wrapped by openRegular's error for a path that names something other than a regular file.
+var errNotRegular = errors.New("not a regular file")
+
 // fileKind names the kind of file of a mode that is not a regular file's.
 func fileKind(m fs.FileMode) string {
 	switch {

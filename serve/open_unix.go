@@ -4,6 +4,7 @@ package serve
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -24,7 +25,7 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, errors.New("not a regular file: " + fileKind(fi.Mode()))
+		return nil, nil, fmt.Errorf("%w: %s", errNotRegular, fileKind(fi.Mode()))
 	}
 	rc, err := f.SyscallConn()
 	if err == nil {

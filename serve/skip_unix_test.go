@@ -266,3 +266,27 @@ func TestLoadFileNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// A token file that is a FIFO or a device is refused without blocking on it or reading it.
+func TestTokenFileNotRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "token")
+	mkfifo(t, fifo)
+	for _, c := range []struct{ path, want string }{
+		{fifo, fifo + " is not a regular file: a FIFO"},
+		{"/dev/zero", "/dev/zero is not a regular file: a device"},
+	} {
+		errc := make(chan error, 1)
+		go func() { _, _, err := readTokenFile(c.path); errc <- err }()
+		select {
+		case err := <-errc:
+			if err == nil || err.Error() != c.want {
+				t.Errorf("readTokenFile(%s): %v, want %q", c.path, err, c.want)
+			}
+		case <-time.After(10 * time.Second):
+			if w, err := os.OpenFile(c.path, os.O_RDWR, 0); err == nil { // unblocks the reader
+				w.Close()
+			}
+			t.Fatalf("readTokenFile(%s) blocked", c.path)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -21,18 +22,27 @@ type tokenState struct {
 	stamp stamp
 }
 
-// readTokenFile reads a token file: one token, surrounding white space ignored, none inside.
+// maxTokenFile is the largest token file read: a bearer token is a few hundred bytes at most.
+const maxTokenFile = 64 << 10
+
+// readTokenFile reads a token file: one token, surrounding white space ignored, none inside. The file is opened
+// without blocking and checked to be a regular file on the descriptor read, so that a named pipe swapped in for it
+// cannot stall the server, and it is read up to maxTokenFile bytes.
 func readTokenFile(path string) (string, stamp, error) {
-	fi, err := os.Stat(path)
+	f, fi, err := openRegular(path)
+	if err != nil {
+		if errors.Is(err, errNotRegular) {
+			return "", stamp{}, fmt.Errorf("%s is %w", path, err)
+		}
+		return "", stamp{}, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
 	if err != nil {
 		return "", stamp{}, err
 	}
-	if !fi.Mode().IsRegular() {
-		return "", stamp{}, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", stamp{}, err
+	if len(b) > maxTokenFile {
+		return "", stamp{}, fmt.Errorf("%s holds more than %d KiB; it must hold one token", path, maxTokenFile>>10)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {

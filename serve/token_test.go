@@ -58,7 +58,8 @@ func TestTokenFileAtStart(t *testing.T) {
 		{"blank", []byte(" \n\t\n"), false, "empty"},
 		{"two words", []byte("tok A\n"), false, "more than one word"},
 		{"two lines", []byte("tokA\ntokB\n"), false, "more than one word"},
-		{"a directory", nil, true, "not a regular file"},
+		{"a directory", nil, true, "not a regular file: a directory"},
+		{"one word too long", bytes.Repeat([]byte("t"), maxTokenFile+1), false, "more than 64 KiB"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(tdir, strings.ReplaceAll(c.name, " ", "-"))
