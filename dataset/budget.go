@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"unsafe"
 
@@ -88,10 +89,20 @@ func lineLimit(limit int64) int {
 }
 
 // budget accounts for the arrays a loader holds against its limit.
+//
+// It also counts the arrays the loader has given up (the old copy of an array that grew, an array dropped) until
+// they are collected: they are garbage, but the runtime collects garbage only once its heap has grown well past
+// what is live (to about twice that, by default), so a loader that grows its arrays to the budget would otherwise
+// make the process hold up to about twice the budget. When an array does not fit beside the live arrays and that
+// garbage, the budget has the runtime collect the garbage and return its memory to the operating system before the
+// array is allocated (see budget.collect). The heap a load makes the process hold thus stays within about the
+// budget, while whether an array fits depends on the live arrays alone.
 type budget struct {
 	name  string
 	limit int64
-	used  int64
+	used  int64 // bytes of the live arrays, and of the input held in memory
+	spent int64 // bytes of the arrays given up since the last collection
+	held  int64 // bytes of the input held in memory (a pipe kept by package spool), counted in used
 }
 
 // newBudget returns the budget of one load of the file called name, for Options.MaxBytes = maxBytes.
@@ -99,34 +110,67 @@ func newBudget(name string, maxBytes int64) *budget {
 	return &budget{name: name, limit: limitOf(maxBytes)}
 }
 
-// errorAt returns the BudgetError for what needing need bytes, at a 1-based line (0 for none).
+// errorAt returns the BudgetError for what needing need bytes, at a 1-based line (0 for none). The input held in
+// memory, which need counts, is named beside what.
 func (b *budget) errorAt(line int, what string, need int64) error {
 	name := b.name
 	if line > 0 {
 		name += ":" + strconv.Itoa(line)
+	}
+	if b.held > 0 && need > 0 {
+		what += " (with " + formatBytes(b.held) + " of input held in memory)"
 	}
 	return &BudgetError{Name: name, What: what, Bytes: need, Budget: b.limit}
 }
 
 // charge accounts for n more bytes, or returns the error (and charges nothing) if they do not fit.
 func (b *budget) charge(n int64, line int, what string) error {
-	if n > b.limit-b.used {
+	if !b.fits(n) {
 		return b.errorAt(line, what, satAdd(b.used, n))
 	}
 	b.used += n
 	return nil
 }
 
-// release gives back n bytes.
-func (b *budget) release(n int64) { b.used = max(0, b.used-n) }
+// fits reports whether n more bytes fit beside the live arrays, collecting the arrays given up first if n bytes do
+// not also fit beside them.
+func (b *budget) fits(n int64) bool {
+	if n > b.room() {
+		return false
+	}
+	if n > b.room()-b.spent {
+		b.collect()
+	}
+	return true
+}
 
-// room returns how many more bytes fit.
+// release gives back n bytes of an array the loader no longer holds, which is garbage until it is collected.
+func (b *budget) release(n int64) {
+	n = min(n, b.used)
+	b.used -= n
+	b.spent += n
+}
+
+// room returns how many more bytes fit beside the live arrays.
 func (b *budget) room() int64 { return b.limit - b.used }
+
+// freeMemory has the runtime collect the garbage and return the memory it frees to the operating system (see
+// budget.collect); tests replace it to count the collections.
+var freeMemory = debug.FreeOSMemory
+
+// collect has the runtime collect the arrays b's loader has given up and return their memory to the operating
+// system, before an array that does not fit beside them is allocated. A loader collects only when its arrays come
+// close to the budget, a few times per load at most (they double), so a collection costs little beside reading the
+// data that filled the budget.
+func (b *budget) collect() {
+	freeMemory()
+	b.spent = 0
+}
 
 // grow returns s with room for at least k more elements, charging b for the capacity it adds before allocating it
 // (what and line name the data in the error). The new array is allocated while the old one (already charged) is
-// still live, so both must fit at once. The capacity doubles as append's would, but never beyond what the budget
-// allows; the error comes only when len(s)+k elements and the old array do not fit.
+// still live, so both must fit at once; the old one is then given up. The capacity doubles as append's would, but
+// never beyond what the budget allows; the error comes only when len(s)+k elements and the old array do not fit.
 func grow[T any](b *budget, s []T, k int, line int, what string) ([]T, error) {
 	if cap(s)-len(s) >= k {
 		return s, nil
@@ -139,9 +183,11 @@ func grow[T any](b *budget, s []T, k int, line int, what string) ([]T, error) {
 		return nil, b.errorAt(line, what, satAdd(b.used, satMul(need, size)))
 	}
 	c := min(max(need, 2*int64(cap(s)), 64/size), most, math.MaxInt/size)
+	b.fits(c * size)
 	t := make([]T, len(s), c)
 	copy(t, s)
-	b.used += (c - int64(cap(s))) * size
+	b.used += c * size
+	b.release(int64(cap(s)) * size)
 	return t, nil
 }
 

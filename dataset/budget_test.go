@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -420,5 +421,48 @@ func TestGrowTransient(t *testing.T) {
 		if len(s) == 0 {
 			t.Fatalf("limit %d: nothing fitted", limit)
 		}
+	}
+}
+
+// TestGrowCollects: the arrays grow allocates, the live ones and the old copies it has given up, never take more
+// than the budget between two collections: grow has the garbage collected first when they would. It collects only
+// near the budget — a few times as an array grows to it, never for a load far below it.
+func TestGrowCollects(t *testing.T) {
+	defer func(f func()) { freeMemory = f }(freeMemory)
+	var collections int
+	var since int64 // bytes allocated since the last collection
+	freeMemory = func() { collections, since = collections+1, 0 }
+	for _, limit := range []int64{64, 1000, 4096, 3<<20 + 5, 1 << 24, 3 << 22} {
+		collections, since = 0, 0
+		b := &budget{name: "x", limit: limit}
+		var s []float64
+		for {
+			old := cap(s)
+			t2, err := grow(b, s, 1, 1, "the parsed data")
+			if err != nil {
+				break
+			}
+			if cap(t2) != old {
+				if since += 8 * int64(cap(t2)); since > limit {
+					t.Fatalf("limit %d: %d bytes allocated since the last collection", limit, since)
+				}
+			}
+			s = append(t2, 1)
+		}
+		if collections > 3 {
+			t.Errorf("limit %d: %d collections as one array grew to the budget", limit, collections)
+		}
+	}
+
+	collections = 0
+	var csv strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&csv, "%d,%d,%d,label%d\n", i, i+1, i+2, i%5)
+	}
+	if _, err := (Options{MaxBytes: 64 << 20}).ReadCSV(strings.NewReader(csv.String()), "x.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if collections != 0 {
+		t.Errorf("a load far below its budget collected %d times", collections)
 	}
 }

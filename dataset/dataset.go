@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -254,7 +253,8 @@ const maxGzipRatio = 1032
 type input struct {
 	rc   io.ReadCloser
 	gzip bool
-	// size is the size of a plain regular file, -1 otherwise.
+	// size is the size of a plain regular file (or of a plain file read from
+	// memory), -1 otherwise.
 	size int64
 	// isize is, for a gzip file, the size of its last member's content as its
 	// trailer states it (ISIZE, modulo 2³²): a lower bound of the size of the
@@ -264,15 +264,19 @@ type input struct {
 	// or ISIZE bounded by what DEFLATE can expand to. Readers use it only to
 	// preallocate; they never trust it for correctness.
 	hint int64
+	// held is the size of a file read from memory (an input package spool
+	// kept, such as a pipe), whose bytes stay in memory while it is read; 0
+	// for a file read from disk.
+	held int64
 }
 
 // openFile opens a file, decompressing it when it starts with the gzip magic
 // bytes.
 func openFile(path string) (*input, error) {
 	var f fileReader
-	size := int64(-1)
-	if b, ok := spool.Get(path); ok { // an input read into memory once, such as a pipe
-		f, size = memFile{bytes.NewReader(b)}, int64(len(b))
+	size, held := int64(-1), int64(0)
+	if c, ok := spool.Get(path); ok { // an input read into memory once, such as a pipe
+		f, size, held = memFile{c.Reader()}, c.Size(), c.Size()
 	} else {
 		osf, err := os.Open(path)
 		if err != nil {
@@ -290,7 +294,7 @@ func openFile(path string) (*input, error) {
 			f.Close()
 			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
-		in := &input{gzip: true, size: -1, isize: -1, hint: -1}
+		in := &input{gzip: true, size: -1, isize: -1, hint: -1, held: held}
 		var trailer [4]byte
 		if size >= 18 {
 			if _, err := f.ReadAt(trailer[:], size-4); err == nil {
@@ -307,7 +311,7 @@ func openFile(path string) (*input, error) {
 		}}
 		return in, nil
 	}
-	return &input{rc: &readCloser{Reader: br, close: f.Close}, size: size, isize: -1, hint: size}, nil
+	return &input{rc: &readCloser{Reader: br, close: f.Close}, size: size, isize: -1, hint: size, held: held}, nil
 }
 
 // fileReader is what openFile reads: an *os.File, or a memFile over an input package spool kept.
@@ -318,7 +322,7 @@ type fileReader interface {
 }
 
 // memFile is a fileReader over bytes in memory.
-type memFile struct{ *bytes.Reader }
+type memFile struct{ *io.SectionReader }
 
 // Close does nothing: the bytes stay with package spool.
 func (memFile) Close() error { return nil }
@@ -327,7 +331,8 @@ func (memFile) Close() error { return nil }
 // a file whose content is known to exceed the budget (a plain file's size, a
 // gzip trailer's ISIZE) before reading it, and returns a reader that fails
 // once more than the budget has been read, with what is known of the file's
-// sizes (in's size, isize and hint).
+// sizes (in's size, isize and hint). A file read from memory (in.held, such
+// as a pipe) is charged to b for the bytes it holds there while it is read.
 func openLimited(path string, b *budget) (io.ReadCloser, *input, error) {
 	in, err := openFile(path)
 	if err != nil {
@@ -338,6 +343,11 @@ func openLimited(path string, b *budget) (io.ReadCloser, *input, error) {
 		return nil, nil, b.errorAt(0, "the decompressed input (as its gzip trailer states)", in.isize)
 	}
 	r, err := limitInput(b, in.rc, in.size, in.gzip)
+	if err == nil {
+		if err = b.charge(in.held, 0, "the input"); err == nil {
+			b.held += in.held
+		}
+	}
 	if err != nil {
 		in.rc.Close()
 		return nil, nil, err

@@ -81,8 +81,14 @@
 // after decompression: a plain file larger than the budget is refused
 // before it is read, a gzip file as soon as its trailer or the bytes
 // inflated so far exceed it, so a small file that inflates to gigabytes
-// costs no more than the budget. While an array doubles, its old and new
-// copies coexist, so the heap may briefly hold about twice the budget. A
+// costs no more than the budget. A file read from memory — a pipe the
+// command line has read once to read it more than once — counts in the
+// budget with its bytes. While an array doubles, its old and new copies
+// coexist: both must fit in the budget. The old copies are garbage, which
+// the runtime collects only once its heap has grown well past what is live;
+// a loader has them collected, and their memory returned to the operating
+// system, before they and its arrays would exceed the budget, so the heap
+// it makes the process hold stays within about the budget. A
 // text line may take at most 1/64 of the budget (splitting a line into
 // fields takes up to about 40 bytes per byte of the line), and never more
 // than 64 MiB. CSVStream applies the budget to each block, not to the file,

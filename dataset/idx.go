@@ -117,10 +117,16 @@ func readIDX(r io.Reader, name string, fileSize, sizeHint int64, b *budget, name
 
 	// Read the payload in chunks, growing x as data actually arrives, so that
 	// a corrupt header cannot make us allocate far more than the file holds.
+	// While x grows its old copy coexists with the new one: that takes up to
+	// the array's size again beside the array charged above, so when the
+	// budget has no room for it, x is allocated whole at once instead.
 	const chunk = 1 << 16 // elements per read
 	prealloc := min(total, 1<<23)
 	if sizeHint >= 0 {
 		prealloc = int(min(int64(total), max(0, sizeHint-int64(4+4*nd))/int64(size)))
+	}
+	if prealloc < total && b.room() < 8*int64(total) {
+		prealloc = total
 	}
 	x = make([]float64, 0, prealloc)
 	buf := make([]byte, min(total, chunk)*size)
@@ -129,7 +135,10 @@ func readIDX(r io.Reader, name string, fileSize, sizeHint int64, b *budget, name
 		n, err := io.ReadFull(r, buf[:k*size])
 		k = n / size
 		if len(x)+k > cap(x) {
+			old := 8 * int64(cap(x))
+			b.fits(old) // true: the room holds the largest old copy (see prealloc)
 			x = growCap(x, min(total, max(2*cap(x), len(x)+k)))
+			b.spent += old
 		}
 		dst := x[len(x) : len(x)+k]
 		if bad := decodeIDX(dst, buf[:k*size], magic[2]); bad >= 0 {

@@ -107,21 +107,38 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 
 // keepInputs reads the inputs among paths that are pipes or devices (/dev/stdin, a process substitution) into memory
 // once, within the memory budget, so that reading one more than once — its format, its header, then its rows —
-// sees the same bytes (package spool). Regular files are read as usual.
+// sees the same bytes (package spool). Regular files are read as usual. The inputs kept share the budget: each may
+// take what those kept before it leave. The loader of a kept input counts its bytes in the budget too, since they
+// stay in memory while it reads them.
 func (f *dataFlags) keepInputs(paths ...string) error {
 	limit := f.maxBytes()
 	if limit == 0 {
 		limit = dataset.DefaultMaxBytes()
 	}
+	var kept int64 // bytes of the inputs kept so far
+	seen := map[string]bool{}
 	for _, p := range paths {
-		if p == "" {
+		if p == "" || seen[p] {
 			continue
 		}
-		if _, err := spool.Keep(p, limit); err != nil {
+		seen[p] = true
+		left := limit
+		if limit >= 0 {
+			left = max(0, limit-kept)
+		}
+		ok, err := spool.Keep(p, left)
+		if err != nil {
 			if errors.Is(err, spool.ErrTooLarge) {
+				if kept > 0 {
+					return usagef("%s: a pipe longer than the %s the memory budget of %s leaves beside the inputs read before it (%s); %s",
+						p, rff.FormatBytes(left), rff.FormatBytes(limit), rff.FormatBytes(kept), advice(limit, "write it to a file"))
+				}
 				return usagef("%s: a pipe longer than the memory budget of %s; %s", p, rff.FormatBytes(limit), advice(limit, "write it to a file"))
 			}
 			return err
+		}
+		if c, found := spool.Get(p); ok && found {
+			kept += c.Size()
 		}
 	}
 	return nil
