@@ -155,6 +155,12 @@ func readIDX(r io.Reader, name string, fileSize, sizeHint int64, b *budget, name
 			return nil, nil, fmt.Errorf("%s: read error after %d of %d elements: %w", name, len(x), total, err)
 		}
 	}
+	// An IDX file is one array: bytes after it mean a damaged header or files joined together, and reading the
+	// array the header claims would silently drop them.
+	var one [1]byte
+	if n, _ := io.ReadFull(r, one[:]); n > 0 {
+		return nil, nil, fmt.Errorf("%s: more bytes follow the IDX array %s than its header claims: a damaged file, or several joined together?", name, dimsText(dims))
+	}
 	return x, dims, nil
 }
 

@@ -138,7 +138,7 @@ func TestIDXGrowthHeap(t *testing.T) {
 		err error
 	)
 	peak := heapPeak(t, func() {
-		x, _, err = Options{MaxBytes: budget}.ReadIDX(io.MultiReader(&onlyReader{bytes.NewReader(hdr)}, &endless{row: []byte{1, 2, 3}}), "endless.idx")
+		x, _, err = Options{MaxBytes: budget}.ReadIDX(io.MultiReader(&onlyReader{bytes.NewReader(hdr)}, io.LimitReader(&endless{row: []byte{1, 2, 3}}, total)), "endless.idx")
 	})
 	if err != nil || len(x) != total || x[0] != 1 || x[total-1] != float64(1+(total-1)%3) {
 		t.Fatalf("ReadIDX: %d elements, %v", len(x), err)
