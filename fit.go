@@ -93,6 +93,9 @@ func checkData(data *dataset.Data) error {
 			}
 		}
 	}
+	if bad := colnames.Unprintable(data.Names); bad >= 0 {
+		return fmt.Errorf("column %d: the name %q is not printable text (a control character, or not UTF-8)", bad+1, data.Names[bad])
+	}
 	switch bad, prev := colnames.Check(data.Names); {
 	case bad >= 0 && prev < 0:
 		return fmt.Errorf("column %d has no name", bad+1)

@@ -73,6 +73,10 @@ func TestMisuse(t *testing.T) {
 			_, err := Fit(Config{Points: 8, Sigma: 1}, &dataset.Data{X: []float64{1, 2, 3, 4}, N: 2, D: 2, Y: []float64{1, 2}, Names: []string{"a", "a"}})
 			return err
 		}, `both named "a"`},
+		{"a name with a NUL", func() error {
+			_, err := Fit(Config{Points: 8, Sigma: 1}, &dataset.Data{X: []float64{1, 2, 3, 4}, N: 2, D: 2, Y: []float64{1, 2}, Names: []string{"a", "b\x00"}})
+			return err
+		}, `column 2: the name "b\x00" is not printable text`},
 		{"Score with short targets", func() error {
 			_, err := m.Score(&dataset.Data{X: data.X, N: 6, D: 1, Y: data.Y[:5], Names: data.Names})
 			return err

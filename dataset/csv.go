@@ -356,6 +356,9 @@ func headerNames(fields [][]byte) ([]string, error) {
 	for j, f := range fields {
 		names[j] = string(f)
 	}
+	if bad := colnames.Unprintable(names); bad >= 0 {
+		return nil, fmt.Errorf("column %d: the name %s is not printable text (a control character, or not UTF-8); save the file as UTF-8 with plain names", bad+1, quote(fields[bad]))
+	}
 	switch bad, prev := colnames.Check(names); {
 	case bad < 0:
 		return names, nil

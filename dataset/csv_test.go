@@ -460,6 +460,9 @@ func TestCSVHeaderNames(t *testing.T) {
 		{name: "empty quoted first name", text: "\"\",wt,yield\n0.5,1.25,-3\n", line: 1, msg: "column 1 has no name"},
 		{name: "after blank lines", text: "\n  \nwt,wt,yield\n0.5,1.25,-3\n", line: 3, msg: `column 2: the name "wt" is also column 1's`},
 		{name: "header only", text: "wt,wt,yield\n", line: 1, msg: `column 2: the name "wt" is also column 1's`},
+		{name: "NUL in a name", text: "wt,p\x00H,yield\n0.5,1.25,-3\n", line: 1, msg: `column 2: the name "p\x00H" is not printable text (a control character, or not UTF-8); save the file as UTF-8`},
+		{name: "Latin-1 name", text: "Temp\xe9rature,yield\n0.5,-3\n", line: 1, msg: `column 1: the name "Temp\xe9rature" is not printable text`},
+		{name: "UTF-8 names", text: "Température,温度,yield\n0.5,1.25,-3\n", names: []string{"Température", "温度"}, tname: "yield"},
 
 		{name: "no header", text: "0.5,1.25,-3\n7.5,-2,40\n", names: []string{"x1", "x2"}, tname: "y"},
 		{name: "no header, repeated values", text: "21.5,21.5,21.5\n21.5,21.5,21.5\n", names: []string{"x1", "x2"}, tname: "y"},
