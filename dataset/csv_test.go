@@ -339,6 +339,10 @@ func TestCSVErrors(t *testing.T) {
 		{"a,b,y\r1,2,3\r4,5,6\r", "", []string{"x.csv:1: a carriage return (\\r) inside the line, after 5 bytes", "bare CR"}},
 		{"1 2 3\r4 5 6\r7 8 9\r", "", []string{"x.csv:1: a carriage return"}},
 		{"1,2,3\n4,5,6\r7,8,9\n", "", []string{"x.csv:2: a carriage return (\\r) inside the line"}},
+		// UTF-16 text: with a byte-order mark, or without (NUL bytes at odd or even offsets)
+		{"\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", "", []string{"x.csv:1: the file seems to be UTF-16 text", "iconv -f UTF-16 -t UTF-8 x.csv > x-utf8.csv"}},
+		{"a\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", "", []string{"x.csv:1: the file seems to be UTF-16 text", "iconv -f UTF-16LE"}},
+		{"\x00a\x00,\x00b\x00\n\x001\x00,\x002\x00\n", "", []string{"x.csv:1: the file seems to be UTF-16 text", "iconv -f UTF-16BE"}},
 	} {
 		_, err := ReadCSV(strings.NewReader(c.text), "x.csv", c.target)
 		checkErr(t, err, c.want...)

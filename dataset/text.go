@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/rffkit/rff/internal/numparse"
 )
@@ -67,6 +69,13 @@ func (lr *lineReader) next() ([]byte, error) {
 		lr.line++
 		b := lr.sc.Bytes()
 		if lr.line == 1 {
+			if enc := utf16Text(b); enc != "" {
+				how := ""
+				if !strings.HasSuffix(lr.name, ".gz") {
+					how = fmt.Sprintf(", e.g. iconv -f %s -t UTF-8 %s > %s-utf8.csv", enc, lr.name, strings.TrimSuffix(lr.name, filepath.Ext(lr.name)))
+				}
+				return nil, fmt.Errorf("%s:1: the file seems to be UTF-16 text (a UTF-16 byte-order mark, or a NUL byte beside every character); save it as UTF-8%s", lr.name, how)
+			}
 			b = stripBOM(b)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
@@ -101,6 +110,23 @@ func (lr *lineReader) next() ([]byte, error) {
 }
 
 var bom = []byte("\xef\xbb\xbf")
+
+// utf16Text returns iconv's name of the encoding of the first line of a file that is UTF-16 rather than text in an
+// ASCII-compatible encoding — it starts with a UTF-16 byte-order mark ("UTF-16"), or about every other byte is NUL,
+// the high byte of an ASCII character in UTF-16 ("UTF-16LE" when the first is at an odd offset, else "UTF-16BE") —
+// or "".
+func utf16Text(line []byte) string {
+	switch i := bytes.IndexByte(line, 0); {
+	case bytes.HasPrefix(line, []byte{0xff, 0xfe}) || bytes.HasPrefix(line, []byte{0xfe, 0xff}):
+		return "UTF-16"
+	case i < 0 || 5*bytes.Count(line, []byte{0}) < 2*len(line): // fewer than 40%: a stray NUL, not UTF-16
+		return ""
+	case i%2 == 1:
+		return "UTF-16LE"
+	default:
+		return "UTF-16BE"
+	}
+}
 
 func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, bom) }
 
