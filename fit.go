@@ -257,7 +257,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 			return nil, err
 		}
 		f.TrainX, f.Alpha, f.Bias = fit.X, fit.Alpha, fit.Bias
-		rep.Phases["gram+solve"] = time.Since(t1).Seconds()
+		rep.Phases["gram_solve"] = time.Since(t1).Seconds()
 	} else if s.nystrom {
 		if err := s.fitNystrom(&h, f, rep, k, X, n, d, Y, Yovk, P, cls); err != nil {
 			return nil, err
@@ -279,7 +279,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		var fit *learn.Fit
 		if s.Task == "hermite" {
 			fit, err = learn.Hermite{Lambda: s.Lambda, Intercept: hvals != nil}.Fit(fmap, X, n, hvals, hgrads)
-			rep.Phases["features+gram+solve"] = time.Since(t1).Seconds()
+			rep.Phases["features_gram_solve"] = time.Since(t1).Seconds()
 		} else {
 			var post *learn.Posterior
 			fit, post, err = s.fitFeatures(fmap, X, n, Y, P, cls, rep)
@@ -378,7 +378,7 @@ func (s *settings) fitFeatures(fmap learn.Mapper, X []float64, n int, Y []float6
 		if err != nil {
 			return nil, nil, err
 		}
-		rep.Phases["features+gram"] = time.Since(tg).Seconds()
+		rep.Phases["features_gram"] = time.Since(tg).Seconds()
 		ts := time.Now()
 		post, err := learn.NewPosterior(st, s.Lambda, true)
 		if err != nil {
@@ -406,7 +406,7 @@ func (s *settings) fitFeatures(fmap learn.Mapper, X []float64, n int, Y []float6
 		if err != nil {
 			return nil, nil, err
 		}
-		rep.Phases["features+gram"] = time.Since(tg).Seconds() - fit.Stats.Seconds
+		rep.Phases["features_gram"] = time.Since(tg).Seconds() - fit.Stats.Seconds
 		rep.Phases["solve"] = fit.Stats.Seconds
 		rep.Solve = &fit.Stats
 		return fit, nil, nil
@@ -456,7 +456,7 @@ func (s *settings) fitOVK(h *model.Header, f *model.Model, rep *Report, X []floa
 			return err
 		}
 		f.TrainX, f.Alpha, f.Bias = fit.X, fit.Alpha, fit.Bias
-		rep.Phases["gram+solve"] = fit.Stats.Seconds
+		rep.Phases["gram_solve"] = fit.Stats.Seconds
 		return nil
 	}
 	fm, err := ovk.New(k, s.rule, d, s.Points, s.Seed)

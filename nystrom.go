@@ -172,7 +172,7 @@ func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k ke
 	if err != nil {
 		return err
 	}
-	rep.Phases["landmarks+"+s.NystromBasis] = time.Since(tm).Seconds()
+	rep.Phases["landmarks_"+s.NystromBasis] = time.Since(tm).Seconds()
 	if s.CV != 0 && !s.Tune { // tuning chose λ already
 		tc := time.Now()
 		res, err := learn.CrossValidate(nm, X, n, Y, P, s.CV, s.Lambdas, true)
@@ -466,7 +466,7 @@ func (s *settings) fitDecomposable(h *model.Header, nm *nystrom.Map, X []float64
 	if err != nil {
 		return nil, err
 	}
-	rep.Phases["features+gram"] = time.Since(tg).Seconds()
+	rep.Phases["features_gram"] = time.Since(tg).Seconds()
 	ts := time.Now()
 	F, N := st.F, float64(st.N)
 	G := make([]float64, F*F)

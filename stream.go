@@ -254,7 +254,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	if st.N == 0 || first == nil {
 		return nil, fmt.Errorf("%s: no data rows", path)
 	}
-	rep.Phases["features+gram"] = time.Since(t1).Seconds()
+	rep.Phases["features_gram"] = time.Since(t1).Seconds()
 	rep.N = st.N
 	h.Names = first.Names
 	h.Targets = []string{orDefault(first.TargetName, "y")}

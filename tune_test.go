@@ -353,7 +353,7 @@ func TestTuneReusesStatistics(t *testing.T) {
 			if !slices.Equal(m.file.Theta, plain.file.Theta) || !slices.Equal(m.file.Bias, plain.file.Bias) {
 				t.Error("the tuned model differs from the model fitted with the chosen σ and λ")
 			}
-			_, again := m.Report().Phases["features+gram"]
+			_, again := m.Report().Phases["features_gram"]
 			if reused := c.tunePoints == 0; reused == again {
 				t.Errorf("second pass over the rows: %v; the statistics of the scored map should be reused: %v", again, reused)
 			}

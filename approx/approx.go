@@ -78,7 +78,7 @@ type Study struct {
 type Result struct {
 	Rule    string     `json:"rule"`
 	N       int        `json:"n"`
-	D       int        `json:"D"`
+	D       int        `json:"points"`
 	Columns int        `json:"columns"`
 	Runs    int        `json:"runs"`
 	Mean    float64    `json:"mean"`

@@ -18,15 +18,15 @@ import (
 // CVResult is the outcome of CrossValidate.
 type CVResult struct {
 	// Lambdas is the grid, in the order given.
-	Lambdas []float64
+	Lambdas []float64 `json:"lambdas"`
 	// MSE[i] is the held-out mean squared error at Lambdas[i], pooled over all folds:
 	// Σ_folds Σ_held-out rows ‖y − f(x)‖² / (N·P), i.e. the mean over every held-out (row, output) entry.
-	MSE []float64
+	MSE []float64 `json:"mse"`
 	// FoldMSE[f][i] is the mean squared error on fold f alone, Σ_fold ‖y − f(x)‖² / (N_f·P).
-	FoldMSE [][]float64
+	FoldMSE [][]float64 `json:"fold_mse"`
 	// Best is the λ with the smallest MSE (the first one on ties), at index BestIndex.
-	Best      float64
-	BestIndex int
+	Best      float64 `json:"best"`
+	BestIndex int     `json:"best_index"`
 }
 
 // LogGrid returns count values spaced evenly in log scale from lo to hi inclusive ([lo] when count = 1), or nil

@@ -69,15 +69,15 @@ type Ridge struct {
 type SolveStats struct {
 	// Method is "cholesky", "cg", "cg-matrix-free" or "mixed" (a float32 Gram matrix refined in float64: see
 	// Precision).
-	Method string
+	Method string `json:"method"`
 	// Note says why FitMap fell back from Mixed to Double precision; empty otherwise.
-	Note string `json:",omitempty"`
+	Note string `json:"note,omitempty"`
 	// Iterations is the number of CG iterations or mixed-precision refinement steps (0 for Cholesky).
-	Iterations int
+	Iterations int `json:"iterations"`
 	// Residual is the largest relative residual ‖(A θ − B)_j‖/‖B_j‖ over the outputs j, recomputed at the end.
-	Residual float64
+	Residual float64 `json:"residual"`
 	// Seconds is the wall-clock time of the solve.
-	Seconds float64
+	Seconds float64 `json:"seconds"`
 }
 
 // Fit is a fitted linear model on features: f(z) = Θᵀz + b.

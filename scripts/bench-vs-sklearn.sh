@@ -73,7 +73,7 @@ echo "building rff" >&2
 
 # 3. The core type rff's linalg chooses here, with the variable unset; then the same environment for both.
 core=$(env -u OPENBLAS_CORETYPE "$work/rff" version --json |
-  "$PY" -c 'import json,sys; b=json.load(sys.stdin).get("blas") or {}; print(b.get("CoreType","") if b.get("Backend")=="openblas" else "")')
+  "$PY" -c 'import json,sys; b=json.load(sys.stdin).get("blas") or {}; print(b.get("core_type","") if b.get("backend")=="openblas" else "")')
 same_blas_env "$core" "$threads"
 "$work/rff" version
 

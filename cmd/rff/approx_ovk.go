@@ -21,7 +21,7 @@ import (
 // ovkResult is the sup error of one (rule, D) of an operator-valued approximation study.
 type ovkResult struct {
 	Rule string     `json:"rule"`
-	D    int        `json:"D"`
+	D    int        `json:"points"`
 	Runs int        `json:"runs"`
 	Mean float64    `json:"mean"`
 	Std  float64    `json:"std"`

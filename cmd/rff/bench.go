@@ -79,7 +79,7 @@ func benchCPU() cpuReport {
 // triangle (F(F+1)/2 entries of k multiply-adds, rounded to k·F²), N·F² for the fused path.
 type gramShape struct {
 	Features      int        `json:"features"`
-	Points        int        `json:"D"`
+	Points        int        `json:"points"`
 	Rows          int        `json:"rows"`
 	Chunk         int        `json:"chunk"`
 	GEMM          rateResult `json:"gemm"`
@@ -136,7 +136,7 @@ type rateResult struct {
 type mapResult struct {
 	Dim        int     `json:"d"`
 	Rule       string  `json:"rule"`
-	Points     int     `json:"D"`
+	Points     int     `json:"points"`
 	Features   int     `json:"features"`
 	Rows       int     `json:"rows"`
 	RowsPerSec float64 `json:"rows_per_second"`
@@ -150,7 +150,7 @@ type fitResult struct {
 	Dim      int                `json:"d"`
 	Kernel   string             `json:"kernel"`
 	Rule     string             `json:"rule"`
-	Points   int                `json:"D"`
+	Points   int                `json:"points"`
 	Features int                `json:"features"`
 	Lambda   float64            `json:"lambda"`
 	Phases   map[string]float64 `json:"phases"`
@@ -529,7 +529,7 @@ func benchFitData(n int) (X, Y []float64) {
 }
 
 // benchFit fits the standard problem as rff fit does (fused map → ZᵀZ, ZᵀY, then Cholesky)
-// and reports its phases: draw (the map's points), features+gram, solve, and predict (the training rows).
+// and reports its phases: draw (the map's points), features_gram, solve, and predict (the training rows).
 func benchFit(n int, stderr io.Writer) (fitResult, error) {
 	X, Y := benchFitData(n)
 	k := kernel.Gaussian{S: kernel.SigmaFromGamma(1.0 / benchFitDim)}
@@ -554,7 +554,7 @@ func benchFit(n int, stderr io.Writer) (fitResult, error) {
 		return res, err
 	}
 	// The solve is what follows the last chunk: the factorisation and, in mixed precision, the refinement.
-	res.Phases["features+gram"] = time.Since(tg).Seconds() - fit.Stats.Seconds
+	res.Phases["features_gram"] = time.Since(tg).Seconds() - fit.Stats.Seconds
 	res.Phases["solve"] = fit.Stats.Seconds
 	res.Method = fit.Stats.Method
 	res.Seconds = time.Since(t0).Seconds()
@@ -618,10 +618,10 @@ func printBench(w io.Writer, rep benchReport, cfg benchConfig) {
 	f := rep.Fit
 	fmt.Fprintf(w, "\nfit: %d×%d Gaussian inputs, kernel %s (γ = 1/d), rule %s, D = %d points (%d columns), λ = %g\n",
 		f.N, f.Dim, f.Kernel, f.Rule, f.Points, f.Features, f.Lambda)
-	for _, p := range []string{"draw", "features+gram", "solve", "predict"} {
+	for _, p := range []string{"draw", "features_gram", "solve", "predict"} {
 		fmt.Fprintf(w, "  %-14s %8.3fs\n", p, f.Phases[p])
 	}
-	fmt.Fprintf(w, "  %-14s %8.3fs (draw + features+gram + solve, %s; train MSE %.4g)\n", "fit", f.Seconds, f.Method,
+	fmt.Fprintf(w, "  %-14s %8.3fs (draw + features_gram + solve, %s; train MSE %.4g)\n", "fit", f.Seconds, f.Method,
 		f.TrainMSE)
 	fmt.Fprintf(w, "\ntotal %.1fs", rep.Seconds)
 	if rep.LoadAverage[0] != "" {

@@ -47,7 +47,7 @@ func TestBenchQuick(t *testing.T) {
 	if f.N != 2000 || f.Dim != 64 || f.Points != 1024 || f.Features != 2048 || f.Rule != "g" {
 		t.Errorf("fit %+v", f)
 	}
-	for _, p := range []string{"draw", "features+gram", "solve", "predict"} {
+	for _, p := range []string{"draw", "features_gram", "solve", "predict"} {
 		if !(f.Phases[p] > 0) {
 			t.Errorf("phase %s: %v", p, f.Phases[p])
 		}
@@ -59,7 +59,7 @@ func TestBenchQuick(t *testing.T) {
 	// The table printed without --json, from the same report.
 	var tab bytes.Buffer
 	printBench(&tab, rep, benchSizes(true))
-	for _, want := range []string{"backend: ", "GEMM  n=512", "% of GEMM", "sr-butterfly", "kernel matrix 256 rows", "features+gram", "solve"} {
+	for _, want := range []string{"backend: ", "GEMM  n=512", "% of GEMM", "sr-butterfly", "kernel matrix 256 rows", "features_gram", "solve"} {
 		if !strings.Contains(tab.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, tab.String())
 		}

@@ -67,7 +67,7 @@ func TestFitPredictEvalRegression(t *testing.T) {
 			t.Errorf("seconds lacks %q", k)
 		}
 	}
-	if _, ok := rep.Fit.Phases["features+gram"]; !ok {
+	if _, ok := rep.Fit.Phases["features_gram"]; !ok {
 		t.Errorf("fit_phases: %v", rep.Fit.Phases)
 	}
 	// eval on the same test file reproduces fit's test metrics exactly (the reloaded model predicts bit for bit).
@@ -155,7 +155,7 @@ func TestFitErrors(t *testing.T) {
 	if code, _, e := runCLI("fit", "--data", train, "--out", mpath, "-D", "20"); code != 0 {
 		t.Fatal(e)
 	}
-	if code, out, e := runCLI("fit", "--data", train, "--out", mpath, "-D", "20", "--precision", "mixed", "--json"); code != 0 || !strings.Contains(out, `"Method":"mixed"`) {
+	if code, out, e := runCLI("fit", "--data", train, "--out", mpath, "-D", "20", "--precision", "mixed", "--json"); code != 0 || !strings.Contains(out, `"method":"mixed"`) {
 		t.Fatalf("fit --precision mixed: exit %d, %s %s", code, out, e)
 	}
 	garbage := filepath.Join(t.TempDir(), "g.rff")

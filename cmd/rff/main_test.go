@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -508,5 +509,52 @@ func TestMaxMemoryCappedAtMachine(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("fit", "--data", data, "--out", out, "-D", "2000000", "--max-memory", "1GiB"); code != 2 || !strings.Contains(stderr, "lower -D or raise --max-memory") {
 		t.Errorf("--max-memory 1GiB: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestJSONKeysSnakeCase: every key of the JSON the commands print is snake_case (lower-case letters, digits and
+// underscores), at any depth — except the keys that are data: a class label, a column name.
+func TestJSONKeysSnakeCase(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, 60, 2)
+	model := filepath.Join(dir, "m.rff")
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if !snake.MatchString(k) {
+					t.Errorf("key %q at %s is not snake_case", k, path)
+				}
+				walk(path+"."+k, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(path+"[]", x)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"fit", "--data", data, "--out", model, "-D", "8", "--cv", "3", "--lambdas", "1e-3,1e-2", "--json", "--test-data", data},
+		{"fit", "--data", data, "--out", model, "-D", "8", "--tune", "--tune-points", "2", "--json"},
+		{"fit", "--data", data, "--out", model, "--map", "nystrom", "--centres", "10", "--solver", "falkon", "--json"},
+		{"fit", "--data", data, "--out", model, "-D", "8", "--task", "classification", "--json", "--test-data", data},
+		{"eval", "--model", model, "--data", data, "--json"},
+		{"approx", "--data", data, "--n", "1", "--runs", "1", "--samples", "10", "--rules", "g", "--json"},
+		{"approx", "--ovk", "curl-free", "--Ds", "10", "--runs", "1", "--samples", "4", "--json"},
+		{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--json"},
+		{"version", "--json"},
+		{"bench", "--json", "--quick", "--rules", "g", "--dims", "4"},
+	} {
+		code, out, errOut := runCLI(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		walk(strings.Join(args[:1], " "), v)
 	}
 }

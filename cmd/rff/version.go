@@ -27,6 +27,9 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 		"blas":       linalg.Info(),
 		"gomaxprocs": runtime.GOMAXPROCS(0),
 	}
+	if err := linalg.Info().Err; err != nil { // the backend asked for could not be used
+		info["blas_error"] = err.Error()
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range bi.Deps {
 			if dep.Path == "gonum.org/v1/gonum" {

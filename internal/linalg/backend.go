@@ -47,36 +47,36 @@ const (
 // `rff bench` print its String.
 type BackendInfo struct {
 	// Backend is OpenBLAS or PureGo.
-	Backend string
+	Backend string `json:"backend"`
 	// Version is the OpenBLAS version ("0.3.21"); empty for PureGo.
-	Version string
+	Version string `json:"version,omitempty"`
 	// Library is the path that was opened.
-	Library string
+	Library string `json:"library,omitempty"`
 	// CoreType is the kernel family OpenBLAS runs ("SkylakeX", "Haswell",
 	// "Zen", ...), as the library itself reports it.
-	CoreType string
+	CoreType string `json:"core_type,omitempty"`
 	// CoreTypeSource says where OPENBLAS_CORETYPE came from: "auto" (set by
 	// this package from CPUID), "environment" (the user's value, kept),
 	// "corrected" (the user's value needed instructions the CPU lacks and was
 	// replaced), or "" (unset: OpenBLAS detected the CPU itself).
-	CoreTypeSource string
+	CoreTypeSource string `json:"core_type_source,omitempty"`
 	// Threads is the number of threads OpenBLAS uses per call (by default
 	// DefaultThreads, whatever GOMAXPROCS is); for PureGo, the goroutines
 	// SyrkBlocked uses (gonum's own Dgemm uses GOMAXPROCS).
-	Threads int
+	Threads int `json:"threads"`
 	// ThreadTimeout is the OPENBLAS_THREAD_TIMEOUT the library loaded with:
 	// the user's value, or this package's "4" when it was unset (see the
 	// package documentation); empty for PureGo.
-	ThreadTimeout string
+	ThreadTimeout string `json:"thread_timeout,omitempty"`
 	// Config is openblas_get_config(), e.g. "OpenBLAS 0.3.21 NO_LAPACKE
 	// DYNAMIC_ARCH NO_AFFINITY Zen MAX_THREADS=64".
-	Config string
+	Config string `json:"config,omitempty"`
 	// Note explains a fallback or a corrected setting; informational.
-	Note string
+	Note string `json:"note,omitempty"`
 	// Err is set when the user asked for OpenBLAS (RFF_BLAS=openblas) and it
 	// could not be loaded, or RFF_BLAS/RFF_THREADS had an invalid value. The
 	// package then runs on PureGo; nothing panics.
-	Err error
+	Err error `json:"-"`
 }
 
 // String is a one-line summary: "openblas 0.3.21 (SkylakeX, 2 threads)" or
