@@ -84,8 +84,10 @@ var ErrTooLong = errors.New("longer than the limit")
 // ReadAtMost reads a model from r like Read, reading at most max bytes (max ≤ 0: no limit): a longer stream is
 // refused with an error wrapping ErrTooLong once max + 1 bytes have arrived, so that a device or an endless pipe
 // cannot fill the memory. The first 16 bytes are checked before the rest is read: a stream that is not a model
-// file is refused after them. A reader that knows its length (an *os.File, a *bytes.Reader, …) is read into one
-// buffer of that length.
+// file is refused after them. The model is decoded as it is read (see model.Read): its arrays are allocated once at
+// their length and filled straight from the stream, so that reading it takes about its length in memory, never a
+// copy of the stream besides. A reader that knows its length (an *os.File, a *bytes.Reader, …) and is longer than
+// max is refused unread.
 //
 // A version-1 file stores the seed of its map instead of its points, so its length bounds neither the memory nor
 // the work of redrawing them: before anything is drawn, the redraw's memory is estimated (the map it keeps, and
@@ -106,7 +108,6 @@ func ReadAtMost(r io.Reader, max int64) (*Model, error) {
 	if err := model.CheckHead(head[:n]); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
 	size := int64(-1)
 	switch v := r.(type) {
 	case interface{ Len() int }:
@@ -124,31 +125,34 @@ func ReadAtMost(r io.Reader, max int64) (*Model, error) {
 	if max > 0 && size > max-int64(len(head)) {
 		return nil, fmt.Errorf("the model has %d bytes, %w of %d bytes", size+int64(len(head)), ErrTooLong, max)
 	}
-	if size >= 0 {
-		buf.Grow(len(head) + int(size) + 1) // + 1: the read that finds the end needs no larger buffer
-	}
-	buf.Write(head[:])
-	src := r
+	src := &counter{r: r}
+	limit := int64(0)
 	if max > 0 {
-		src = io.LimitReader(r, max-int64(len(head))+1)
+		src.r, limit = io.LimitReader(r, max-int64(len(head))+1), max+1
 	}
-	if _, err := buf.ReadFrom(src); err != nil {
-		return nil, err
+	if size >= 0 {
+		size += int64(len(head))
 	}
-	if max > 0 && int64(buf.Len()) > max {
+	f, err := model.Read(io.MultiReader(bytes.NewReader(head[:]), src), size, limit)
+	if max > 0 && int64(len(head))+src.n > max {
 		return nil, fmt.Errorf("the model is %w of %d bytes", ErrTooLong, max)
 	}
-	return decode(buf.Bytes(), max)
-}
-
-// decode decodes and checks the model file b, redrawing a version-1 map within the memory budget (≤ 0: the
-// default budget).
-func decode(b []byte, budget int64) (*Model, error) {
-	f, err := model.Decode(b)
 	if err != nil {
 		return nil, err
 	}
-	return fromFile(f, budget)
+	return fromFile(f, max)
+}
+
+// counter counts the bytes read through it.
+type counter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // UseOpenBLAS switches the linear algebra of the whole program to OpenBLAS, opened at run time, when it is

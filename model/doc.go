@@ -27,11 +27,13 @@
 // Version 1 stored five unnamed arrays (theta, bias, probe, train_x, alpha) and the map only by its seed: a reader
 // redraws the points and requires the probe features bit for bit.
 //
-// [Decode] rejects a wrong magic, an unknown version, a truncated file and a checksum mismatch with the sentinel
-// errors below, and validates every field against every other ([Model.Check]): a file whose checksum is valid but
-// whose configuration contradicts its arrays (an exact model with feature weights, an operator-valued kernel on a
-// scalar model, NaN weights, an unknown rule, kernel, form, task, loss or encoding, bytes after the header's JSON
-// object, Nyström pivots or eigenvalues that disagree with the stored normalization or threshold) is an error, never a
+// [Read] decodes a file from a stream, its arrays straight from the stream into the model's slices, so that reading a
+// file allocates about its length; [Decode] decodes one held in memory, [Load] one on disk. They reject a wrong
+// magic, an unknown version, a truncated file and a checksum mismatch with the sentinel errors below, and validate
+// every field against every other ([Model.Check]): a file whose checksum is valid but whose configuration
+// contradicts its arrays (an exact model with feature weights, an operator-valued kernel on a scalar model, NaN
+// weights, an unknown rule, kernel, form, task, loss or encoding, bytes after the header's JSON object, Nyström
+// pivots or eigenvalues that disagree with the stored normalization or threshold) is an error, never a
 // panic or a silent default. [CheckHead] checks the 16-byte head alone, so that a reader of a stream can refuse
 // anything but a model file before reading the rest.
 // [Save] writes atomically: a temporary file in the same directory, synced, then renamed over the destination, so an

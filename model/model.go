@@ -32,8 +32,10 @@ const Magic = "RFFMODEL"
 // Version is the format version this package writes; [Decode] reads every version from 1 to Version.
 const Version = 2
 
-// maxHeader and maxArray bound what a (possibly corrupt) file can make the decoder allocate before the checksum is
-// verified; the arrays are read only after it.
+// maxHeader, maxArray and maxArrays bound the header and the arrays of a file. The arrays are decoded as the file is
+// read, before its checksum is verified at its end (nothing is returned before): an array is allocated at its length
+// only when the file's known length (or the reader's limit) has room for it, so that a corrupt length makes the
+// reader allocate about what the file gives, not what it claims (see Read).
 const (
 	maxHeader = 1 << 24
 	maxArray  = 1 << 31
@@ -242,13 +244,18 @@ func Save(path string, m *Model) error {
 	return atomicfile.Write(path, b)
 }
 
-// Load reads the model file at path.
+// Load reads the model file at path (see [Read]).
 func Load(path string) (*Model, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := Decode(b)
+	defer f.Close()
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	m, err := Read(f, size, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -289,54 +296,10 @@ func CheckHead(b []byte) error {
 	return nil
 }
 
-// Decode parses a model file held in memory (any version from 1 to [Version]) and validates it ([Model.Check]).
+// Decode parses a model file held in memory (any version from 1 to [Version]) and validates it ([Model.Check]). The
+// model's arrays are copies: b may be reused.
 func Decode(b []byte) (*Model, error) {
-	if err := CheckHead(b); err != nil {
-		return nil, err
-	}
-	v := binary.LittleEndian.Uint32(b[8:])
-	if len(b) < 16+sha256.Size {
-		return nil, ErrTruncated
-	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	hl := binary.LittleEndian.Uint32(b[12:])
-	if hl > maxHeader || 16+int(hl) > len(body) {
-		return nil, ErrTruncated
-	}
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil, ErrChecksum
-	}
-	m := &Model{Version: int(v)}
-	hdr := body[16 : 16+hl]
-	if err := uniqueKeys(hdr); err != nil {
-		return nil, fmt.Errorf("model header: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(hdr))
-	if v >= 2 {
-		dec.DisallowUnknownFields() // a field this reader does not know could change the meaning of the model
-	}
-	if err := dec.Decode(&m.Header); err != nil {
-		return nil, fmt.Errorf("model header: %w", err)
-	}
-	// The header is one JSON object: Decode stops after it, so whatever follows within the declared length (a second
-	// object, stray bytes) would otherwise be ignored. Only JSON white space may pad it.
-	if extra := bytes.TrimLeft(hdr[dec.InputOffset():], " \t\r\n"); len(extra) > 0 {
-		return nil, fmt.Errorf("model: the header has %d bytes after its JSON object (%.20q)", len(extra), extra)
-	}
-	rest := body[16+hl:]
-	var err error
-	if v == 1 {
-		err = m.readV1(rest)
-	} else {
-		err = m.readV2(rest)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Check(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return Read(bytes.NewReader(b), int64(len(b)), int64(len(b)))
 }
 
 // uniqueKeys returns an error if an object of the JSON text hdr (outside the free-form "extra") has two keys that
@@ -410,93 +373,6 @@ func foldKey(s string) string {
 		b.WriteRune(least)
 	}
 	return b.String()
-}
-
-// readFloats reads a uint64 count and that many float64 values from the front of *rest.
-func readFloats(rest *[]byte) ([]float64, error) {
-	r := *rest
-	if len(r) < 8 {
-		return nil, ErrTruncated
-	}
-	n := binary.LittleEndian.Uint64(r)
-	r = r[8:]
-	if n > maxArray || uint64(len(r)) < 8*n {
-		return nil, ErrTruncated
-	}
-	a := make([]float64, n)
-	for i := range a {
-		a[i] = math.Float64frombits(binary.LittleEndian.Uint64(r[8*i:]))
-	}
-	*rest = r[8*n:]
-	return a, nil
-}
-
-func (m *Model) readV1(rest []byte) error {
-	for _, dst := range []*[]float64{&m.Theta, &m.Bias, &m.Probe, &m.TrainX, &m.Alpha} {
-		a, err := readFloats(&rest)
-		if err != nil {
-			return err
-		}
-		if len(a) > 0 {
-			*dst = a
-		}
-	}
-	if len(rest) != 0 {
-		return fmt.Errorf("model file has %d unexpected trailing bytes", len(rest))
-	}
-	return nil
-}
-
-func (m *Model) readV2(rest []byte) error {
-	if len(rest) < 4 {
-		return ErrTruncated
-	}
-	count := binary.LittleEndian.Uint32(rest)
-	rest = rest[4:]
-	if count > maxArrays {
-		return fmt.Errorf("model file lists %d arrays", count)
-	}
-	byName := map[string]*[]float64{}
-	for _, a := range m.arrays() {
-		byName[a.name] = a.a
-	}
-	seen := map[string]bool{}
-	for range count {
-		if len(rest) < 2 {
-			return ErrTruncated
-		}
-		nl := int(binary.LittleEndian.Uint16(rest))
-		rest = rest[2:]
-		if len(rest) < nl {
-			return ErrTruncated
-		}
-		name := string(rest[:nl])
-		rest = rest[nl:]
-		if seen[name] {
-			return fmt.Errorf("model file has the array %q twice", name)
-		}
-		seen[name] = true
-		a, err := readFloats(&rest)
-		if err != nil {
-			return err
-		}
-		if k, ok := strings.CutPrefix(name, pointsPrefix); ok && k != "" {
-			if m.Points == nil {
-				m.Points = map[string][]float64{}
-			}
-			m.Points[k] = a
-			continue
-		}
-		dst, ok := byName[name]
-		if !ok {
-			return fmt.Errorf("model file has an unknown array %q", name)
-		}
-		*dst = a
-	}
-	if len(rest) != 0 {
-		return fmt.Errorf("model file has %d unexpected trailing bytes", len(rest))
-	}
-	return nil
 }
 
 // maxDim bounds the input dimension and the number of outputs of a model.
@@ -735,7 +611,8 @@ func (m *Model) checkPoints() error {
 	if p := m.Points["points"]; h.PointsKind == "dense" && !size.Is(len(p), h.Points, h.MapDim()) {
 		return fmt.Errorf("model: %d point coordinates for %d points in dimension %d", len(p), h.Points, h.MapDim())
 	}
-	for k, a := range m.Points {
+	for _, k := range slices.Sorted(maps.Keys(m.Points)) { // in order: the same file, the same error
+		a := m.Points[k]
 		for i, v := range a {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("model: points/%s[%d] is %v", k, i, v)

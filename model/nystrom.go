@@ -82,7 +82,8 @@ func (m *Model) checkNystrom() error {
 	if len(m.Points) != len(names) {
 		return fmt.Errorf("model: %d arrays of points for a Nyström map, want %v", len(m.Points), names)
 	}
-	for name, n := range want {
+	for _, name := range names { // in order: the same file, the same error
+		n := want[name]
 		a, ok := m.Points[name]
 		if !ok {
 			return fmt.Errorf("model: a Nyström map needs the array %q", pointsPrefix+name)
