@@ -83,7 +83,7 @@ func checkTheoremFlags(set map[string]bool, theorem, ovk string) error {
 }
 
 func runBound(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bound", stdout, "--theorem NAME --d D --diameter S (--eps E | -D M) --delta P [flags]")
+	fs := newFlags("bound", stdout, "--theorem NAME --d D --diameter S (--eps E | -D M) [--delta P] [flags]")
 	theorem := fs.String("theorem", "ss-linf", "bound: "+strings.Join(bound.Names(), "|"))
 	var p bound.Params
 	fs.IntVar(&p.Dim, "d", 0, "input dimension d")

@@ -10,21 +10,21 @@ import (
 )
 
 func runGenerate(args []string, stdout, stderr io.Writer) error {
+	name := "<" + strings.Join(dataset.Generators(), "|") + ">"
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprintf(stdout, "Usage: rff generate <%s> --n N [--seed S] [--noise s] [--out FILE]\n", strings.Join(dataset.Generators(), "|"))
-			return nil
+		if len(args) == 0 || (args[0] != "-h" && args[0] != "--help" && args[0] != "-help") {
+			return usagef("name a generator: %s", strings.Join(dataset.Generators(), ", "))
 		}
-		return usagef("name a generator: %s", strings.Join(dataset.Generators(), ", "))
+		args = append([]string{name}, args...) // help: the flags of every generator
 	}
-	name := args[0]
+	name, args = args[0], args[1:]
 	fs := newFlags("generate "+name, stdout, "--n N [--seed S] [--noise s] [--out FILE]")
 	n := fs.Int("n", 1000, "number of rows")
 	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same field and the same inputs)")
 	noise := fs.Float64("noise", 0, "standard deviation of the Gaussian noise added to the targets")
 	out := fs.String("out", "", "CSV file to write atomically (default stdout); the header names the columns x1…,y1…")
 	mem := registerMemory(fs.FlagSet)
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *n < 1 {
