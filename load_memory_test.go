@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -158,4 +159,55 @@ func sameBits(a, b *model.Model) bool {
 		eq(a.TrainX, b.TrainX) && eq(a.Alpha, b.Alpha) && eq(a.Scale, b.Scale) && eq(a.Weights, b.Weights) &&
 		eq(a.Phase, b.Phase) && eq(a.B, b.B) && eq(a.PosteriorFactor, b.PosteriorFactor) &&
 		eq(a.PosteriorZMean, b.PosteriorZMean) && eq(a.NoiseVar, b.NoiseVar)
+}
+
+// TestLoadMemoryNystrom: a Nyström model's map is rebuilt on the arrays read from the file, not on copies of them:
+// loading allocates about the file's length once.
+func TestLoadMemoryNystrom(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's runtime allocates besides")
+	}
+	const d = 10 // spread rows: K_MM of full rank at this σ, all 1500 landmarks kept
+	X := make([]float64, 3000*d)
+	Y := make([]float64, 3000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range Y {
+		for j := range d {
+			X[d*i+j] = rng.Float64()
+		}
+		Y[i] = math.Cos(X[d*i]) + X[d*i+1]*X[d*i+2]
+	}
+	fitted, err := Fit(Config{Map: "nystrom", Centres: 1500, Lambda: 1e-3, Sigma: 0.5, Preprocess: "none"}, &dataset.Data{X: X, Y: Y, N: 3000, D: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := fitted.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	size := uint64(buf.Len())
+	if size < 16<<20 {
+		t.Fatalf("the model file has %d bytes, want at least 16 MiB (M×M normalization)", size)
+	}
+	var m *Model
+	got := allocated(func() { m, err = Read(bytes.NewReader(buf.Bytes())) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bound := size + size/16 + 1<<20; got > bound {
+		t.Errorf("loading a %d-byte Nyström model allocated %d bytes (%.2f×), want at most %d", size, got, float64(got)/float64(size), bound)
+	}
+	p1, err := fitted.PredictRows(X[:100*d], 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := m.PredictRows(X[:100*d], 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p1.Values {
+		if p1.Values[i] != p2.Values[i] {
+			t.Fatalf("prediction %d: %v from the fitted model, %v from the loaded one", i, p1.Values[i], p2.Values[i])
+		}
+	}
 }

@@ -302,7 +302,7 @@ func (m *Model) buildNystrom(k kernel.Kernel) error {
 	f, h := m.file, m.file.Header
 	p := nystrom.Params{Selection: h.Landmarks, Seed: h.Seed, Threshold: h.Threshold, Basis: h.Basis, Centres: h.Points, Dim: h.MapDim(),
 		Features: h.Features, Landmarks: f.Points["landmarks"], Norm: f.Points["norm"], Eigenvalues: f.Points["eigenvalues"],
-		Pivots: f.Points["pivots"]}
+		Pivots: f.Points["pivots"], Share: true} // the file's arrays are never modified: the map keeps them
 	nm, err := nystrom.FromParams(k, p)
 	if err != nil {
 		return fmt.Errorf("model: %w", err)

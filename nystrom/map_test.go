@@ -360,6 +360,19 @@ func TestDeterminismConcurrencyParams(t *testing.T) {
 			if got := features(t, r, X, n); !slices.Equal(got, want) {
 				t.Errorf("%s: the map rebuilt from its parameters computes other features", s.Name())
 			}
+			// Share: the same features from the caller's own slices, which the map keeps instead of copying.
+			shared := pa
+			shared.Share = true
+			rs, err := FromParams(k, shared)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := features(t, rs, X, n); !slices.Equal(got, want) {
+				t.Errorf("%s: the map rebuilt from shared parameters computes other features", s.Name())
+			}
+			if &rs.landmarks[0] != &pa.Landmarks[0] || &rs.norm[0] != &pa.Norm[0] || &r.landmarks[0] == &pa.Landmarks[0] || &r.norm[0] == &pa.Norm[0] {
+				t.Errorf("%s: Share = true must keep the slices, false copy them", s.Name())
+			}
 			if r.Selection() != s.Name() || r.Seed() != 11 || r.Features() != a.Features() || r.Basis() != b {
 				t.Errorf("%s: rebuilt map reports %q, seed %d, %d features, basis %s", s.Name(), r.Selection(), r.Seed(), r.Features(), r.Basis())
 			}

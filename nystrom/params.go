@@ -32,6 +32,10 @@ type Params struct {
 	Eigenvalues []float64
 	// Pivots are the squared pivots U_jj² of the pivoted Cholesky factorization (Map.Pivots); Cholesky basis only.
 	Pivots []float64
+	// Share lets FromParams keep the slices above instead of copying them, so that a map rebuilt from large
+	// parameters (a model read from a file) does not hold them twice. The caller must then not modify them while the
+	// map is in use. Params never sets it.
+	Share bool `json:"-"`
 }
 
 // Params returns the explicit parameters of m (copies: m is not shared); the zero Params for a nil or zero Map.
@@ -123,10 +127,10 @@ func FromParams(k kernel.Kernel, p Params) (*Map, error) {
 		diag = p.Pivots
 	}
 	m := &Map{kern: k, d: d, m: M, f: f, threshold: p.Threshold, selection: p.Selection, seed: p.Seed,
-		basis: basis, tri: basis == Cholesky,
-		landmarks: append([]float64(nil), p.Landmarks...),
-		norm:      append([]float64(nil), p.Norm...),
-		diag:      append([]float64(nil), diag...)}
+		basis: basis, tri: basis == Cholesky, landmarks: p.Landmarks, norm: p.Norm, diag: diag}
+	if !p.Share {
+		m.landmarks, m.norm, m.diag = slices.Clone(p.Landmarks), slices.Clone(p.Norm), slices.Clone(diag)
+	}
 	if err := m.probe(); err != nil {
 		return nil, err
 	}
