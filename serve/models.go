@@ -56,18 +56,25 @@ func (ms *modelSet) get(name string) *entry {
 	return ms.byName[name]
 }
 
-// loadEntry reads and checks a model file's bytes: the model is decoded and checked as rff.ReadAtMost does with
-// the memory budget (the map rebuilt and compared with the probe features stored in the file; a version-1 map,
-// redrawn from its seed, refused before it is drawn when it would need more than budget bytes), then must predict
-// one row.
+// loadEntry reads and checks a model file's bytes: see loadEntryFrom.
 func loadEntry(name string, data []byte, budget int64) (*entry, error) {
-	m, err := rff.ReadAtMost(bytes.NewReader(data), budget)
+	return loadEntryFrom(name, bytes.NewReader(data), budget)
+}
+
+// loadEntryFrom reads and checks a model file from r: the model is decoded as it is read and checked as
+// rff.ReadAtMost does with the memory budget (the map rebuilt and compared with the probe features stored in the
+// file; a version-1 map, redrawn from its seed, refused before it is drawn when it would need more than budget
+// bytes), then must predict one row. The entry's checksum is that of the bytes read.
+func loadEntryFrom(name string, r io.Reader, budget int64) (*entry, error) {
+	h := sha256.New()
+	m, err := rff.ReadAtMost(io.TeeReader(r, h), budget)
 	if err != nil {
 		return nil, err
 	}
 	info := m.Info()
-	e := &entry{name: name, sum: sha256.Sum256(data), model: m, info: info, dim: len(info.Inputs),
+	e := &entry{name: name, model: m, info: info, dim: len(info.Inputs),
 		outputs: info.Outputs, column: make(map[string]int, len(info.Inputs))}
+	h.Sum(e.sum[:0])
 	e.version = hex.EncodeToString(e.sum[:8])
 	if e.dim < 1 || e.outputs < 1 {
 		return nil, fmt.Errorf("model has %d inputs and %d outputs", e.dim, e.outputs)
@@ -327,37 +334,33 @@ func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
 	if err := model.CheckHead(head[:n]); err != nil {
 		return nil, err
 	}
-	data := make([]byte, 0, fi.Size()+1) // + 1: the read that finds the end needs no larger buffer
-	data = append(data, head[:n]...)
-	// The file may grow while it is read (a copy in progress): it is read to its end, within the limit.
-	data, err = readAll(io.LimitReader(f, s.opts.MaxModelBytes-int64(n)+1), data[:n])
-	if err != nil {
-		return nil, err
+	// The file may grow while it is read (a copy in progress): it is read to its end, within the limit. It is
+	// streamed — hashed first when a model is in service under this name, so that an unchanged file is not decoded
+	// again, then decoded from the start — never held whole: a reload takes about the model's own memory.
+	tooLong := fmt.Errorf("the file has more than the %d bytes a model may have (MaxModelBytes, --max-memory)", s.opts.MaxModelBytes)
+	rest := func() io.Reader {
+		return io.MultiReader(bytes.NewReader(head[:n]), io.LimitReader(f, s.opts.MaxModelBytes-int64(n)+1))
 	}
-	if int64(len(data)) > s.opts.MaxModelBytes {
-		return nil, fmt.Errorf("the file has more than the %d bytes a model may have (MaxModelBytes, --max-memory)", s.opts.MaxModelBytes)
-	}
-	if prev != nil && sha256.Sum256(data) == prev.sum {
-		return prev, nil
-	}
-	return loadEntry(name, data, s.opts.MaxModelBytes)
-}
-
-// readAll appends what r gives to b until the end, as io.ReadAll does from an empty slice.
-func readAll(r io.Reader, b []byte) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
+	if prev != nil {
+		h := sha256.New()
+		read, err := io.Copy(h, rest())
+		switch {
+		case err != nil:
+			return nil, err
+		case read > s.opts.MaxModelBytes:
+			return nil, tooLong
+		case [sha256.Size]byte(h.Sum(nil)) == prev.sum:
+			return prev, nil
 		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
+		if _, err := f.Seek(int64(n), io.SeekStart); err != nil {
+			return nil, err
 		}
 	}
+	e, err := loadEntryFrom(name, rest(), s.opts.MaxModelBytes)
+	if errors.Is(err, rff.ErrTooLong) {
+		return nil, tooLong
+	}
+	return e, err
 }
 
 // Watch polls the model directory every interval until ctx is done and reloads it (as Reload does) when a model
