@@ -172,3 +172,21 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// CheckInputMagnitude finds the preprocessed input a fit would refuse as too large for its feature maps, naming its
+// row (counted from the rows checked before) and column; CheckTargetMagnitude does the same for regression targets.
+// A fit spread over many machines calls them on each part of its rows.
+func ExampleCheckInputMagnitude() {
+	X := []float64{ // three rows of two preprocessed inputs
+		0.5, -1.2,
+		0.3, 2e150,
+		1.1, 0.0,
+	}
+	fmt.Println(rff.CheckInputMagnitude(X, 2, []string{"temp", "pressure"}, 100))
+	fmt.Println(rff.CheckTargetMagnitude([]float64{1, -3e200}, []string{"y"}, 0))
+	fmt.Println(rff.CheckInputMagnitude(X[:2], 2, nil, 0))
+	// Output:
+	// row 102, column 2 (pressure) is 2e+150 after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs
+	// row 2, target y is -3e+200: too large for the ridge statistics (sums of its square would overflow); rescale the targets
+	// <nil>
+}

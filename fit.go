@@ -143,7 +143,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	if d != raw.D {
 		colNames = nil // the columns are principal components
 	}
-	if err := checkMagnitude(X, d, colNames, 0); err != nil {
+	if err := CheckInputMagnitude(X, d, colNames, 0); err != nil {
 		return nil, err
 	}
 	names := orNames(raw.Names, raw.D)
@@ -309,34 +309,66 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 // features can overflow to ±Inf.
 const maxInput = 1e100
 
-// checkMagnitude refuses preprocessed inputs too large for the feature maps and kernels, naming the first one (its
-// row counted from r0 rows before X).
-func checkMagnitude(X []float64, d int, names []string, r0 int) error {
+// A MagnitudeError is the error of a fit for a value too large for its statistics: a preprocessed input beyond
+// 1e100 in magnitude (or NaN), for which a projection ωᵀx, a squared distance or the statistics of the features can
+// overflow to ±Inf, or a regression target beyond 1e100, whose square and the sums of squares and products of the
+// ridge statistics can. The fits of this package return one for the first such value (FitCSV wraps it after the
+// file's path), found by CheckInputMagnitude and CheckTargetMagnitude, which a fit distributed over many machines
+// calls on its rows too.
+type MagnitudeError struct {
+	Row int // the row, counting from 1
+	// Reason says which value is too large, and why: "column 2 (b) is 1e+200 after preprocessing: too large for
+	// the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs".
+	Reason string
+}
+
+// Error returns "row R, reason" ("<nil>" for a nil *MagnitudeError).
+func (e *MagnitudeError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("row %d, %s", e.Row, e.Reason)
+}
+
+// CheckInputMagnitude returns a *MagnitudeError for the first value of the preprocessed inputs X (rows of d values,
+// row-major) that is NaN or beyond 1e100 in magnitude, the inputs a fit refuses as too large for its feature maps and
+// kernels, or nil when there is none. names name the d columns (nil, or fewer, when they have no names: the columns
+// of a PCA step); rows are counted from r0 rows before X, so that a caller checking a large input in parts names
+// the row of the whole. It returns nil for d < 1.
+func CheckInputMagnitude(X []float64, d int, names []string, r0 int) error {
 	i := finite.IndexBeyond(X, maxInput)
-	if i < 0 {
+	if i < 0 || d < 1 {
 		return nil
 	}
 	name := fmt.Sprintf("column %d", i%d+1)
 	if i%d < len(names) {
 		name = fmt.Sprintf("column %d (%s)", i%d+1, names[i%d])
 	}
-	return fmt.Errorf("row %d, %s is %v after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs", r0+i/d+1, name, X[i])
+	return &MagnitudeError{Row: r0 + i/d + 1, Reason: fmt.Sprintf("%s is %v after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs", name, X[i])}
 }
 
-// checkTargets refuses regression targets (Y, one column named target[0], or the columns Yovk named targets) too
-// large for the statistics: beyond maxInput a target's square, and the sums of squares and products the ridge
-// statistics hold, can overflow. Rows are counted from r0 rows before the targets.
-func checkTargets(Y, Yovk []float64, target, targets []string, r0 int) error {
-	cols, vals := target, Y
-	if Yovk != nil {
-		cols, vals = targets, Yovk
-	}
-	i := finite.IndexBeyond(vals, maxInput)
-	if i < 0 || len(cols) == 0 {
+// CheckTargetMagnitude returns a *MagnitudeError for the first regression target of Y (rows of one value per name
+// of targets, row-major) that is NaN or beyond 1e100 in magnitude, the targets a fit refuses as too large for the
+// ridge statistics, or nil when there is none (or no targets are named). Rows are counted from r0 rows before Y.
+func CheckTargetMagnitude(Y []float64, targets []string, r0 int) error {
+	if len(targets) == 0 {
 		return nil
 	}
-	return fmt.Errorf("row %d, target %s is %v: too large for the ridge statistics (sums of its square would overflow); "+
-		"rescale the targets", r0+i/len(cols)+1, cols[i%len(cols)], vals[i])
+	i := finite.IndexBeyond(Y, maxInput)
+	if i < 0 {
+		return nil
+	}
+	return &MagnitudeError{Row: r0 + i/len(targets) + 1, Reason: fmt.Sprintf("target %s is %v: too large for the ridge statistics "+
+		"(sums of its square would overflow); rescale the targets", targets[i%len(targets)], Y[i])}
+}
+
+// checkTargets is CheckTargetMagnitude on the regression targets of a fit: Y, one column named target[0], or the
+// columns Yovk named targets.
+func checkTargets(Y, Yovk []float64, target, targets []string, r0 int) error {
+	if Yovk != nil {
+		return CheckTargetMagnitude(Yovk, targets, r0)
+	}
+	return CheckTargetMagnitude(Y, target, r0)
 }
 
 // setMap stores the explicit parameters of fmap and the probe features its rebuilt form computes in the file.

@@ -205,7 +205,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 					if dm == b.D {
 						names = b.Names
 					}
-					c.err = checkMagnitude(b.X, dm, names, seen)
+					c.err = CheckInputMagnitude(b.X, dm, names, seen)
 					if c.err == nil && coder == nil {
 						c.err = checkTargets(c.y, nil, []string{orDefault(b.TargetName, "y")}, nil, seen)
 					}

@@ -19,7 +19,9 @@ import (
 // Σy, Σy², N). Rows are gathered into batches of BatchRows, each mapped and accumulated by a learn.Accumulator on
 // every core of the worker (never one row at a time); accumulators of different bundles are merged with
 // learn.Stats.Merge. Between workers an accumulator travels as the packed upper triangle of ZᵀZ in float64
-// (F(F+1)/2·8 bytes) and the other sums. Its output is the encoded statistics (DecodeStats).
+// (F(F+1)/2·8 bytes) and the other sums. Its output is the encoded statistics (DecodeStats). It takes the rows as
+// ReadRows with ReadSpec.Scaler = Scaler gives them, checked for values too large for the statistics; rows from
+// elsewhere should pass rff.CheckInputMagnitude (after Scaler) and rff.CheckTargetMagnitude first.
 type StatsFn struct {
 	// Config is the fit's rff.Config in JSON (without its Progress writer), D the input dimension: together they
 	// give the feature map (rff.NewMap). Probe holds the features of model.ProbeInput(D) under the driver's map; a

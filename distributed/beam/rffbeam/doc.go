@@ -8,7 +8,8 @@
 //     (delimiter, header, target column) that every file is read with;
 //   - ReadRows reads the files — each whole on one worker, gzip-compressed or not, a first line equal to the
 //     header skipped — into a PCollection of Rows, failing on a bad row with one line naming its file, line and
-//     column, or skipping and counting it (ReadSpec.SkipBadRows);
+//     column, or skipping and counting it (ReadSpec.SkipBadRows), and failing likewise on a value rff refuses as
+//     too large for the statistics (a regression target, or an input after the preprocessing ReadSpec.Scaler);
 //   - ScanFn (first pass) merges the column statistics of the preprocessing (dataset.ScalerAccumulator.Merge: count,
 //     mean and M2 by the update of Chan, Golub and LeVeque; minimum and maximum) and collects the class labels;
 //   - SampleFn fetches the rows the median heuristic measures (rff.SampleRows, rff.ChooseSigma) when the bandwidth

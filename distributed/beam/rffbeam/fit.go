@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -192,6 +193,12 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	}
 	defer cleanup()
 	spec := ReadSpec{Layout: *layout, FirstFile: firstFile, Classify: classify, SkipBadRows: o.SkipBadRows, BlockRows: o.BlockRows}
+	if !slices.ContainsFunc(steps, func(st dataset.Step) bool { return st != dataset.StepNone }) {
+		// A preprocessing that needs no statistics is known before the first pass, which checks the inputs then.
+		if spec.Scaler, err = dataset.FitScaler(make([]float64, d), 1, d, steps); err != nil {
+			return nil, err
+		}
+	}
 	res.Seconds["plan"] = time.Since(t0).Seconds()
 
 	// Pass 1: preprocessing statistics and labels.
@@ -230,6 +237,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	spec.Scaler = sc // the next passes refuse the rows whose preprocessed inputs are too large for the kernel
 	var labels []string
 	if classify {
 		if scan.TooManyLabels {

@@ -2,12 +2,14 @@ package rffbeam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
 )
 
@@ -95,6 +97,13 @@ type ReadSpec struct {
 	SkipBadRows bool
 	// BlockRows is the number of rows of each emitted block (default 1024).
 	BlockRows int
+	// Scaler, when set, is the preprocessing of the fit (Scan.Scaler; Fit sets it for every pass after the first,
+	// and for the first too when the preprocessing needs no statistics): a row whose preprocessed inputs hold a
+	// value rff refuses as too large for the kernel (rff.CheckInputMagnitude) fails the pipeline with one line
+	// naming its file, line and column. A regression target too large for the ridge statistics
+	// (rff.CheckTargetMagnitude) fails it likewise, with or without Scaler. Such rows are not bad rows: SkipBadRows
+	// does not skip them, as rff fit refuses the data.
+	Scaler *dataset.Scaler
 }
 
 // ReadRows reads the files named by the PCollection<string> files — each file whole, on one worker, so that a
@@ -121,6 +130,15 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 		block = 1024
 	}
 	d := sp.Layout.D()
+	names, target := sp.Layout.Names(), []string{orDefault(sp.Layout.TargetName(), "y")}
+	var scratch []float64 // a row preprocessed, for the check of its magnitude
+	ybuf := make([]float64, 1)
+	if sp.Scaler != nil {
+		if sp.Scaler.D != d || sp.Scaler.HasPCA() {
+			return fmt.Errorf("rffbeam: a scaler of %d inputs for rows of %d", sp.Scaler.D, d)
+		}
+		scratch = make([]float64, d)
+	}
 	rc, err := openData(ctx, path)
 	if err != nil {
 		return dataError("%v", err)
@@ -172,6 +190,20 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 			}
 			continue
 		}
+		// The values rff refuses as too large for the statistics fail the fit, as in rff fit.
+		if !sp.Classify {
+			ybuf[0] = y
+			if err := rff.CheckTargetMagnitude(ybuf, target, 0); err != nil {
+				return magnitudeError(path, num, err)
+			}
+		}
+		if scratch != nil {
+			copy(scratch, x[len(x)-d:])
+			sp.Scaler.Apply(scratch, 1, d)
+			if err := rff.CheckInputMagnitude(scratch, d, names, 0); err != nil {
+				return magnitudeError(path, num, err)
+			}
+		}
 		b.X = x
 		if sp.Classify {
 			b.T = append(b.T, tg)
@@ -191,6 +223,16 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 		emit(b)
 	}
 	return nil
+}
+
+// magnitudeError is the data error of the row at line num of path holding a value too large for the fit
+// (rff.MagnitudeError): "path:line: column 2 (b) is 1e+200 after preprocessing: too large for the kernel …".
+func magnitudeError(path string, num int, err error) error {
+	reason := err.Error()
+	if me, ok := errors.AsType[*rff.MagnitudeError](err); ok {
+		reason = me.Reason
+	}
+	return dataError("%s:%d: %s", path, num, reason)
 }
 
 // encodeRows and decodeRows are the coder of Rows.

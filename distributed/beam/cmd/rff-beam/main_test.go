@@ -357,6 +357,33 @@ func TestWideValues(t *testing.T) {
 	}
 }
 
+// A value rff fit refuses as too large for the statistics — an input after the preprocessing, a regression target —
+// is refused in one line naming its file, line and column, with rff fit's words, and exit code 2.
+func TestMagnitudes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "part-0.csv"), []byte("a,b,y\n1,2,3\n2,1e200,4\n3,5,6\n4,1,2e200\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "part-1.csv"), []byte("a,b,y\n5,2,3\n6,1,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	input, part0 := filepath.Join(dir, "part-*"), filepath.Join(dir, "part-0.csv")
+	for _, c := range []struct {
+		pre, want string
+	}{
+		{"none", part0 + ":3: column 2 (b) is 1e+200 after preprocessing: too large for the kernel (|ωᵀx| would overflow); rescale it or standardize the inputs"},
+		{"minmax", part0 + ":5: target y is 2e+200: too large for the ridge statistics (sums of its square would overflow); rescale the targets"},
+	} {
+		code, _, stderr := runCmd("fit", "--input", input, "--out", filepath.Join(dir, "m.rff"), "-D", "8", "--sigma", "1", "--preprocess", c.pre)
+		if want := "rff-beam fit: " + c.want + "\n"; code != 2 || stderr != want {
+			t.Errorf("--preprocess %s: exit %d, stderr %q; want %q", c.pre, code, stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.rff")); !os.IsNotExist(err) {
+		t.Error("a refused fit wrote its model")
+	}
+}
+
 // TestSignalHelper is the process TestSignalRemovesTemps signals: with RFFBEAM_SIGNAL_ARGS set it installs the
 // handler of main and runs the command line they hold (tab-separated).
 func TestSignalHelper(t *testing.T) {
