@@ -420,6 +420,17 @@ func TestModelOverBudget(t *testing.T) {
 			}
 		}
 	}
+	// The file's length shows through the reader that counts its bytes: beyond the budget it is refused after its
+	// first 16 bytes, not read up to the budget.
+	fh, err := os.Open(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	cr := &countingReader{File: fh}
+	if _, err := rff.ReadAtMost(cr, 1<<20); !errors.Is(err, rff.ErrTooLong) || cr.n != 16 {
+		t.Errorf("ReadAtMost of a 3 MiB file under 1 MiB: %v after reading %d bytes, want ErrTooLong after 16", err, cr.n)
+	}
 }
 
 // TestOutputsAllOrNothing: a command with several outputs replaces its files only when every output — the files and

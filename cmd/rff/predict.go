@@ -54,7 +54,7 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	}
 	defer fh.Close()
 	b := budgetOf(*f.data.mem)
-	cr := &countingReader{r: fh}
+	cr := &countingReader{File: fh}
 	held := heapLive()
 	m, err := rff.ReadAtMost(cr, b)
 	// What the model holds in memory: its arrays, and the maps built from them (a Nyström map can double them).
@@ -94,14 +94,15 @@ func heapLive() int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read from its file; the file's Stat and Seek show through, so that a reader
+// learns the length of a regular file (and refuses one over the budget unread).
 type countingReader struct {
-	r io.Reader
+	*os.File
 	n int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
+	n, err := c.File.Read(p)
 	c.n += int64(n)
 	return n, err
 }
