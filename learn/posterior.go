@@ -426,8 +426,9 @@ func (p *Posterior) draw(where string, K int, seed uint64) (T, bias []float64, e
 			e[c] = rng.NormFloat64()
 		}
 	}
-	// U X = Ξ: X = U⁻¹Ξ has covariance U⁻¹U⁻ᵀ = (A + NλI)⁻¹ per column. gonum's pure-Go Trsm, whose operations do
-	// not depend on the backend or the number of threads, keeps the samples identical on every machine.
+	// U X = Ξ: X = U⁻¹Ξ has covariance U⁻¹U⁻ᵀ = (A + NλI)⁻¹ per column. The solve, and the product that evaluates
+	// the samples, run on the active backend: the samples are the same bits for any GOMAXPROCS, and across machines
+	// with the pure-Go backend or the same OpenBLAS thread count (RFF_THREADS), as every fit is.
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: F, Stride: F, Data: p.Factor},
 		blas64.General{Rows: F, Cols: KP, Stride: KP, Data: T})
 	sqrtN := math.Sqrt(float64(p.N))
