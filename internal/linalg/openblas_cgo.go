@@ -449,7 +449,7 @@ func (l *openblas) syrk(upper, trans bool, n, k int, alpha float64, a []float64,
 }
 
 // syrkTiles is the upper-triangle Gram update C = alpha·AᵀA + beta·C (A k×n) cut into the tiles of
-// gramTiles(n, 2p) and run by p goroutines, each taking the next tile of the list when it finishes one and calling
+// gramTiles(n, p) and run by p goroutines, each taking the next tile of the list when it finishes one and calling
 // single-threaded dsyrk (diagonal tiles) or dgemm (the others) on it, with OpenBLAS's thread count set to 1 meanwhile
 // (tiles.go says why). The caller holds l.mu, so no other call runs with the changed count; the p concurrent calls
 // stay within OpenBLAS's limits on simultaneous callers (p is the thread count it was configured with). Each tile is
@@ -458,7 +458,7 @@ func (l *openblas) syrkTiles(p, n, k int, alpha float64, a []float64, lda int, b
 	tiledGramCalls.Add(1)
 	C.rff_setint(l.setThreads, 1)
 	defer C.rff_setint(l.setThreads, C.int(p))
-	tiles := gramTiles(n, 2*p)
+	tiles := gramTiles(n, p)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range p {

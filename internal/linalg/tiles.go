@@ -7,14 +7,17 @@ import (
 
 // Splitting a Gram update C += alpha·AᵀA (upper triangle, n×n) among the threads of a BLAS ourselves.
 //
-// A multithreaded dsyrk divides its triangle among its threads less evenly than dgemm divides a square: on two
-// cores of an AMD Zen 3, OpenBLAS's dsyrk with n = 2048 and k = 1024 rows ran at a median 83% of its dgemm's rate
-// (real flops), and the same triangle cut into tiles — the diagonal blocks by single-threaded dsyrk, the blocks
-// above them by single-threaded dgemm, each thread taking the next tile as it finishes one — at 89–90%; at n = 4096,
-// k = 512 90% against 95% (docs/performance.md, "The Gram matrix: fused path against dgemm"). For large n
-// (F = 8192) dsyrk is already at dgemm's rate and the tiles gain nothing; for small n the tiles are too small. The
-// tiles run on OpenBLAS's pthreads build only (Debian's default), whose memory allocator is locked for
-// simultaneous callers; its OpenMP build keeps its own dsyrk.
+// A multithreaded dsyrk divides its triangle among its threads less evenly than dgemm divides a square: on two cores
+// of an AMD Zen 3, OpenBLAS's dsyrk with n = 2048 and k = 1024 rows ran at a median 83% of its dgemm's rate (real
+// flops), and the same triangle cut into tiles — the diagonal blocks by single-threaded dsyrk, the blocks above them
+// by single-threaded dgemm, each thread taking the next tile as it finishes one — at 89–90%; at n = 4096, k = 512
+// 90% against 95% (docs/performance.md, "The Gram matrix: fused path against dgemm"). Those tiles cut the triangle
+// into 2p blocks a side for p threads; p blocks a side (on two threads: one n/2 square and two n/2 triangles, which
+// the two threads share evenly) were then measured on an AMD Zen 4 with OpenBLAS's AVX-512 kernels at n = 2048, k =
+// 1024: 95–97% of dgemm's rate against 85–88% for 2p a side, the larger single-threaded calls running closer to
+// their peak. For large n (F = 8192) dsyrk is already at dgemm's rate and the tiles gain nothing; for small n the
+// tiles are too small. The tiles run on OpenBLAS's pthreads build only (Debian's default), whose memory allocator is
+// locked for simultaneous callers; its OpenMP build keeps its own dsyrk.
 
 // tiledGramCalls counts the tiled updates, for tests.
 var tiledGramCalls atomic.Int64
@@ -35,9 +38,9 @@ func (t gramTile) work() int {
 	return (t.r1 - t.r0) * (t.c1 - t.c0)
 }
 
-// Bounds of the tiled Gram update, for which it paid on the CPU measured (two cores): the side of a block (n/2p for
-// p threads) at least tiledGramMinSide, so that each single-threaded call runs at its dgemm rate; n at most
-// tiledGramMaxN, beyond which dsyrk is as fast; k (the rows of A) at least tiledGramMinK.
+// Bounds of the tiled Gram update, for which it paid on the CPUs measured (two cores): n at least 2p·tiledGramMinSide
+// for p threads (blocks of n/p, at least twice that side), so that each single-threaded call runs at its dgemm rate; n
+// at most tiledGramMaxN, beyond which dsyrk is as fast; k (the rows of A) at least tiledGramMinK.
 const (
 	tiledGramMinSide = 384
 	tiledGramMaxN    = 6144
