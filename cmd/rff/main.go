@@ -111,7 +111,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if errors.Is(err, flag.ErrHelp) {
 				err = nil
 			}
-			if errors.Is(out.Err, syscall.EPIPE) { // whoever reads stdout has gone: as the shell's tools do, quietly
+			// Whoever reads stdout has gone: as the shell's tools do, quietly — unless the command failed otherwise.
+			if errors.Is(out.Err, syscall.EPIPE) && (err == nil || errors.Is(err, syscall.EPIPE)) {
 				return 128 + 13
 			}
 			if err == nil && out.Err != nil {
