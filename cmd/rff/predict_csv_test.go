@@ -98,9 +98,10 @@ func TestPredictHelper(t *testing.T) {
 	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
 }
 
-// TestPredictMemoryModel: the budget counts the model as it is in memory, not as its file: a Nyström model holds its
-// normalization twice (the file's array and the map built from it), so a budget that the file would leave room in
-// for the rows and the prediction but the loaded model does not is refused; twice the file's size more is enough.
+// TestPredictMemoryModel: the budget counts the model as it is in memory. A Nyström model's map is built on the
+// arrays read from its file (its normalization is held once), so a budget that leaves room for the file, the rows
+// and the prediction is enough, and one that leaves room for the rows and the prediction but not for the file's
+// arrays is refused.
 func TestPredictMemoryModel(t *testing.T) {
 	dir := t.TempDir()
 	const n, d = 1200, 3
@@ -122,7 +123,7 @@ func TestPredictMemoryModel(t *testing.T) {
 	for _, c := range []struct {
 		budget int64
 		code   int
-	}{{fileFits, 2}, {fileFits + 2*fi.Size(), 0}} {
+	}{{fileFits, 0}, {fileFits - fi.Size()*3/4, 2}} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestPredictHelper$")
 		cmd.Env = append(os.Environ(), "RFF_HELPER_ARGS="+strings.Join([]string{"predict", "--model", model, "--data", data,
 			"--max-memory", strconv.FormatInt(c.budget, 10), "--out", filepath.Join(dir, "p.csv")}, "\n"))
