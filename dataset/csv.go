@@ -55,14 +55,18 @@ func (o Options) ReadCSV(r io.Reader, name string) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readCSV(r, name, o.Target, b)
+	return readCSV(r, name, o.Target, o.Columns, b)
 }
 
-// readCSV is ReadCSV with the budget b, which r already enforces on the input.
-func readCSV(r io.Reader, name, target string, b *budget) (*Data, error) {
+// readCSV is ReadCSV with the budget b, which r already enforces on the input, reading the input columns named in
+// columns (nil: all; see Options.Columns).
+func readCSV(r io.Reader, name, target string, columns []string, b *budget) (*Data, error) {
 	lr := newLineReader(r, name, b.limit)
 	h, err := readCSVHead(lr, name, target)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.selectColumns(columns); err != nil {
 		return nil, err
 	}
 	p := h.rows(b)
@@ -115,8 +119,9 @@ type csvHead struct {
 	header bool
 	names  []string // header names, all columns (nil without a header)
 	ncols  int
-	tcol   int // target column (0-based), -1 for none
-	d      int // feature columns
+	tcol   int    // target column (0-based), -1 for none
+	d      int    // feature columns read
+	keep   []bool // the columns read, when some are skipped unparsed (Options.Columns); nil: all
 	row1   [][]byte
 	line1  int
 	row2   [][]byte // nil for a one-row file; aliases sp's buffers until the next split
@@ -171,6 +176,30 @@ func readCSVHead(lr *lineReader, name, target string) (*csvHead, error) {
 	return h, nil
 }
 
+// selectColumns keeps, of the input columns of a file with a header, those named in columns; the others are skipped
+// without being parsed. nil (or a file without a header) keeps every column.
+func (h *csvHead) selectColumns(columns []string) error {
+	if columns == nil || !h.header {
+		return nil
+	}
+	want := make(map[string]bool, len(columns))
+	for _, c := range columns {
+		want[c] = true
+	}
+	h.keep, h.d = make([]bool, h.ncols), 0
+	for j, s := range h.names {
+		if j != h.tcol && want[s] {
+			h.keep[j] = true
+			h.d++
+		}
+	}
+	if h.d == 0 {
+		return fmt.Errorf("%s: none of the columns asked for (%s) is in the file (columns: %s)", h.name,
+			strings.Join(columns, ", "), strings.Join(h.names, ", "))
+	}
+	return nil
+}
+
 // cloneFields copies fields into one buffer (the splitter reuses its own).
 func cloneFields(fields [][]byte) [][]byte {
 	n := 0
@@ -188,7 +217,7 @@ func cloneFields(fields [][]byte) [][]byte {
 
 // rows returns an empty row accumulator for the file, whose arrays b accounts for.
 func (h *csvHead) rows(b *budget) *csvRows {
-	return &csvRows{name: h.name, ncols: h.ncols, tcol: h.tcol, numeric: true, toff: []int{0}, b: b, what: parsedData}
+	return &csvRows{name: h.name, ncols: h.ncols, tcol: h.tcol, d: h.d, keep: h.keep, numeric: true, toff: []int{0}, b: b, what: parsedData}
 }
 
 // addPending adds the data rows among the first two lines to p, once.
@@ -214,7 +243,7 @@ func (h *csvHead) data(p *csvRows) *Data {
 	if h.header {
 		data.Names = make([]string, 0, h.d)
 		for j, s := range h.names {
-			if j != h.tcol {
+			if j != h.tcol && (h.keep == nil || h.keep[j]) {
 				data.Names = append(data.Names, s)
 			}
 		}
@@ -234,7 +263,9 @@ func (h *csvHead) data(p *csvRows) *Data {
 type csvRows struct {
 	name    string
 	ncols   int
-	tcol    int // target column (0-based), -1 for none
+	tcol    int    // target column (0-based), -1 for none
+	d       int    // input columns read
+	keep    []bool // the columns read (nil: all)
 	n       int
 	x       []float64
 	y       []float64 // numeric targets, while numeric
@@ -282,6 +313,9 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 			}
 			continue
 		}
+		if p.keep != nil && !p.keep[j] {
+			continue
+		}
 		v, msg := parseNum(f)
 		if msg != "" {
 			return fmt.Errorf("%s:%d: column %d: %s%s", p.name, line, j+1, msg, targetHint(fields, j, p.tcol))
@@ -295,9 +329,7 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 // reserve makes room in p's arrays for one more row, within the budget.
 func (p *csvRows) reserve(fields [][]byte, line int) error {
 	var err error
-	d := p.ncols
 	if p.tcol >= 0 {
-		d--
 		if p.traw, err = grow(p.b, p.traw, len(fields[p.tcol]), line, p.what); err != nil {
 			return err
 		}
@@ -310,7 +342,7 @@ func (p *csvRows) reserve(fields [][]byte, line int) error {
 			}
 		}
 	}
-	p.x, err = grow(p.b, p.x, d, line, p.what)
+	p.x, err = grow(p.b, p.x, p.d, line, p.what)
 	return err
 }
 

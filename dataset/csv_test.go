@@ -559,3 +559,42 @@ func TestCSVTargetHint(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVColumns: Options.Columns reads the named input columns of a file with a header, in the file's order, and
+// skips the others unparsed (text, empty fields, quoted delimiters); the target is read as before. Names the header
+// lacks are not read; none of them at all is an error. A file without a header is read whole.
+func TestCSVColumns(t *testing.T) {
+	const text = "id,b,note,a,y\nr1,2,hello,1,3\nr2,3,,2,4\nr3,1,\"q,z\",3,cat\n"
+	for _, c := range []struct {
+		name, text string
+		columns    []string
+		x          []float64
+		names      []string
+		err        string
+	}{
+		{name: "two of four", text: text, columns: []string{"a", "b"}, x: []float64{2, 1, 3, 2, 1, 3}, names: []string{"b", "a"}},
+		{name: "one, with a missing name", text: text, columns: []string{"a", "zz"}, x: []float64{1, 2, 3}, names: []string{"a"}},
+		{name: "the target named too", text: text, columns: []string{"y", "a"}, x: []float64{1, 2, 3}, names: []string{"a"}},
+		{name: "none", text: text, columns: []string{"zz"}, err: "x.csv: none of the columns asked for (zz) is in the file (columns: id, b, note, a, y)"},
+		{name: "all, without Columns", text: text, err: `x.csv:2: column 1: "r1" is not a number`},
+		{name: "no header", text: "1,2,3\n4,5,6\n", columns: []string{"a"}, x: []float64{1, 2, 4, 5}, names: []string{"x1", "x2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := Options{Columns: c.columns}.ReadCSV(strings.NewReader(c.text), "x.csv")
+			if c.err != "" {
+				checkErr(t, err, c.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.D != len(c.names) || !slices.Equal(d.X, c.x) || !slices.Equal(d.Names, c.names) {
+				t.Errorf("D = %d, X = %v, names %q; want %v, %q", d.D, d.X, d.Names, c.x, c.names)
+			}
+		})
+	}
+	d, err := Options{Columns: []string{"a"}}.ReadCSV(strings.NewReader(text), "x.csv")
+	if err != nil || !slices.Equal(d.Labels, []string{"3", "4", "cat"}) || d.TargetName != "y" {
+		t.Errorf("the target: %v, labels %q, name %q", err, d.Labels, d.TargetName)
+	}
+}

@@ -222,6 +222,15 @@ type Options struct {
 	Target string
 	// Labels is the path of an IDX labels file (optional, IDX only).
 	Labels string
+	// Columns, when not nil, names the input columns to read from a CSV
+	// file with a header (Load and ReadCSV; the names as the header spells
+	// them): the other columns but the target are skipped without being
+	// parsed, so that they may hold anything — an identifier, a date, text.
+	// The inputs keep the file's column order; a name the header lacks is
+	// not an error (the caller checks what it needs), but a file holding none
+	// of them is. A file without a header, and the other formats, are read
+	// whole.
+	Columns []string
 	// MaxBytes is the memory budget of a load, in bytes: the most that the
 	// arrays a loader builds may take (N×D×8 bytes for X, 8 bytes per target,
 	// and what a format needs on the way), and the most decompressed input a
@@ -397,7 +406,7 @@ func Load(path string, opt Options) (*Data, error) {
 		}
 		defer r.Close()
 		if format == FormatCSV {
-			return readCSV(r, path, opt.Target, b)
+			return readCSV(r, path, opt.Target, opt.Columns, b)
 		}
 		return readLibSVM(r, path, opt.Target, b)
 	}

@@ -19,6 +19,9 @@ type dataFlags struct {
 	// held is memory the command already holds when it loads the data (predict and eval: the model); the loader
 	// gets the rest of the budget.
 	held int64
+	// columns are the input columns to read from a CSV file with a header (predict and eval: the model's); the
+	// others but the target are skipped unparsed. nil reads every column.
+	columns []string
 }
 
 func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
@@ -87,7 +90,7 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels, MaxBytes: f.maxBytes()})
+	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels, MaxBytes: f.maxBytes(), Columns: f.columns})
 	if de, ok := errors.AsType[*dataset.BudgetError](err); ok && f.held > 0 && de.Bytes > 0 {
 		return nil, usagef("%s: %s needs at least %s, over the %s the memory budget of %s leaves beside the model (%s); %s",
 			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget), rff.FormatBytes(budgetOf(*f.mem)), rff.FormatBytes(f.held),

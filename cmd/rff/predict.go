@@ -124,8 +124,11 @@ func checkPredict(m *rff.Model, df *dataFlags, data *dataset.Data, extra float64
 	return nil
 }
 
-// loadFor loads a data file for model m: the target column is the model's own unless --target names one.
+// loadFor loads a data file for model m: the target column is the model's own unless --target names one, and of
+// a CSV file with a header only the model's input columns are read (others may hold text: an identifier, a date).
 func loadFor(m *rff.Model, df *dataFlags) (*dataset.Data, error) {
+	info := m.Info()
+	df.columns = append(info.Inputs, info.Targets...) // a vector-valued model's targets are columns of the data
 	if df.target == "" && df.path != "" {
 		format, err := dataset.ParseFormat(df.format)
 		if err != nil {

@@ -141,3 +141,36 @@ func TestPredictMemoryModel(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictOtherColumns: predict and eval read the model's input columns of a file with a header and skip the
+// others unparsed — text (an identifier), empty fields — giving the predictions of the file with the model's columns
+// alone; a file without one of them is refused naming it.
+func TestPredictOtherColumns(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "ab.csv")
+	os.WriteFile(plain, []byte("a,b,y\n1,2,3\n2,3,4\n3,1,2\n4,4,4\n5,1,1\n1,2,1\n"), 0o644)
+	extra := filepath.Join(dir, "id.csv")
+	os.WriteFile(extra, []byte("id,b,note,a,y\nr1,2,hello,1,3\nr2,3,,2,4\nr3,1,\"q,z\",3,2\nr4,4,x,4,4\nr5,1,t,5,1\nr6,2,u,1,1\n"), 0o644)
+	model := filepath.Join(dir, "m.rff")
+	if code, _, errOut := runCLI("fit", "--data", plain, "--out", model, "-D", "8"); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, cmd := range []string{"predict", "eval"} {
+		code, want, errOut := runCLI(cmd, "--model", model, "--data", plain)
+		if code != 0 {
+			t.Fatalf("%s on the model's columns: %s", cmd, errOut)
+		}
+		code, got, errOut := runCLI(cmd, "--model", model, "--data", extra)
+		if cmd == "eval" {
+			want, got = strings.TrimPrefix(want, "ab.csv"), strings.TrimPrefix(got, "id.csv")
+		}
+		if code != 0 || got != want {
+			t.Errorf("%s with other columns: exit %d, %q (stderr %q); want %q", cmd, code, got, errOut, want)
+		}
+	}
+	missing := filepath.Join(dir, "miss.csv")
+	os.WriteFile(missing, []byte("id,b,y\nr1,2,3\nr2,3,4\n"), 0o644)
+	if code, _, errOut := runCLI("predict", "--model", model, "--data", missing); code != 2 || !strings.Contains(errOut, `no column "a"`) {
+		t.Errorf("a missing column: exit %d, %q", code, errOut)
+	}
+}
