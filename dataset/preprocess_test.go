@@ -311,9 +311,31 @@ func TestFitScalerOverflow(t *testing.T) {
 			}
 		})
 	}
-	for _, st := range []Step{StepStandardize, StepMinMax, StepIsotropic} {
-		if _, err := FitScaler([]float64{1, 1e308, 2, 1e308, 3, 1e308}, 3, 2, []Step{st}); err != nil {
+	// A constant column of 1e308, whose sum overflows, has the mean 1e308: in one pass and in a stream of blocks
+	// (ScalerAccumulator, as rff fit --stream and the distributed fit see the data), which gives the same scaler.
+	constant := []float64{1, 1e308, 2, 1e308, 3, 1e308, 4, 1e308}
+	for _, st := range []Step{StepStandardize, StepMinMax, StepIsotropic, StepMaxScale} {
+		want, err := FitScaler(constant, 4, 2, []Step{st})
+		if err != nil {
 			t.Errorf("%s of a constant column of 1e308: %v", st, err)
+			continue
+		}
+		a := NewScalerAccumulator(2)
+		for r := 0; r < 4; r += 2 {
+			if err := a.Add(constant[r*2:(r+2)*2], 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := a.Scaler([]Step{st})
+		if err != nil {
+			t.Errorf("%s of a constant column of 1e308, streamed: %v", st, err)
+			continue
+		}
+		x, y := slices.Clone(constant), slices.Clone(constant)
+		want.Apply(x, 4, 2)
+		got.Apply(y, 4, 2)
+		if !slices.Equal(x, y) {
+			t.Errorf("%s: streamed scaler gives %v, FitScaler %v", st, y, x)
 		}
 	}
 }

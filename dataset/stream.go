@@ -328,6 +328,9 @@ func (a *ScalerAccumulator) Add(x []float64, n int) error {
 	for j := range d {
 		q := max(0, bq[j]-bs[j]*bs[j]/nb) // corrected two-pass sum of squares of the block
 		m := bm[j] + bs[j]/nb             // corrected block mean
+		if (math.IsInf(m, 0) || math.IsNaN(m) || math.IsNaN(q)) && constantColumn(x, n, d, j) {
+			m, q = x[j], 0 // a constant column whose sum overflowed: its mean is its value, as FitScaler has it
+		}
 		if a.n == 0 {
 			a.mean[j], a.m2[j] = m, q
 			continue
@@ -338,6 +341,16 @@ func (a *ScalerAccumulator) Add(x []float64, n int) error {
 	}
 	a.n += n
 	return nil
+}
+
+// constantColumn reports whether column j of the n×d block x holds one value.
+func constantColumn(x []float64, n, d, j int) bool {
+	for i := 1; i < n; i++ {
+		if x[i*d+j] != x[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // Scaler fits the steps on the rows added so far; it returns what FitScaler on all those rows would, up to
