@@ -557,6 +557,7 @@ func TestJSONKeysSnakeCase(t *testing.T) {
 		{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--json"},
 		{"version", "--json"},
 		{"bench", "--json", "--quick", "--rules", "g", "--dims", "4"},
+		{"repro", "orff-fig1a", "-D", "10,20", "--runs", "1", "--pairs", "4", "--points", "8", "--json", "--out", dir},
 	} {
 		code, out, errOut := runCLI(args...)
 		if code != 0 {

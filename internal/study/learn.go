@@ -27,8 +27,8 @@ type LearnRow struct {
 	Panel string `json:"panel"`
 	Model string `json:"model"`
 	// N is the number of training rows, D the number of points of the ORFF/RFF map (0 for exact models).
-	N int `json:"N"`
-	D int `json:"D"`
+	N int `json:"train_rows"`
+	D int `json:"points"`
 	// Metric is "seconds" (wall time of one fit), "test error" (fraction misclassified), "R²" or "RMSE".
 	Metric string `json:"metric"`
 	Stat

@@ -34,7 +34,7 @@ type ORFFFig1A struct {
 	// Pairs is the number of pairs (x_i, x_j) over which the supremum is taken.
 	Pairs int `json:"pairs" flag:"pairs" help:"pairs of points over which the sup is taken"`
 	// Ds are the numbers of points D of the maps; a map has 2·D·p' features.
-	Ds []int `json:"D" flag:"D" help:"comma list of D, the number of points (frequencies) of the ORFF maps"`
+	Ds []int `json:"map_points" flag:"D" help:"comma list of D, the number of points (frequencies) of the ORFF maps"`
 	// Sigma is the Gaussian bandwidth σ.
 	Sigma float64 `json:"sigma" flag:"sigma" help:"Gaussian bandwidth σ"`
 	Draws
@@ -135,8 +135,8 @@ func (s *ORFFFig1A) Steps() int { return steps(s, len(s.Kernels)*len(s.Ds)*s.Run
 // Fig1ARow is one point of [ORFFFig1A]: the sup over the pairs of ‖K̃ − K‖₂ for D points, over the runs.
 type Fig1ARow struct {
 	Kernel string `json:"kernel"`
-	D      int    `json:"D"`      // points requested
-	Points int    `json:"points"` // points drawn (SR rules round up)
+	D      int    `json:"points_requested"` // points requested
+	Points int    `json:"points"`           // points drawn (SR rules round up)
 	Stat
 }
 

@@ -30,7 +30,7 @@ type ORFFFig1B struct {
 	// Sigma is the Gaussian bandwidth σ.
 	Sigma float64 `json:"sigma" flag:"sigma" help:"Gaussian bandwidth σ"`
 	// Ds are the numbers of points D.
-	Ds []int `json:"D" flag:"D" help:"comma list of D, the number of points (frequencies) of the ORFF maps"`
+	Ds []int `json:"map_points" flag:"D" help:"comma list of D, the number of points (frequencies) of the ORFF maps"`
 	// Seeds is the number of maps behind one variance estimate.
 	Seeds int `json:"seeds" flag:"seeds" help:"maps behind one variance estimate"`
 	// X and Z are the pair (length d each); when nil they are drawn uniformly from [−1,1]^d with Seed.
@@ -93,7 +93,7 @@ func (s *ORFFFig1B) Steps() int { return steps(s, len(s.Ds)*s.Runs) }
 
 // Fig1BRow is one point of [ORFFFig1B]: the empirical ‖V[K̃(x,z)]‖₂ for D points, over the runs, and the bounds.
 type Fig1BRow struct {
-	D         int     `json:"D"`
+	D         int     `json:"points_requested"`
 	Points    int     `json:"points"`
 	DeltaNorm float64 `json:"delta_norm"` // ‖x − z‖
 	Seeds     int     `json:"seeds"`      // maps per estimate

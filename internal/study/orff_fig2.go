@@ -55,11 +55,11 @@ type ORFFFig2 struct {
 	// ErrorN is the number of training rows of the error panel.
 	ErrorN int `json:"error_n" flag:"n-error" help:"training rows of the error-vs-D panel"`
 	// Ds are the points D of the error panel.
-	Ds []int `json:"D" flag:"D" help:"comma list of D (points) of the error-vs-D panel"`
+	Ds []int `json:"map_points" flag:"D" help:"comma list of D (points) of the error-vs-D panel"`
 	// TimeD is D for the ORFF timings.
-	TimeD int `json:"time_D" flag:"time-D" help:"D (points) of the ORFF timings"`
+	TimeD int `json:"time_map_points" flag:"time-D" help:"D (points) of the ORFF timings"`
 	// Ns are the training sizes of the time panel.
-	Ns []int `json:"N" flag:"N" help:"comma list of training sizes N of the time-vs-N panel"`
+	Ns []int `json:"train_rows" flag:"N" help:"comma list of training sizes N of the time-vs-N panel"`
 	// ExactMaxN is the largest N at which the exact OVK is timed (8000 by default: beyond, the pairwise N×N Gram
 	// matrix in d = 784 dominates the study's time).
 	ExactMaxN int `json:"exact_max_n" flag:"exact-max-n" help:"largest N at which the exact OVK is timed (larger N: refused by the memory guard, or skipped)"`

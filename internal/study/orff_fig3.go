@@ -59,15 +59,15 @@ type ORFFFig3 struct {
 	// Lambda is λ of every model.
 	Lambda float64 `json:"lambda" flag:"lambda" help:"ridge λ of every model"`
 	// Ds are the points D of the R² panel.
-	Ds []int `json:"D" flag:"D" help:"comma list of D (points; 2D features) of the R² panel"`
+	Ds []int `json:"map_points" flag:"D" help:"comma list of D (points; 2D features) of the R² panel"`
 	// ExactN is the number of training rows of the exact curl-free OVK; 0 means Train.
 	ExactN int `json:"exact_n" flag:"exact-n" help:"training rows of the exact curl-free OVK (0: all of --train)"`
 	// ExactMaxBytes is the memory guard of both exact models (6 GiB: the 25000×25000 block Gram at N = 5000 needs
 	// 4.66 GiB, above the library's default of 4 GiB).
 	ExactMaxBytes GiB `json:"exact_max_bytes" flag:"exact-max-gib" help:"memory guard of the exact models in GiB"`
 	// TimeNs are the training sizes of the time panel; TimeD is D there.
-	TimeNs []int `json:"time_N" flag:"time-N" help:"comma list of training sizes N of the time panel"`
-	TimeD  int   `json:"time_D" flag:"time-D" help:"D (points) of the ORFF and RFF timings"`
+	TimeNs []int `json:"time_train_rows" flag:"time-N" help:"comma list of training sizes N of the time panel"`
+	TimeD  int   `json:"time_map_points" flag:"time-D" help:"D (points) of the ORFF and RFF timings"`
 	// TimeExactMaxRows bounds the system size of the exact fits of the time panel.
 	TimeExactMaxRows int `json:"time_exact_max_rows" flag:"time-exact-max-rows" help:"largest system (N·p rows for the curl-free OVK, N for KRR) timed in the time panel"`
 	// Checks is the number of test points of the Jacobian check.

@@ -51,7 +51,7 @@ const (
 // intervals tell whether the covariance helps.
 type ORFFMultitask struct {
 	// Ns are the training sizes.
-	Ns []int `json:"N" flag:"N" help:"comma list of training sizes N (at least 2 each)"`
+	Ns []int `json:"train_rows" flag:"N" help:"comma list of training sizes N (at least 2 each)"`
 	// Test and Validation are the test and validation rows.
 	Test       int `json:"test" flag:"test" help:"test rows (scored against the noise-free targets)"`
 	Validation int `json:"validation" flag:"validation" help:"validation rows selecting λ"`
@@ -60,7 +60,7 @@ type ORFFMultitask struct {
 	// Sigma is the Gaussian bandwidth.
 	Sigma float64 `json:"sigma" flag:"sigma" help:"Gaussian bandwidth"`
 	// D is the number of points of the maps.
-	D int `json:"D" flag:"D" help:"points of the ORFF maps (2D scalar features)"`
+	D int `json:"map_points" flag:"D" help:"points of the ORFF maps (2D scalar features)"`
 	// LambdaGrid is the validation grid.
 	LambdaGrid []float64 `json:"lambda_grid" flag:"lambda-grid" help:"comma list of λ selected from on the validation rows"`
 	Draws

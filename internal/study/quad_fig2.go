@@ -144,7 +144,7 @@ type Score struct {
 	Kernel  string     `json:"kernel"`
 	Rule    string     `json:"rule"`
 	N       int        `json:"n"`
-	D       int        `json:"D"`
+	D       int        `json:"points"`
 	Metric  string     `json:"metric"` // "accuracy" or "r2"
 	Runs    int        `json:"runs"`
 	Mean    float64    `json:"mean"`

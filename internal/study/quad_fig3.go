@@ -148,7 +148,7 @@ type Timing struct {
 	Rule    string `json:"rule"`
 	N       int    `json:"n"`
 	// D is the number of points drawn (the map has 2D columns).
-	D    int `json:"D"`
+	D    int `json:"points"`
 	Rows int `json:"rows"`
 	Runs int `json:"runs"`
 	// Mean, Std and CI95 are the seconds of one map of Rows rows: mean, sample standard deviation and normal 95%
