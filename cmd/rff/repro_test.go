@@ -194,7 +194,7 @@ func TestReproQuadFig3(t *testing.T) {
 		Timings []struct {
 			Rule string  `json:"rule"`
 			Dim  int     `json:"d"`
-			D    int     `json:"D"`
+			D    int     `json:"points"`
 			Mean float64 `json:"mean_seconds"`
 		} `json:"timings"`
 	}
