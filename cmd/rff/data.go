@@ -22,6 +22,9 @@ type dataFlags struct {
 	// columns are the input columns to read from a CSV file with a header (predict and eval: the model's); the
 	// others but the target are skipped unparsed. nil reads every column.
 	columns []string
+	// kept holds the bytes of the inputs keepInputs read into memory, by path: they stay there, so a load counts
+	// those of the other inputs as held (its own it charges itself).
+	kept map[string]int64
 }
 
 func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
@@ -91,10 +94,17 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 		return nil, usageError{err.Error()}
 	}
 	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels, MaxBytes: f.maxBytes(), Columns: f.columns})
-	if de, ok := errors.AsType[*dataset.BudgetError](err); ok && f.held > 0 && de.Bytes > 0 {
-		return nil, usagef("%s: %s needs at least %s, over the %s the memory budget of %s leaves beside the model (%s); %s",
-			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget), rff.FormatBytes(budgetOf(*f.mem)), rff.FormatBytes(f.held),
-			advice(budgetOf(*f.mem)))
+	if de, ok := errors.AsType[*dataset.BudgetError](err); ok && f.heldBytes() > 0 && de.Bytes > 0 {
+		var beside []string
+		if f.held > 0 {
+			beside = append(beside, "the model ("+rff.FormatBytes(f.held)+")")
+		}
+		if o := f.otherInputs(); o > 0 {
+			beside = append(beside, "the other inputs read into memory ("+rff.FormatBytes(o)+")")
+		}
+		return nil, usagef("%s: %s needs at least %s, over the %s the memory budget of %s leaves beside %s; %s",
+			de.Name, de.What, rff.FormatBytes(de.Bytes), rff.FormatBytes(de.Budget), rff.FormatBytes(budgetOf(*f.mem)),
+			strings.Join(beside, " and "), advice(budgetOf(*f.mem)))
 	}
 	if err != nil {
 		return nil, budgetHint(err)
@@ -142,6 +152,10 @@ func (f *dataFlags) keepInputs(paths ...string) error {
 		}
 		if c, found := spool.Get(p); ok && found {
 			kept += c.Size()
+			if f.kept == nil {
+				f.kept = map[string]int64{}
+			}
+			f.kept[p] = c.Size()
 		}
 	}
 	return nil
@@ -153,10 +167,25 @@ func (f *dataFlags) maxBytes() int64 {
 	if f.mem == nil {
 		return 0
 	}
-	if f.held > 0 && *f.mem >= 0 {
-		return max(1, budgetOf(*f.mem)-f.held)
+	if h := f.heldBytes(); h > 0 && *f.mem >= 0 {
+		return max(1, budgetOf(*f.mem)-h)
 	}
 	return int64(*f.mem)
+}
+
+// heldBytes is what the command holds when it loads f.path: the model (held) and the inputs read into memory but
+// those of this load.
+func (f *dataFlags) heldBytes() int64 { return f.held + f.otherInputs() }
+
+// otherInputs is the bytes of the inputs read into memory (keepInputs) other than the files of this load.
+func (f *dataFlags) otherInputs() int64 {
+	var n int64
+	for p, b := range f.kept {
+		if p != f.path && p != f.labels {
+			n += b
+		}
+	}
+	return n
 }
 
 // testFile returns the flags that read the test file path (IDX labels in labels) the way rff fit scores it: all its

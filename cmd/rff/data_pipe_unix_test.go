@@ -33,6 +33,15 @@ func TestPipesShareBudget(t *testing.T) {
 	}
 	release(test)
 
+	// The test pipe stays in memory while the training pipe is parsed: its bytes count against that load.
+	data = fill("data3")
+	big := fifo(t, filepath.Join(dir, "test3"), func(f *os.File) { f.Write(bytes.Repeat(rows, 4)) })
+	code, _, errOut = runCLI("fit", "--data", data, "--test-data", big, "--out", filepath.Join(dir, "m.rff"), "--max-memory", "5MiB")
+	want = "the memory budget of 5 MiB leaves beside the other inputs read into memory (2.4 MiB)"
+	if code != 2 || !strings.HasPrefix(errOut, "rff fit: "+data+":") || !strings.Contains(errOut, want) {
+		t.Errorf("a pipe parsed while another is held: exit %d, %q; want %q", code, errOut, want)
+	}
+
 	data = fill("data2")
 	code, _, errOut = runCLI("fit", "--data", data, "--out", filepath.Join(dir, "m.rff"), "--max-memory", "1MiB")
 	want = ": the parsed data (with 615.2 KiB of input held in memory) needs at least"
