@@ -189,6 +189,19 @@ func modelFiles(dir string) (map[string]stamp, error) {
 // errNotRegular is wrapped by openRegular's error for a path that names something other than a regular file.
 var errNotRegular = errors.New("not a regular file")
 
+// statRegular returns the FileInfo of the open file f, or closes f and fails when it is not a regular file.
+func statRegular(f *os.File) (fs.FileInfo, error) {
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w: %s", errNotRegular, fileKind(fi.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return fi, nil
+}
+
 // fileKind names the kind of file of a mode that is not a regular file's.
 func fileKind(m fs.FileMode) string {
 	switch {

@@ -3,7 +3,6 @@
 package serve
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 )
@@ -15,14 +14,9 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fi, err := f.Stat()
+	fi, err := statRegular(f)
 	if err != nil {
-		f.Close()
 		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s", errNotRegular, fileKind(fi.Mode()))
 	}
 	return f, fi, nil
 }

@@ -4,7 +4,6 @@ package serve
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -18,14 +17,9 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fi, err := f.Stat()
+	fi, err := statRegular(f)
 	if err != nil {
-		f.Close()
 		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s", errNotRegular, fileKind(fi.Mode()))
 	}
 	rc, err := f.SyscallConn()
 	if err == nil {
