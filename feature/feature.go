@@ -238,7 +238,13 @@ func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 func (m *Map) ProjectBlock(proj, x []float64, rows int) {
 	n := m.points.Len()
 	proj = proj[:rows*n]
-	m.points.Project(proj, x, rows)
+	// In blocks of blockRows rows, as TransformRows hands them to the cores: a BLAS may compute a row of a product
+	// of 256 rows and of 1000 rows in different orders (OpenBLAS's AVX-512 kernels do), and one call on many rows
+	// must give the bits TransformRows gives on any number of cores.
+	for r0 := 0; r0 < rows; r0 += blockRows {
+		r := min(blockRows, rows-r0)
+		m.points.Project(proj[r0*n:(r0+r)*n], x[r0*m.d:(r0+r)*m.d], r)
+	}
 	if m.scale != nil {
 		s := m.scale[:n]
 		for r := range rows {
