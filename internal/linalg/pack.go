@@ -127,12 +127,63 @@ func gemmPackedBufs(bufs *packBufs, tri triangle, tA, tB bool, m, n, k int, alph
 		}
 	}
 
-	for jc := 0; jc < n; jc += nc {
+	// The loops' state, shared by two closures made once: closures made in the loops would be allocated per
+	// iteration, with the variables they capture.
+	var (
+		jc, pc, kb, panels, rLo, rHi int
+		bp                           []float64
+		first                        bool
+	)
+	packB := func(_, p int) {
+		jc, pc, kb := jc, pc, kb
+		j0 := jc + p*packNR
+		packPanelB(bp[p*kb*packNR:(p+1)*kb*packNR], tB, b, ldb, pc, kb, j0, min(packNR, n-j0))
+	}
+	runTask := func(w, t int) {
+		jc, pc, kb, bp := jc, pc, kb, bp // locals for the loops below
+		rt, ct := t/colSplit, t%colSplit
+		if tri == triLower {
+			rt = rHi - 1 - rt
+		} else {
+			rt += rLo
+		}
+		i0 := rt * mc
+		i1 := min(i0+mc, m)
+		// Columns of the task: panels [p0, p1) of the block.
+		p0, p1 := ct*panels/colSplit, (ct+1)*panels/colSplit
+		switch tri {
+		case triUpper:
+			p0 = max(p0, (i0-jc)/packNR) // panels holding some j ≥ i0
+		case triLower:
+			p1 = min(p1, (i1-1-jc)/packNR+1) // panels holding some j ≤ i1-1
+		}
+		if p0 >= p1 {
+			return
+		}
+		if first {
+			scaleC(tri, beta, c, ldc, i0, i1, jc+p0*packNR, min(jc+p1*packNR, n))
+		}
+		if bufs.a[w] == nil {
+			bufs.a[w] = make([]float64, kc*mc)
+		}
+		ap := bufs.a[w][:kb*((i1-i0+packMR-1)/packMR*packMR)]
+		for q, i := 0, i0; i < i1; q, i = q+1, i+packMR {
+			packPanelA(ap[q*kb*packMR:(q+1)*kb*packMR], tA, a, lda, alpha, pc, kb, i, min(packMR, m-i))
+		}
+		for p := p0; p < p1; p++ {
+			j := jc + p*packNR
+			bpp := bp[p*kb*packNR : (p+1)*kb*packNR]
+			for q, i := 0, i0; i < i1; q, i = q+1, i+packMR {
+				tile(tri, kb, ap[q*kb*packMR:(q+1)*kb*packMR], bpp, c, ldc, i, j, min(packMR, m-i), min(packNR, n-j))
+			}
+		}
+	}
+	for jc = 0; jc < n; jc += nc {
 		jn := min(nc, n-jc)
-		panels := (jn + packNR - 1) / packNR
+		panels = (jn + packNR - 1) / packNR
 		// Row tasks that meet this column block's part of the triangle, in
 		// an order that hands out the longest first.
-		rLo, rHi := 0, rowTasks
+		rLo, rHi = 0, rowTasks
 		switch tri {
 		case triUpper:
 			rHi = (min(jc+jn, m) + mc - 1) / mc // rows i < jc+jn
@@ -140,52 +191,12 @@ func gemmPackedBufs(bufs *packBufs, tri triangle, tA, tB bool, m, n, k int, alph
 			rLo = jc / mc // rows i ≥ jc
 		}
 		nTasks := (rHi - rLo) * colSplit
-		for pc := 0; pc < k; pc += kc {
-			kb := min(kc, k-pc)
-			bp := bufs.b[:kb*panels*packNR]
-			parallel.ForWorker(panels, workers, func(_, p int) {
-				j0 := jc + p*packNR
-				packPanelB(bp[p*kb*packNR:(p+1)*kb*packNR], tB, b, ldb, pc, kb, j0, min(packNR, n-j0))
-			})
-			first := pc == 0
-			parallel.ForWorker(nTasks, workers, func(w, t int) {
-				rt, ct := t/colSplit, t%colSplit
-				if tri == triLower {
-					rt = rHi - 1 - rt
-				} else {
-					rt += rLo
-				}
-				i0 := rt * mc
-				i1 := min(i0+mc, m)
-				// Columns of the task: panels [p0, p1) of the block.
-				p0, p1 := ct*panels/colSplit, (ct+1)*panels/colSplit
-				switch tri {
-				case triUpper:
-					p0 = max(p0, (i0-jc)/packNR) // panels holding some j ≥ i0
-				case triLower:
-					p1 = min(p1, (i1-1-jc)/packNR+1) // panels holding some j ≤ i1-1
-				}
-				if p0 >= p1 {
-					return
-				}
-				if first {
-					scaleC(tri, beta, c, ldc, i0, i1, jc+p0*packNR, min(jc+p1*packNR, n))
-				}
-				if bufs.a[w] == nil {
-					bufs.a[w] = make([]float64, kc*mc)
-				}
-				ap := bufs.a[w][:kb*((i1-i0+packMR-1)/packMR*packMR)]
-				for q, i := 0, i0; i < i1; q, i = q+1, i+packMR {
-					packPanelA(ap[q*kb*packMR:(q+1)*kb*packMR], tA, a, lda, alpha, pc, kb, i, min(packMR, m-i))
-				}
-				for p := p0; p < p1; p++ {
-					j := jc + p*packNR
-					bpp := bp[p*kb*packNR : (p+1)*kb*packNR]
-					for q, i := 0, i0; i < i1; q, i = q+1, i+packMR {
-						tile(tri, kb, ap[q*kb*packMR:(q+1)*kb*packMR], bpp, c, ldc, i, j, min(packMR, m-i), min(packNR, n-j))
-					}
-				}
-			})
+		for pc = 0; pc < k; pc += kc {
+			kb = min(kc, k-pc)
+			bp = bufs.b[:kb*panels*packNR]
+			parallel.ForWorker(panels, workers, packB)
+			first = pc == 0
+			parallel.ForWorker(nTasks, workers, runTask)
 		}
 	}
 }
