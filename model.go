@@ -43,6 +43,8 @@ type Model struct {
 	ofit *vector.Fit
 	okrr *vector.KRRFit // exact vector-valued models
 
+	densePoints bool // the random-feature map projects by a matrix of points (set by checkProbe)
+
 	report *Report // how the model was fitted (nil for a loaded model)
 }
 
@@ -269,24 +271,29 @@ func storedPoints(f *model.Model) rule.Stored {
 }
 
 // checkProbe compares the rebuilt map's features of the probe input with the stored ones. A version-1 map is
-// redrawn by this release and must give the same bits. A version-2 map computes from the stored points: structured
-// operators (and the activations) do the same floating-point operations on every machine, so they too must give the
-// same bits; dense points are projected by a matrix product whose summation order may differ between machines (another
-// linear-algebra backend), each ωᵀx by at most 2d·u·Σ_i|ω_i x_i| (u the unit roundoff; two orders each within d·u
-// of the exact sum), which moves a feature √w·cos(ωᵀx) by at most √w times that, and an ORFF feature by max|B| times
-// more.
+// redrawn by this release from its seed, a version-2 map computes from the stored points. Structured operators (and
+// the activations) do the same floating-point operations on every machine and in every release, so they must give
+// the same bits; dense points are projected by a matrix product whose summation order may differ between machines
+// and releases (another linear-algebra backend, a fused multiply-add), each ωᵀx by at most 2d·u·Σ_i|ω_i x_i| (u the
+// unit roundoff; two orders each within d·u of the exact sum), which moves a feature √w·cos(ωᵀx) by at most √w
+// times that, and an ORFF feature by max|B| times more. Points drawn differently move the features far more.
 func (m *Model) checkProbe(probe []float64, bmax float64) error {
 	f, h := m.file, m.file.Header
-	if f.Version == 1 {
-		for i, v := range probe {
-			if v != f.Probe[i] {
-				return fmt.Errorf("model: this rff draws different %s points for seed %d than the release that wrote the model; refit it", h.Rule, h.Seed)
-			}
-		}
-		return nil
-	}
+	pts, scale := storedPoints(f), f.Scale
 	mismatch := fmt.Errorf("model: the map rebuilt from the file does not reproduce its probe features; the file is damaged or was written for another kernel (%s, σ = %g)", h.Kernel, h.Sigma)
-	if h.PointsKind != "dense" {
+	if f.Version == 1 {
+		mismatch = fmt.Errorf("model: this rff draws different %s points for seed %d than the release that wrote the model; refit it", h.Rule, h.Seed)
+		switch {
+		case m.omap != nil:
+			p := m.omap.Params()
+			pts, scale = p.Points, p.Scale
+		case m.fmap != nil:
+			p := m.fmap.Params()
+			pts, scale = p.Points, p.Scale
+		}
+	}
+	m.densePoints = pts.Kind == "dense"
+	if !m.densePoints {
 		for i, v := range probe {
 			if v != f.Probe[i] {
 				return mismatch
@@ -295,33 +302,40 @@ func (m *Model) checkProbe(probe []float64, bmax float64) error {
 		return nil
 	}
 	x := model.ProbeInput(h.MapDim())
-	W := f.Points["points"]
+	W, weights := pts.Arrays["points"], pts.Weights
 	n, d := h.Points, h.MapDim()
+	if len(W) != n*d || len(weights) != n || (scale != nil && len(scale) != n) {
+		return mismatch
+	}
 	tol := make([]float64, n) // bound on |Δ feature| for point j
 	for j := range n {
 		var s float64
 		for i, xi := range x {
 			s += math.Abs(W[j*d+i] * xi)
 		}
-		if f.Scale != nil {
-			s *= math.Abs(f.Scale[j])
+		if scale != nil {
+			s *= math.Abs(scale[j])
 		}
-		tol[j] = math.Sqrt(2*f.Weights[j]) * float64(2*d+4) * 0x1p-53 * s * math.Max(bmax, 1)
+		tol[j] = math.Sqrt(2*weights[j]) * float64(2*d+4) * 0x1p-53 * s * math.Max(bmax, 1)
 	}
 	cols := len(probe) / h.Outputs
 	if h.OVK == "" {
 		cols = len(probe)
 	}
 	step := h.Kernel == "arccos0" // Θ jumps: a projection within rounding of 0 may flip
+	rank := 1
+	if m.omap != nil {
+		rank = m.omap.Rank() // a version-1 header has none
+	}
 	for i, v := range probe {
 		c := i % cols
 		j := c % n
 		if h.OVK != "" {
-			j = (c / h.Rank) % n
+			j = (c / rank) % n
 		}
 		t := tol[j]
 		if step {
-			t = math.Max(t, math.Sqrt(2*f.Weights[j]))
+			t = math.Max(t, math.Sqrt(2*weights[j]))
 		}
 		if math.Abs(v-f.Probe[i]) > t+4*0x1p-53*math.Abs(v) {
 			return mismatch
@@ -456,9 +470,26 @@ func (m *Model) PredictBytes(n int) int64 {
 		block += float64(m.okrr.N) * P * (P + 1)
 		train = 8 * float64(m.okrr.N) * (P + 4)
 	}
+	// Each core's products on the packed kernel, with their packing buffers when the pool has none to reuse: dense
+	// points' projection, the product with θ from 8 outputs on, a Nyström map's normalization (learn.Fit.Predict,
+	// nystrom.Map.ForPrediction). A block of fewer than 8 rows is padded to 8, its inputs copied.
+	r := max(min(n, blocks.Rows), linalg.GemmSerialMinDim)
+	if m.densePoints {
+		pack += float64(linalg.GemmSerialBytes(r, h.Points, m.file.MapDim()))
+	}
+	if h.Outputs >= linalg.GemmSerialMinDim {
+		pack += float64(linalg.GemmSerialBytes(r, h.Outputs, max(h.Features, h.Points)))
+	}
+	if m.nmap != nil {
+		pack += float64(linalg.GemmSerialBytes(r, h.Features, h.Points))
+	}
+	if m.krr != nil && h.Outputs >= linalg.GemmSerialMinDim {
+		pack += float64(linalg.GemmSerialBytes(r, h.Outputs, m.krr.N))
+	}
+	block += float64(m.file.MapDim())
 	workers := float64(min(runtime.GOMAXPROCS(0), blocks.Count(n)))
 	fixed := float64(128<<10) * (1 + workers) // small per-call and per-goroutine buffers
-	b := float64(n)*perRow + 8*pre + workers*(8*float64(min(n, blocks.Rows))*block+pack) + train + fixed
+	b := float64(n)*perRow + 8*pre + workers*(8*float64(r)*block+pack) + train + fixed
 	return int64(min(b, math.MaxInt64/2))
 }
 

@@ -328,7 +328,7 @@ func (m *Model) buildNystrom(k kernel.Kernel) error {
 			return fmt.Errorf("model: the Nyström map rebuilt from the file does not reproduce its probe features; the file is damaged or was written for another kernel (%s, σ = %g)", h.Kernel, h.Sigma)
 		}
 	}
-	m.nmap = nm
+	m.nmap = nm.ForPrediction()
 	m.setFit()
 	return nil
 }

@@ -294,13 +294,6 @@ func (f *KRRFit) Predict(dst, X []float64, rows int) {
 		if err := kernel.Gram(kb, f.Kernel, X[r0*d:(r0+r)*d], r, f.X, n, d); err != nil {
 			panic(fmt.Sprintf("learn.KRRFit.Predict: %v", err))
 		}
-		out := dst[r0*p : (r0+r)*p]
-		for i := range r {
-			copy(out[i*p:(i+1)*p], f.Bias)
-		}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-			blas64.General{Rows: r, Cols: n, Stride: n, Data: kb},
-			blas64.General{Rows: p, Cols: n, Stride: n, Data: alphaT},
-			1, blas64.General{Rows: r, Cols: p, Stride: p, Data: out})
+		predictRows(dst[r0*p:(r0+r)*p], f.Bias, kb, r, n, alphaT, p)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rffkit/rff/feature"
@@ -106,19 +107,43 @@ func (f *Fit) Predict(dst, Z []float64, rows int) {
 	if rows == 0 {
 		return
 	}
-	out := dst[:rows*f.P]
-	for i := range rows {
-		copy(out[i*f.P:(i+1)*f.P], f.Bias)
-	}
-	// Z Θ as Z (Θᵀ)ᵀ: gonum's Gemm then takes dot products of length F. With one output Θ (F×1) is laid out as Θᵀ.
-	thetaT := f.Theta[:f.F*f.P]
+	thetaT := f.Theta[:f.F*f.P] // Θᵀ (P×F); with one output Θ itself
 	if f.P > 1 {
 		thetaT = transpose(thetaT, f.F, f.P)
 	}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-		blas64.General{Rows: rows, Cols: f.F, Stride: f.F, Data: Z[:rows*f.F]},
-		blas64.General{Rows: f.P, Cols: f.F, Stride: f.F, Data: thetaT},
-		1, blas64.General{Rows: rows, Cols: f.P, Stride: f.P, Data: out})
+	predictRows(dst[:rows*f.P], f.Bias, Z, rows, f.F, thetaT, f.P)
+}
+
+// predictRows sets out (rows×P) to b + Z·Tᵀ for Z (rows×F) and T (P×F), every row with the same operations
+// whether it is predicted alone or among others (a BLAS's product of many rows may sum in another order than of
+// one): with few outputs, a dot product per output; with more, linalg.GemmSerial's packed kernel on at least
+// GemmSerialMinDim rows (a short block padded with zeros).
+func predictRows(out, b, Z []float64, rows, F int, T []float64, P int) {
+	if P < linalg.GemmSerialMinDim || F < linalg.GemmSerialMinDim {
+		for i := range rows {
+			z := Z[i*F : (i+1)*F]
+			for j := range P {
+				out[i*P+j] = b[j] + floats.Dot(z, T[j*F:(j+1)*F])
+			}
+		}
+		return
+	}
+	m, z := rows, Z[:rows*F]
+	if rows < linalg.GemmSerialMinDim {
+		m = linalg.GemmSerialMinDim
+		z = make([]float64, m*F)
+		copy(z, Z[:rows*F])
+	}
+	c := out[:rows*P]
+	if m > rows {
+		c = make([]float64, m*P)
+	}
+	linalg.GemmSerial(false, true, m, P, F, 1, z, F, T, F, 0, c, P)
+	for i := range rows {
+		for j := range P {
+			out[i*P+j] = b[j] + c[i*P+j]
+		}
+	}
 }
 
 // PredictMap maps the n rows of X (n×d, d = m.Dim()) through m block by block and writes the predictions into

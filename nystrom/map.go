@@ -45,6 +45,24 @@ type Map struct {
 	seed      uint64
 	// cent is the landmarks as kernel.Centres (their norms and grid form, computed once), made on first use.
 	cent atomic.Pointer[kernel.Centres]
+	// rowExact makes TransformBlock give a row the same bits whatever the block it is mapped in (ForPrediction).
+	rowExact bool
+}
+
+// ForPrediction returns a map that computes the same features as m (sharing its arrays) with the same bits for a
+// row whether it is mapped alone or among other rows, as predictions need (a server batches requests in any way;
+// a file's rows and a single row should agree). Its normalization product runs on linalg.GemmSerial's packed kernel
+// (on at least GemmSerialMinDim rows, a short block padded with zeros) instead of the BLAS, which may sum a product
+// of many rows in another order than of one; for the Cholesky basis that is the full product with the triangular
+// normalization, twice the multiply-adds of the BLAS's triangular product, so fits keep m itself.
+func (m *Map) ForPrediction() *Map {
+	if m == nil {
+		return nil
+	}
+	p := &Map{kern: m.kern, d: m.d, m: m.m, f: m.f, landmarks: m.landmarks, norm: m.norm, tri: m.tri, diag: m.diag,
+		basis: m.basis, threshold: m.threshold, selection: m.selection, seed: m.seed, rowExact: true}
+	p.cent.Store(m.cent.Load())
+	return p
 }
 
 // centres returns the landmarks as kernel.Centres, making them on the first call.
@@ -340,6 +358,10 @@ func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	if rows == 0 {
 		return
 	}
+	if m.rowExact {
+		m.transformExact(dst, x, rows, proj)
+		return
+	}
 	if m.tri { // M = M': the kernel values go into dst and the triangular product runs in place
 		kx := dst[:rows*m.f]
 		if err := m.centres().Gram(kx, x[:rows*m.d], rows); err != nil {
@@ -357,6 +379,44 @@ func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	}
 	linalg.Gemm(false, false, rows, m.f, m.m, 1, kx, m.m, m.norm, m.f, 0, dst[:rows*m.f], m.f)
 }
+
+// transformExact is TransformBlock of a ForPrediction map: the kernel values of the rows (a short block padded with
+// zero rows) into proj (or a buffer), then their product with the normalization on linalg.GemmSerial.
+func (m *Map) transformExact(dst, x []float64, rows int, proj []float64) {
+	r := max(rows, linalg.GemmSerialMinDim)
+	if len(proj) < r*m.m {
+		proj = make([]float64, r*m.m)
+	}
+	kx := proj[:r*m.m]
+	if err := m.centres().Gram(kx[:rows*m.m], x[:rows*m.d], rows); err != nil {
+		panic("nystrom: TransformBlock: " + err.Error())
+	}
+	clear(kx[rows*m.m:])
+	out := dst[:rows*m.f]
+	if r > rows {
+		out = make([]float64, r*m.f)
+	}
+	if !m.tri {
+		linalg.GemmSerial(false, false, r, m.f, m.m, 1, kx, m.m, m.norm, m.f, 0, out, m.f)
+	} else {
+		// The triangular normalization a block of columns at a time: feature j takes k_M's first j+1 entries, so
+		// the block [j0, j1) only k < j1 (0.56 of the full product's multiply-adds at M' = 1000).
+		for j0 := 0; j0 < m.f; {
+			j1 := min(m.f, j0+exactColumns)
+			if m.f-j1 < linalg.GemmSerialMinDim {
+				j1 = m.f // no block narrower than the packed kernel's least width
+			}
+			linalg.GemmSerial(false, false, r, j1-j0, j1, 1, kx, m.m, m.norm[j0:], m.f, 0, out[j0:], m.f)
+			j0 = j1
+		}
+	}
+	if r > rows {
+		copy(dst[:rows*m.f], out[:rows*m.f])
+	}
+}
+
+// exactColumns is the width of the column blocks in which transformExact multiplies by a triangular normalization.
+const exactColumns = 128
 
 // TransformRows maps the n rows of x (n×d) into dst (n×Features()), a block of rows at a time on all cores. It
 // returns an error for a nil or zero map, shapes that do not match, and NaN or infinite inputs.
@@ -458,7 +518,7 @@ func (m *Map) Predict(dst []float64, f *learn.Fit, X []float64, n int) error {
 		r0 := b * rows
 		r := min(rows, n-r0)
 		z := make([]float64, r*m.f)
-		m.TransformBlock(z, X[r0*m.d:(r0+r)*m.d], r, nil)
+		m.transformExact(z, X[r0*m.d:(r0+r)*m.d], r, nil)
 		f.Predict(dst[r0*f.P:(r0+r)*f.P], z, r)
 	})
 	return nil

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/size"
 )
 
@@ -185,10 +183,35 @@ func (p *densePoints) Project(dst, x []float64, rows int) {
 	if rows == 0 {
 		return
 	}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-		blas64.General{Rows: rows, Cols: p.d, Stride: p.d, Data: x[:rows*p.d]},
-		blas64.General{Rows: p.n, Cols: p.d, Stride: p.d, Data: p.W},
-		0, blas64.General{Rows: rows, Cols: p.n, Stride: p.n, Data: dst[:rows*p.n]})
+	// Every row's projections see the same operations whether the row is projected alone or among others (a BLAS
+	// may sum a product of many rows in another order than of one): linalg.GemmSerial's packed kernel on at least
+	// GemmSerialMinDim rows (a short block padded with zeros), or for fewer inputs or points than that a sum per
+	// point in input order.
+	d, n := p.d, p.n
+	if d < linalg.GemmSerialMinDim || n < linalg.GemmSerialMinDim {
+		for r := range rows {
+			xr, out := x[r*d:(r+1)*d], dst[r*n:(r+1)*n]
+			for j := range out {
+				wj := p.W[j*d : (j+1)*d]
+				s := 0.0
+				for k, v := range xr {
+					s += v * wj[k]
+				}
+				out[j] = s
+			}
+		}
+		return
+	}
+	m, xs, c := rows, x[:rows*d], dst[:rows*n]
+	if rows < linalg.GemmSerialMinDim {
+		m = linalg.GemmSerialMinDim
+		xs, c = make([]float64, m*d), make([]float64, m*n)
+		copy(xs, x[:rows*d])
+	}
+	linalg.GemmSerial(false, true, m, n, d, 1, xs, d, p.W, d, 0, c, n)
+	if m > rows {
+		copy(dst[:rows*n], c[:rows*n])
+	}
 }
 
 // batch is the number of input rows a structured operator processes at once, in coordinate-major layout.

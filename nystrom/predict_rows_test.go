@@ -1,0 +1,64 @@
+package nystrom
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/rffkit/rff/kernel"
+)
+
+// TestForPrediction: a ForPrediction map computes the features of the map it was made from, within the rounding of
+// two summation orders of the normalization product (each within M·u·Σ_k|k_k·N_kj| of the exact sum), and gives a
+// row the same bits alone as among 600 rows — in both bases, with normalizations narrower and wider than one
+// column block of the triangular product.
+func TestForPrediction(t *testing.T) {
+	if (*Map)(nil).ForPrediction() != nil {
+		t.Error("ForPrediction of a nil map is not nil")
+	}
+	const n, d = 600, 3
+	X, _ := uniformData(n, d, 1, 5)
+	k := kernel.Gaussian{S: 0.5}
+	for _, basis := range []Basis{Cholesky, Eigen} {
+		for _, M := range []int{20, 300} {
+			t.Run(fmt.Sprintf("%s/M=%d", basis, M), func(t *testing.T) {
+				m, err := New(k, Uniform{}, X, n, d, M, 7, WithBasis(basis))
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := m.ForPrediction()
+				F := m.Features()
+				want, got := make([]float64, n*F), make([]float64, n*F)
+				if err := m.TransformRows(want, X, n); err != nil {
+					t.Fatal(err)
+				}
+				if err := p.TransformRows(got, X, n); err != nil {
+					t.Fatal(err)
+				}
+				kx := gram(t, k, X, n, m.landmarks, m.m, d)
+				for i := range n {
+					for j := range F {
+						var s float64
+						for c := range m.m {
+							s += math.Abs(kx[i*m.m+c] * m.norm[c*F+j])
+						}
+						if diff := math.Abs(got[i*F+j] - want[i*F+j]); diff > 2*float64(m.m+2)*u*s {
+							t.Fatalf("row %d, feature %d: %v against the map's %v (bound %.3g)", i, j, got[i*F+j], want[i*F+j], 2*float64(m.m+2)*u*s)
+						}
+					}
+				}
+				one := make([]float64, F)
+				for i := range n {
+					if err := p.TransformRows(one, X[i*d:(i+1)*d], 1); err != nil {
+						t.Fatal(err)
+					}
+					for j := range F {
+						if math.Float64bits(one[j]) != math.Float64bits(got[i*F+j]) {
+							t.Fatalf("row %d, feature %d: alone %v, among %d rows %v", i, j, one[j], n, got[i*F+j])
+						}
+					}
+				}
+			})
+		}
+	}
+}

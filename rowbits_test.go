@@ -1,0 +1,154 @@
+package rff_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
+)
+
+// TestPredictRowAlone: a row's prediction has the same bits whether it is predicted alone or among other rows
+// (a request of one row to a server, a file of many): for random-feature maps of every kind of rule (structured,
+// dense, with inputs of fewer and more than 8 dimensions), one output and many (a classifier's), PCA preprocessing,
+// Nyström features and exact kernel ridge regression. A BLAS's product of many rows may sum in another order than
+// of one row.
+func TestPredictRowAlone(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    int
+		cfg  rff.Config
+	}{
+		{"sr-butterfly d=4", 4, rff.Config{Points: 256}},
+		{"gaussian d=4", 4, rff.Config{Points: 256, Rule: "g"}},
+		{"gaussian d=16", 16, rff.Config{Points: 256, Rule: "g"}},
+		{"orf d=100", 100, rff.Config{Points: 256, Rule: "orf"}},
+		{"sorf d=16", 16, rff.Config{Points: 256, Rule: "sorf"}},
+		{"classifier d=16", 16, rff.Config{Points: 256, Rule: "g", Task: "classification"}},
+		{"pca d=20", 20, rff.Config{Points: 128, Preprocess: "standardize,pca:10"}},
+		{"nystrom d=16", 16, rff.Config{Map: "nystrom", Centres: 100}},
+		{"nystrom classifier d=16", 16, rff.Config{Map: "nystrom", Centres: 100, Task: "classification"}},
+		{"exact d=16", 16, rff.Config{Exact: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const n = 600
+			rng := rand.New(rand.NewPCG(3, uint64(c.d)))
+			data := &dataset.Data{N: n, D: c.d, TargetName: "y"}
+			for i := range c.d {
+				data.Names = append(data.Names, fmt.Sprintf("x%d", i))
+			}
+			for range n {
+				s := 0.0
+				for range c.d {
+					v := rng.NormFloat64()
+					data.X = append(data.X, v)
+					s += v
+				}
+				y := math.Sin(s)
+				if c.cfg.Task == "classification" {
+					y = math.Floor(5 * (y + 1)) // classes 0…10
+				}
+				data.Y = append(data.Y, y)
+			}
+			cfg := c.cfg
+			cfg.Sigma, cfg.Lambda, cfg.Seed = 2, 1e-6, 1
+			m, err := rff.Fit(cfg, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := m.PredictRows(data.X, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			P := all.Outputs
+			differ := 0
+			for i := range n {
+				x := data.X[i*c.d : (i+1)*c.d]
+				one, err := m.PredictRows(x, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j := range P {
+					if math.Float64bits(one.Values[j]) != math.Float64bits(all.Values[i*P+j]) {
+						if differ == 0 {
+							t.Errorf("row %d, output %d: alone %v, among %d rows %v", i+1, j+1, one.Values[j], n, all.Values[i*P+j])
+						}
+						differ++
+					}
+				}
+			}
+			if differ > 0 {
+				t.Errorf("%d predictions differ", differ)
+			}
+		})
+	}
+}
+
+// TestPredictRowAloneOVK: the same for vector-valued models (decomposable and field kernels, random features of a
+// structured and a dense rule, and exact).
+func TestPredictRowAloneOVK(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    int // inputs; the outputs are 3 (a field kernel's d)
+		cfg  rff.Config
+	}{
+		{"decomposable", 10, rff.Config{OVK: "decomposable", A: "covariance", Points: 64}},
+		{"decomposable dense", 10, rff.Config{OVK: "decomposable", Points: 64, Rule: "g"}},
+		{"curl-free", 3, rff.Config{OVK: "curl-free", Points: 64, Preprocess: "none"}},
+		{"div-free dense", 3, rff.Config{OVK: "div-free", Points: 64, Rule: "g", Preprocess: "none"}},
+		{"curl-free exact", 3, rff.Config{OVK: "curl-free", Exact: true, Preprocess: "none"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const n = 400
+			d := c.d
+			rng := rand.New(rand.NewPCG(5, 6))
+			data := &dataset.Data{N: n, D: d + 3}
+			for i := range d {
+				data.Names = append(data.Names, fmt.Sprintf("x%d", i))
+			}
+			data.Names = append(data.Names, "y1", "y2", "y3")
+			x := make([]float64, d)
+			for range n {
+				for i := range x {
+					x[i] = rng.NormFloat64()
+				}
+				data.X = append(data.X, x...)
+				data.X = append(data.X, math.Sin(x[0]), x[0]*x[1], math.Cos(x[2]))
+			}
+			cfg := c.cfg
+			cfg.Targets, cfg.Sigma, cfg.Lambda, cfg.Seed = []string{"y1", "y2", "y3"}, 1.5, 1e-4, 1
+			m, err := rff.Fit(cfg, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			X, err := m.Inputs(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := m.PredictRows(X, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			P, differ := all.Outputs, 0
+			for i := range n {
+				one, err := m.PredictRows(X[i*d:(i+1)*d], 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j := range P {
+					if math.Float64bits(one.Values[j]) != math.Float64bits(all.Values[i*P+j]) {
+						if differ == 0 {
+							t.Errorf("row %d, output %d: alone %v, among %d rows %v", i+1, j+1, one.Values[j], n, all.Values[i*P+j])
+						}
+						differ++
+					}
+				}
+			}
+			if differ > 0 {
+				t.Errorf("%d predictions differ", differ)
+			}
+		})
+	}
+}
