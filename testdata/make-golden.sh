@@ -7,8 +7,9 @@
 # written without touching the earlier ones (e.g. 'nystrom-*' or '*nystrom*').
 #
 # v1/ was written by the last release that wrote model format 1, v2/ by the release that introduced format 2. The
-# files are kept as they are: a test loads each with the current code and requires the predictions they were written
-# with (bit for bit on the pure-Go kernel).
+# model files are kept as they are: a test loads each with the current code and requires the predictions they were
+# written with (bit for bit on the pure-Go kernel). Only a deliberate change of the arithmetic (a product summed in
+# another order) rewrites a .pred.csv, with the rff predict command of the loop below, never the .rff files.
 set -euo pipefail
 cd "$(dirname "$0")/${1:?usage: make-golden.sh DIR [PATTERN]}"
 ONLY=${2:-*}
