@@ -470,23 +470,20 @@ func (m *Model) PredictBytes(n int) int64 {
 		block += float64(m.okrr.N) * P * (P + 1)
 		train = 8 * float64(m.okrr.N) * (P + 4)
 	}
-	// Each core's products on the packed kernel, with their packing buffers when the pool has none to reuse: dense
-	// points' projection, the product with θ from 8 outputs on, a Nyström map's normalization (learn.Fit.Predict,
-	// nystrom.Map.ForPrediction). A block of fewer than 8 rows is padded to 8, its inputs copied.
-	r := max(min(n, blocks.Rows), linalg.GemmSerialMinDim)
+	// Each core's products on the packed kernel (blocks of 8 rows or more, linalg.MulRows), with their packing
+	// buffers when the pool has none to reuse: dense points' projection, the product with θ, a Nyström map's
+	// normalization.
+	r := min(n, blocks.Rows)
 	if m.densePoints {
 		pack += float64(linalg.GemmSerialBytes(r, h.Points, m.file.MapDim()))
 	}
-	if h.Outputs >= linalg.GemmSerialMinDim {
-		pack += float64(linalg.GemmSerialBytes(r, h.Outputs, max(h.Features, h.Points)))
-	}
+	pack += float64(linalg.GemmSerialBytes(r, h.Outputs, max(h.Features, h.Points)))
 	if m.nmap != nil {
 		pack += float64(linalg.GemmSerialBytes(r, h.Features, h.Points))
 	}
-	if m.krr != nil && h.Outputs >= linalg.GemmSerialMinDim {
+	if m.krr != nil {
 		pack += float64(linalg.GemmSerialBytes(r, h.Outputs, m.krr.N))
 	}
-	block += float64(m.file.MapDim())
 	workers := float64(min(runtime.GOMAXPROCS(0), blocks.Count(n)))
 	fixed := float64(128<<10) * (1 + workers) // small per-call and per-goroutine buffers
 	b := float64(n)*perRow + 8*pre + workers*(8*float64(r)*block+pack) + train + fixed

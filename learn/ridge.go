@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/rffkit/rff/feature"
@@ -114,34 +113,15 @@ func (f *Fit) Predict(dst, Z []float64, rows int) {
 	predictRows(dst[:rows*f.P], f.Bias, Z, rows, f.F, thetaT, f.P)
 }
 
-// predictRows sets out (rows×P) to b + Z·Tᵀ for Z (rows×F) and T (P×F), every row with the same operations
-// whether it is predicted alone or among others (a BLAS's product of many rows may sum in another order than of
-// one): with few outputs, a dot product per output; with more, linalg.GemmSerial's packed kernel on at least
-// GemmSerialMinDim rows (a short block padded with zeros).
+// predictRows sets out (rows×P) to b + Z·Tᵀ for Z (rows×F) and T (P×F), every row with the same bits whether it is
+// predicted alone or among others (linalg.MulRows; a BLAS's product of many rows may sum in another order than of
+// one).
 func predictRows(out, b, Z []float64, rows, F int, T []float64, P int) {
-	if P < linalg.GemmSerialMinDim || F < linalg.GemmSerialMinDim {
-		for i := range rows {
-			z := Z[i*F : (i+1)*F]
-			for j := range P {
-				out[i*P+j] = b[j] + floats.Dot(z, T[j*F:(j+1)*F])
-			}
-		}
-		return
-	}
-	m, z := rows, Z[:rows*F]
-	if rows < linalg.GemmSerialMinDim {
-		m = linalg.GemmSerialMinDim
-		z = make([]float64, m*F)
-		copy(z, Z[:rows*F])
-	}
-	c := out[:rows*P]
-	if m > rows {
-		c = make([]float64, m*P)
-	}
-	linalg.GemmSerial(false, true, m, P, F, 1, z, F, T, F, 0, c, P)
+	out = out[:rows*P]
+	linalg.MulRows(true, rows, P, F, Z, F, T, F, out, P)
 	for i := range rows {
-		for j := range P {
-			out[i*P+j] = b[j] + c[i*P+j]
+		for j, v := range b[:P] {
+			out[i*P+j] += v
 		}
 	}
 }

@@ -51,10 +51,10 @@ type Map struct {
 
 // ForPrediction returns a map that computes the same features as m (sharing its arrays) with the same bits for a
 // row whether it is mapped alone or among other rows, as predictions need (a server batches requests in any way;
-// a file's rows and a single row should agree). Its normalization product runs on linalg.GemmSerial's packed kernel
-// (on at least GemmSerialMinDim rows, a short block padded with zeros) instead of the BLAS, which may sum a product
-// of many rows in another order than of one; for the Cholesky basis that is the full product with the triangular
-// normalization, twice the multiply-adds of the BLAS's triangular product, so fits keep m itself.
+// a file's rows and a single row should agree). Its normalization product runs in pure Go (linalg.MulRows) instead
+// of the BLAS, which may sum a product of many rows in another order than of one; for the Cholesky basis that is a
+// product with the triangular normalization by blocks of columns, more multiply-adds than the BLAS's triangular
+// product, so fits keep m itself.
 func (m *Map) ForPrediction() *Map {
 	if m == nil {
 		return nil
@@ -63,6 +63,26 @@ func (m *Map) ForPrediction() *Map {
 		basis: m.basis, threshold: m.threshold, selection: m.selection, seed: m.seed, rowExact: true}
 	p.cent.Store(m.cent.Load())
 	return p
+}
+
+// columnBlocks calls fn for each block of columns [j0, j1) of the normalization that transformExact multiplies
+// at once, with the k rows of the normalization the block takes: every column and every row (the eigen basis), or
+// blocks of exactColumns columns and the first j1 rows (the triangular factor of the Cholesky basis: feature j
+// takes k_M's first j+1 entries, so the block [j0, j1) only k < j1; 0.56 of the full product's multiply-adds at
+// M' = 1000).
+func (m *Map) columnBlocks(fn func(j0, j1, k int)) {
+	if !m.tri {
+		fn(0, m.f, m.m)
+		return
+	}
+	for j0 := 0; j0 < m.f; {
+		j1 := min(m.f, j0+exactColumns)
+		if m.f-j1 < linalg.GemmSerialMinDim {
+			j1 = m.f // no block narrower than the packed kernel's least width
+		}
+		fn(j0, j1, j1)
+		j0 = j1
+	}
 }
 
 // centres returns the landmarks as kernel.Centres, making them on the first call.
@@ -380,39 +400,19 @@ func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	linalg.Gemm(false, false, rows, m.f, m.m, 1, kx, m.m, m.norm, m.f, 0, dst[:rows*m.f], m.f)
 }
 
-// transformExact is TransformBlock of a ForPrediction map: the kernel values of the rows (a short block padded with
-// zero rows) into proj (or a buffer), then their product with the normalization on linalg.GemmSerial.
+// transformExact is TransformBlock of a ForPrediction map: the kernel values of the rows into proj (or a buffer),
+// then their product with the normalization by linalg.MulRows.
 func (m *Map) transformExact(dst, x []float64, rows int, proj []float64) {
-	r := max(rows, linalg.GemmSerialMinDim)
-	if len(proj) < r*m.m {
-		proj = make([]float64, r*m.m)
+	if len(proj) < rows*m.m {
+		proj = make([]float64, rows*m.m)
 	}
-	kx := proj[:r*m.m]
-	if err := m.centres().Gram(kx[:rows*m.m], x[:rows*m.d], rows); err != nil {
+	kx := proj[:rows*m.m]
+	if err := m.centres().Gram(kx, x[:rows*m.d], rows); err != nil {
 		panic("nystrom: TransformBlock: " + err.Error())
 	}
-	clear(kx[rows*m.m:])
-	out := dst[:rows*m.f]
-	if r > rows {
-		out = make([]float64, r*m.f)
-	}
-	if !m.tri {
-		linalg.GemmSerial(false, false, r, m.f, m.m, 1, kx, m.m, m.norm, m.f, 0, out, m.f)
-	} else {
-		// The triangular normalization a block of columns at a time: feature j takes k_M's first j+1 entries, so
-		// the block [j0, j1) only k < j1 (0.56 of the full product's multiply-adds at M' = 1000).
-		for j0 := 0; j0 < m.f; {
-			j1 := min(m.f, j0+exactColumns)
-			if m.f-j1 < linalg.GemmSerialMinDim {
-				j1 = m.f // no block narrower than the packed kernel's least width
-			}
-			linalg.GemmSerial(false, false, r, j1-j0, j1, 1, kx, m.m, m.norm[j0:], m.f, 0, out[j0:], m.f)
-			j0 = j1
-		}
-	}
-	if r > rows {
-		copy(dst[:rows*m.f], out[:rows*m.f])
-	}
+	m.columnBlocks(func(j0, j1, k int) {
+		linalg.MulRows(false, rows, j1-j0, k, kx, m.m, m.norm[j0:], m.f, dst[j0:], m.f)
+	})
 }
 
 // exactColumns is the width of the column blocks in which transformExact multiplies by a triangular normalization.

@@ -3,7 +3,6 @@ package rule
 import (
 	"math"
 
-	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/structured"
 )
 
@@ -27,7 +26,7 @@ func DrawBytes(r Rule, d, D int, even bool) (held, scratch int64) {
 	switch r := r.(type) {
 	case ORF:
 		h = n*dd + n
-		s = haarFloats*dd*dd + denseProjectFloats(d, D) // the rotation; the projection of a short block
+		s = haarFloats * dd * dd
 	case SORF:
 		k := r.Blocks
 		if k <= 0 {
@@ -47,8 +46,7 @@ func DrawBytes(r Rule, d, D int, even bool) (held, scratch int64) {
 		h = pts + rules*m // the weights and the radii
 		if r.Rotation == Haar {
 			h += pts * dd
-			// the rotation, the simplex and its product with the rotation; the projection of a short block
-			s = haarFloats*dd*dd + 2*dd*m + denseProjectFloats(d, int(min(pts, math.MaxInt32)))
+			s = haarFloats*dd*dd + 2*dd*m // the rotation, the simplex and its product with the rotation
 		} else {
 			p := float64(structured.NextPow2(d))
 			// Per rule three butterflies (cosines and sines, a permutation, random signs); drawing one needs a unit
@@ -58,20 +56,8 @@ func DrawBytes(r Rule, d, D int, even bool) (held, scratch int64) {
 		}
 	default: // G, QMC, GQ and any other rule: the dense points
 		h = n*dd + n
-		s = denseProjectFloats(d, D)
 	}
 	return floatBytes(h), floatBytes(s)
-}
-
-// denseProjectFloats is the scratch, in float64 values, of dense points' Project on a block of fewer than
-// linalg.GemmSerialMinDim rows: the block and its projections padded to that many rows, and the product's packing
-// buffers when the pool has none.
-func denseProjectFloats(d, n int) float64 {
-	if d < linalg.GemmSerialMinDim || n < linalg.GemmSerialMinDim {
-		return 0 // a sum per point, in place
-	}
-	m := float64(linalg.GemmSerialMinDim)
-	return m*(float64(d)+float64(n)) + float64(linalg.GemmSerialBytes(linalg.GemmSerialMinDim, n, d))/8
 }
 
 // floatBytes is the bytes of v float64 values, saturating at math.MaxInt64/2.

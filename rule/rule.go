@@ -180,38 +180,9 @@ func (p *densePoints) Len() int           { return p.n }
 func (p *densePoints) Weights() []float64 { return p.w }
 func (p *densePoints) Zero() float64      { return p.zero }
 func (p *densePoints) Project(dst, x []float64, rows int) {
-	if rows == 0 {
-		return
-	}
-	// Every row's projections see the same operations whether the row is projected alone or among others (a BLAS
-	// may sum a product of many rows in another order than of one): linalg.GemmSerial's packed kernel on at least
-	// GemmSerialMinDim rows (a short block padded with zeros), or for fewer inputs or points than that a sum per
-	// point in input order.
-	d, n := p.d, p.n
-	if d < linalg.GemmSerialMinDim || n < linalg.GemmSerialMinDim {
-		for r := range rows {
-			xr, out := x[r*d:(r+1)*d], dst[r*n:(r+1)*n]
-			for j := range out {
-				wj := p.W[j*d : (j+1)*d]
-				s := 0.0
-				for k, v := range xr {
-					s += v * wj[k]
-				}
-				out[j] = s
-			}
-		}
-		return
-	}
-	m, xs, c := rows, x[:rows*d], dst[:rows*n]
-	if rows < linalg.GemmSerialMinDim {
-		m = linalg.GemmSerialMinDim
-		xs, c = make([]float64, m*d), make([]float64, m*n)
-		copy(xs, x[:rows*d])
-	}
-	linalg.GemmSerial(false, true, m, n, d, 1, xs, d, p.W, d, 0, c, n)
-	if m > rows {
-		copy(dst[:rows*n], c[:rows*n])
-	}
+	// linalg.MulRows: a row's projections have the same bits whether it is projected alone or among others (a BLAS
+	// may sum a product of many rows in another order than of one).
+	linalg.MulRows(true, rows, p.n, p.d, x, p.d, p.W, p.d, dst, p.n)
 }
 
 // batch is the number of input rows a structured operator processes at once, in coordinate-major layout.

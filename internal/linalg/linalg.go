@@ -4,9 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack"
+
+	"github.com/rffkit/rff/internal/linalg/avx2"
+	"github.com/rffkit/rff/internal/parallel"
 )
 
 func trans(t bool) blas.Transpose {
@@ -153,4 +158,107 @@ func (p *Packing) GemmSerial(tA, tB bool, m, n, k int, alpha float64, a []float6
 		return
 	}
 	goBlas.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// MulRows sets C (m×n, row stride ldc) to A·op(B) for A (m×k, row stride lda) and op(B) (k×n; B is n×k when tB,
+// row stride ldb), so that every row of C gets the same bits whatever m — a row alone and within any block of rows:
+// what a model's predictions need, whose rows a server may batch in any way. Where GemmSerial takes its packed
+// kernel (a CPU with AVX2 and FMA, n and k at least GemmSerialMinDim) every element is the kernel's fused
+// multiply-add chain over k in order, starting from +0; from GemmSerialMinDim rows on MulRows is GemmSerial (on the
+// calling goroutine), and fewer rows run the same chains directly (no packing: a row against a large B reads B
+// once; on all cores, by chunks of columns, when B is large). Otherwise every element is gonum's dot product of length k (B transposed) or a chain of multiplications
+// and additions, each rounded, over k in order, for any m. Inputs are not validated: it panics if a slice is too
+// short.
+func MulRows(tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	kernel := useKernel && n >= packedGemmMinDim && k >= packedGemmMinDim
+	if kernel && m >= packedGemmMinDim {
+		GemmSerial(false, tB, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+		return
+	}
+	// A few rows against a large B (a single row's prediction) take B's columns in parallel chunks: every element is
+	// still one chain on one goroutine.
+	chunks := 1
+	if float64(m)*float64(n)*float64(k) >= mulRowsParallelWork {
+		chunks = min(2*runtime.GOMAXPROCS(0), (n+mulRowsMinColumns-1)/mulRowsMinColumns)
+	}
+	per := (n + chunks - 1) / chunks
+	parallel.For(chunks, 0, func(q int) {
+		j0 := q * per
+		j1 := min(n, j0+per)
+		if j0 < j1 {
+			mulRowsDirect(tB, kernel, m, j0, j1, k, a, lda, b, ldb, c, ldc)
+		}
+	})
+}
+
+// mulRowsParallelWork is the work (multiply-adds) from which MulRows's direct chains run on all cores, in chunks of
+// at least mulRowsMinColumns columns.
+const (
+	mulRowsParallelWork = 1 << 18
+	mulRowsMinColumns   = 64
+)
+
+// mulRowsDirect computes the columns [j0, j1) of MulRows's product by the chains, row after row.
+func mulRowsDirect(tB, kernel bool, m, j0, j1, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	w := j1 - j0
+	for i := range m {
+		ai, ci := a[i*lda:i*lda+k], c[i*ldc+j0:i*ldc+j1]
+		switch {
+		case tB && kernel:
+			rowFMAT(ci, ai, b[j0*ldb:], ldb)
+		case kernel: // row l of B added to the row of C, in vector registers (avx2.AxpyFMA: math.FMA's bits)
+			clear(ci)
+			for l, v := range ai {
+				_ = b[l*ldb+j1-1]
+				avx2.AxpyFMA(w, v, &b[l*ldb+j0], &ci[0])
+			}
+		case tB:
+			for j := range ci {
+				ci[j] = floats.Dot(ai, b[(j0+j)*ldb:(j0+j)*ldb+k]) // gonum's assembly: an order fixed by k
+			}
+		default:
+			clear(ci)
+			for l, v := range ai {
+				bl := b[l*ldb+j0 : l*ldb+j1]
+				for j := range ci {
+					ci[j] += float64(v * bl[j]) // the conversion rounds the product: never fused
+				}
+			}
+		}
+	}
+}
+
+// rowFMAT sets c[j] to the fused multiply-add chain of a·B[j] (B's row j, stride ldb) from +0, eight rows of B at
+// a time so that eight independent chains are in flight.
+func rowFMAT(c, a, b []float64, ldb int) {
+	row := func(j int) []float64 { return b[j*ldb:][:len(a)] }
+	j := 0
+	for ; j+8 <= len(c); j += 8 {
+		b0, b1, b2, b3, b4, b5, b6, b7 := row(j), row(j+1), row(j+2), row(j+3), row(j+4), row(j+5), row(j+6), row(j+7)
+		b0, b1, b2, b3 = b0[:len(a)], b1[:len(a)], b2[:len(a)], b3[:len(a)] // lengths the compiler can see
+		b4, b5, b6, b7 = b4[:len(a)], b5[:len(a)], b6[:len(a)], b7[:len(a)]
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for l, v := range a {
+			s0 = math.FMA(v, b0[l], s0)
+			s1 = math.FMA(v, b1[l], s1)
+			s2 = math.FMA(v, b2[l], s2)
+			s3 = math.FMA(v, b3[l], s3)
+			s4 = math.FMA(v, b4[l], s4)
+			s5 = math.FMA(v, b5[l], s5)
+			s6 = math.FMA(v, b6[l], s6)
+			s7 = math.FMA(v, b7[l], s7)
+		}
+		c[j], c[j+1], c[j+2], c[j+3], c[j+4], c[j+5], c[j+6], c[j+7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; j < len(c); j++ {
+		bj := row(j)[:len(a)]
+		s := 0.0
+		for l, v := range a {
+			s = math.FMA(v, bj[l], s)
+		}
+		c[j] = s
+	}
 }

@@ -19,3 +19,10 @@ var Available = cpu.FMA
 //
 //go:noescape
 func Kern4x12(kc int, a, b, c *float64, ldc int)
+
+// AxpyFMA sets y[i] = fma(a, x[i], y[i]) for i < n, each element exactly as math.FMA rounds it (the vector lanes
+// are independent). n ≥ 0; x and y must hold n values (any pointer when n = 0). It must only be called when
+// Available is true.
+//
+//go:noescape
+func AxpyFMA(n int, a float64, x, y *float64)

@@ -110,3 +110,63 @@ store:
 	STOREROW(Y9, Y10, Y11)
 	VZEROUPPER
 	RET
+
+// func AxpyFMA(n int, a float64, x, y *float64)
+TEXT ·AxpyFMA(SB), NOSPLIT, $0-32
+	MOVQ         n+0(FP), CX
+	VBROADCASTSD a+8(FP), Y15
+	MOVQ         x+16(FP), SI
+	MOVQ         y+24(FP), DI
+	MOVQ         CX, R8
+	SHRQ         $4, R8
+	JZ           axpy4
+
+axpy16:
+	VMOVUPD     (DI), Y0
+	VMOVUPD     32(DI), Y1
+	VMOVUPD     64(DI), Y2
+	VMOVUPD     96(DI), Y3
+	VFMADD231PD (SI), Y15, Y0
+	VFMADD231PD 32(SI), Y15, Y1
+	VFMADD231PD 64(SI), Y15, Y2
+	VFMADD231PD 96(SI), Y15, Y3
+	VMOVUPD     Y0, (DI)
+	VMOVUPD     Y1, 32(DI)
+	VMOVUPD     Y2, 64(DI)
+	VMOVUPD     Y3, 96(DI)
+	ADDQ        $128, SI
+	ADDQ        $128, DI
+	DECQ        R8
+	JNZ         axpy16
+
+axpy4:
+	MOVQ CX, R8
+	ANDQ $15, R8
+	SHRQ $2, R8
+	JZ   axpy1
+
+axpy4loop:
+	VMOVUPD     (DI), Y0
+	VFMADD231PD (SI), Y15, Y0
+	VMOVUPD     Y0, (DI)
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	DECQ        R8
+	JNZ         axpy4loop
+
+axpy1:
+	ANDQ $3, CX
+	JZ   axpydone
+
+axpy1loop:
+	VMOVSD      (DI), X0
+	VFMADD231SD (SI), X15, X0
+	VMOVSD      X0, (DI)
+	ADDQ        $8, SI
+	ADDQ        $8, DI
+	DECQ        CX
+	JNZ         axpy1loop
+
+axpydone:
+	VZEROUPPER
+	RET

@@ -9,3 +9,8 @@ var Available = false
 func Kern4x12(kc int, a, b, c *float64, ldc int) {
 	panic("avx2: Kern4x12 without the amd64 assembly")
 }
+
+// AxpyFMA is not available on this architecture; it panics.
+func AxpyFMA(n int, a float64, x, y *float64) {
+	panic("avx2: AxpyFMA without the amd64 assembly")
+}

@@ -65,3 +65,34 @@ func BenchmarkKern4x12(b *testing.B) {
 	}
 	b.ReportMetric(2*MR*NR*kc*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+// TestAxpyFMA: every element is math.FMA's, for lengths covering the 16-, 4- and 1-element loops, signed zeros and
+// values whose fused and unfused results differ.
+func TestAxpyFMA(t *testing.T) {
+	if !Available {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 3, 4, 5, 15, 16, 17, 35, 100} {
+		x, y := make([]float64, n+1), make([]float64, n+1)
+		for i := range n + 1 {
+			x[i], y[i] = 1+rng.Float64()*0x1p-30, -1-rng.Float64()*0x1p-30
+		}
+		if n > 2 {
+			x[1], y[1] = -0.0, 0.0
+			x[2], y[2] = 0.0, math.Copysign(0, -1)
+		}
+		a := 1 + 0x1p-40
+		want := make([]float64, n+1)
+		for i := range n {
+			want[i] = math.FMA(a, x[i], y[i])
+		}
+		want[n] = y[n] // untouched
+		AxpyFMA(n, a, &x[0], &y[0])
+		for i := range n + 1 {
+			if math.Float64bits(y[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: y[%d] = %v, want %v", n, i, y[i], want[i])
+			}
+		}
+	}
+}
