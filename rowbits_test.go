@@ -13,7 +13,8 @@ import (
 // TestPredictRowAlone: a row's prediction has the same bits whether it is predicted alone or among other rows
 // (a request of one row to a server, a file of many): for random-feature maps of every kind of rule (structured,
 // dense, with inputs of fewer and more than 8 dimensions), one output and many (a classifier's), PCA preprocessing,
-// Nyström features and exact kernel ridge regression. A BLAS's product of many rows may sum in another order than
+// Nyström features, exact kernel ridge regression, and the predictive standard deviations (whose triangular solve
+// is the BLAS's: this checks that it solves each row on its own). A BLAS's product of many rows may sum in another order than
 // of one row.
 func TestPredictRowAlone(t *testing.T) {
 	for _, c := range []struct {
@@ -31,6 +32,9 @@ func TestPredictRowAlone(t *testing.T) {
 		{"nystrom d=16", 16, rff.Config{Map: "nystrom", Centres: 100}},
 		{"nystrom classifier d=16", 16, rff.Config{Map: "nystrom", Centres: 100, Task: "classification"}},
 		{"exact d=16", 16, rff.Config{Exact: true}},
+		{"uncertainty d=16", 16, rff.Config{Points: 128, Rule: "g", Uncertainty: true}},
+		{"uncertainty D=600 d=16", 16, rff.Config{Points: 600, Uncertainty: true}},
+		{"nystrom uncertainty d=16", 16, rff.Config{Map: "nystrom", Centres: 100, Uncertainty: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			const n = 600
