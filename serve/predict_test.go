@@ -12,13 +12,12 @@ import (
 	"github.com/rffkit/rff"
 )
 
-// Cutting a request into chunks of whole blocks of rows gives the bits of one PredictRows call on all rows, for
-// every kind of model and row counts around the chunk size; the class labels are the same too. (Chunks that are
-// not PredictRows's blocks would not: a matrix product over a block of 193 rows or more sums in another order than
-// one over fewer rows.)
+// Cutting a request into chunks gives the bits of one PredictRows call on all rows, for every kind of model and row
+// counts around the chunk size, and so does every row sent as a request of its own; the class labels are the same
+// too.
 func TestPredictChunksSameBits(t *testing.T) {
 	for _, name := range []string{"ridge-sr", "ridge-g", "ridge-sorf", "ridge-arccos", "hermite", "cls-onehot",
-		"cls-simplex", "cls-logistic", "exact", "ovk-curl", "ovk-dec", "ovk-div"} {
+		"cls-simplex", "cls-logistic", "exact", "ovk-curl", "ovk-dec", "ovk-div", "nystrom-ridge", "cls-nystrom"} {
 		t.Run(name, func(t *testing.T) {
 			s, err := New(copyModels(t, name+"=m"), Options{})
 			if err != nil {
@@ -45,6 +44,16 @@ func TestPredictChunksSameBits(t *testing.T) {
 				sameBits(t, what, got.Values, want.Values)
 				if !slices.Equal(got.Labels, want.Labels) || !slices.Equal(got.Classes, want.Classes) {
 					t.Fatalf("%s: classes differ", what)
+				}
+				if n == 200 { // every row as a request of its own
+					P := want.Outputs
+					for i := range n {
+						one, err := s.predict(e.model, X[i*e.dim:(i+1)*e.dim], 1, e.dim)
+						if err != nil {
+							t.Fatal(err)
+						}
+						sameBits(t, fmt.Sprintf("row %d of %d alone", i+1, n), one.Values, want.Values[i*P:(i+1)*P])
+					}
 				}
 			}
 		})
