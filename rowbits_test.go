@@ -13,8 +13,7 @@ import (
 // TestPredictRowAlone: a row's prediction has the same bits whether it is predicted alone or among other rows
 // (a request of one row to a server, a file of many): for random-feature maps of every kind of rule (structured,
 // dense, with inputs of fewer and more than 8 dimensions), one output and many (a classifier's), PCA preprocessing,
-// Nyström features, exact kernel ridge regression, and the predictive standard deviations (whose triangular solve
-// is the BLAS's: this checks that it solves each row on its own). A BLAS's product of many rows may sum in another order than
+// Nyström features, exact kernel ridge regression, and the predictive standard deviations. A BLAS's product of many rows may sum in another order than
 // of one row.
 func TestPredictRowAlone(t *testing.T) {
 	for _, c := range []struct {
@@ -62,30 +61,7 @@ func TestPredictRowAlone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := m.PredictRows(data.X, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			P := all.Outputs
-			differ := 0
-			for i := range n {
-				x := data.X[i*c.d : (i+1)*c.d]
-				one, err := m.PredictRows(x, 1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for j := range P {
-					if math.Float64bits(one.Values[j]) != math.Float64bits(all.Values[i*P+j]) {
-						if differ == 0 {
-							t.Errorf("row %d, output %d: alone %v, among %d rows %v", i+1, j+1, one.Values[j], n, all.Values[i*P+j])
-						}
-						differ++
-					}
-				}
-			}
-			if differ > 0 {
-				t.Errorf("%d predictions differ", differ)
-			}
+			sameAlone(t, m, data.X, n, c.d, cfg.Uncertainty)
 		})
 	}
 }
@@ -131,28 +107,54 @@ func TestPredictRowAloneOVK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := m.PredictRows(X, n)
+			sameAlone(t, m, X, n, d, false)
+		})
+	}
+}
+
+// sameAlone checks that each of the n rows of X (n×d) predicted alone — and its predictive standard deviation,
+// with std — has the bits of one call on all rows.
+func sameAlone(t *testing.T, m *rff.Model, X []float64, n, d int, std bool) {
+	t.Helper()
+	all, err := m.PredictRows(X, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sd []float64
+	if std {
+		if sd, err = m.PredictStd(X, n, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	P, differ := all.Outputs, 0
+	same := func(what string, i, j int, alone, among float64) {
+		if math.Float64bits(alone) != math.Float64bits(among) {
+			if differ == 0 {
+				t.Errorf("row %d, %s %d: alone %v, among %d rows %v", i+1, what, j+1, alone, n, among)
+			}
+			differ++
+		}
+	}
+	for i := range n {
+		x := X[i*d : (i+1)*d]
+		one, err := m.PredictRows(x, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range P {
+			same("output", i, j, one.Values[j], all.Values[i*P+j])
+		}
+		if std {
+			s, err := m.PredictStd(x, 1, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			P, differ := all.Outputs, 0
-			for i := range n {
-				one, err := m.PredictRows(X[i*d:(i+1)*d], 1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for j := range P {
-					if math.Float64bits(one.Values[j]) != math.Float64bits(all.Values[i*P+j]) {
-						if differ == 0 {
-							t.Errorf("row %d, output %d: alone %v, among %d rows %v", i+1, j+1, one.Values[j], n, all.Values[i*P+j])
-						}
-						differ++
-					}
-				}
+			for j := range P {
+				same("standard deviation", i, j, s[j], sd[i*P+j])
 			}
-			if differ > 0 {
-				t.Errorf("%d predictions differ", differ)
-			}
-		})
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d values differ", differ)
 	}
 }

@@ -181,7 +181,11 @@ func (p *Posterior) check(where string) error {
 	return nil
 }
 
-// whiten overwrites the rows×F block z with (z − z̄)U⁻¹, whose squared row norms are (z − z̄)ᵀ(A + NλI)⁻¹(z − z̄).
+// whiten overwrites the rows×F block z with (z − z̄)U⁻¹, whose squared row norms are (z − z̄)ᵀ(A + NλI)⁻¹(z − z̄),
+// with the same bits for a row whatever the block (OpenBLAS's triangular solve of one row and of many may differ in
+// the last bits): the columns by blocks of whitenBlock, each first less the solved columns' share
+// (linalg.MulRows), then solved in order, each solved column's share taken from the rest of the block at once
+// (linalg.AxpyFMA).
 func (p *Posterior) whiten(z []float64, rows int) {
 	F := p.Fit.F
 	if p.ZMean != nil {
@@ -192,9 +196,35 @@ func (p *Posterior) whiten(z []float64, rows int) {
 			}
 		}
 	}
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: F, Stride: F, Data: p.Factor},
-		blas64.General{Rows: rows, Cols: F, Stride: F, Data: z[:rows*F]})
+	U := p.Factor
+	var share []float64
+	for j0 := 0; j0 < F; j0 += whitenBlock {
+		j1 := min(F, j0+whitenBlock)
+		w := j1 - j0
+		if j0 > 0 {
+			if share == nil {
+				share = make([]float64, rows*whitenBlock)
+			}
+			linalg.MulRows(false, rows, w, j0, z, F, U[j0:], F, share, w) // z[:, <j0]·U[<j0, j0:j1]
+			for r := range rows {
+				row, sh := z[r*F+j0:r*F+j1], share[r*w:(r+1)*w]
+				for c := range row {
+					row[c] -= sh[c]
+				}
+			}
+		}
+		for r := range rows {
+			row := z[r*F : (r+1)*F]
+			for j := j0; j < j1; j++ {
+				row[j] /= U[j*F+j]
+				linalg.AxpyFMA(-row[j], U[j*F+j+1:j*F+j1], row[j+1:j1])
+			}
+		}
+	}
 }
+
+// whitenBlock is the width of the column blocks in which whiten solves.
+const whitenBlock = 128
 
 // bias is the intercept's share of the posterior variance divided by σ²: 1/N with an intercept, 0 without.
 func (p *Posterior) bias() float64 {

@@ -262,3 +262,19 @@ func rowFMAT(c, a, b []float64, ldb int) {
 		c[j] = s
 	}
 }
+
+// AxpyFMA sets y[i] = fma(a, x[i], y[i]) (math.FMA's bits) for i < len(y), in vector registers where the CPU has
+// AVX2 and FMA. x must hold len(y) values.
+func AxpyFMA(a float64, x, y []float64) {
+	if len(y) == 0 {
+		return
+	}
+	x = x[:len(y)]
+	if avx2.Available {
+		avx2.AxpyFMA(len(y), a, &x[0], &y[0])
+		return
+	}
+	for i, v := range x {
+		y[i] = math.FMA(a, v, y[i])
+	}
+}

@@ -322,6 +322,12 @@ func packPanelA(dst []float64, tA bool, a []float64, lda int, alpha float64, pc,
 func packPanelB(dst []float64, tB bool, b []float64, ldb, pc, kb, j, w int) {
 	dst = dst[:kb*packNR]
 	if !tB { // op(B)[l][j] = B[l][j]: 12 neighbours in row l of B
+		if w == packNR { // a whole panel: fixed-size moves, not a copy call per 12 values
+			for l := 0; l < kb; l++ {
+				*(*[packNR]float64)(dst[l*packNR:]) = [packNR]float64(b[(pc+l)*ldb+j:])
+			}
+			return
+		}
 		for l := 0; l < kb; l++ {
 			d := dst[l*packNR : l*packNR+packNR]
 			n := copy(d, b[(pc+l)*ldb+j:(pc+l)*ldb+j+w])
