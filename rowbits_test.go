@@ -13,7 +13,7 @@ import (
 // TestPredictRowAlone: a row's prediction has the same bits whether it is predicted alone or among other rows
 // (a request of one row to a server, a file of many): for random-feature maps of every kind of rule (structured,
 // dense, with inputs of fewer and more than 8 dimensions), one output and many (a classifier's), PCA preprocessing,
-// Nyström features, exact kernel ridge regression, and the predictive standard deviations. A BLAS's product of many rows may sum in another order than
+// Nyström features, exact kernel ridge regression, the predictive standard deviations and posterior samples. A BLAS's product of many rows may sum in another order than
 // of one row.
 func TestPredictRowAlone(t *testing.T) {
 	for _, c := range []struct {
@@ -112,17 +112,21 @@ func TestPredictRowAloneOVK(t *testing.T) {
 	}
 }
 
-// sameAlone checks that each of the n rows of X (n×d) predicted alone — and its predictive standard deviation,
-// with std — has the bits of one call on all rows.
+// sameAlone checks that each of the n rows of X (n×d) predicted alone — and with std its predictive standard
+// deviation and its values in K posterior samples of one seed — has the bits of one call on all rows.
 func sameAlone(t *testing.T, m *rff.Model, X []float64, n, d int, std bool) {
 	t.Helper()
 	all, err := m.PredictRows(X, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sd []float64
+	const K, seed = 3, 9
+	var sd, draws []float64
 	if std {
 		if sd, err = m.PredictStd(X, n, true); err != nil {
+			t.Fatal(err)
+		}
+		if draws, err = m.Sample(X, n, K, seed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,6 +155,15 @@ func sameAlone(t *testing.T, m *rff.Model, X []float64, n, d int, std bool) {
 			}
 			for j := range P {
 				same("standard deviation", i, j, s[j], sd[i*P+j])
+			}
+			f, err := m.Sample(x, 1, K, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range K {
+				for j := range P {
+					same("posterior sample", i, k*P+j, f[k*P+j], draws[(k*n+i)*P+j])
+				}
 			}
 		}
 	}

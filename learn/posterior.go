@@ -487,8 +487,7 @@ func (p *Posterior) evalSamples(dst, z []float64, r0, rows, n, K int, T, bias []
 	F, P := p.Fit.F, p.Fit.P
 	KP := K * P
 	out := make([]float64, rows*KP)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: rows, Cols: F, Stride: F, Data: z[:rows*F]},
-		blas64.General{Rows: F, Cols: KP, Stride: KP, Data: T}, 0, blas64.General{Rows: rows, Cols: KP, Stride: KP, Data: out})
+	linalg.MulRows(false, rows, KP, F, z, F, T, KP, out, KP) // a row's values whatever the rows beside it
 	for r := range rows {
 		for k := range K {
 			d := dst[(k*n+r0+r)*P : (k*n+r0+r+1)*P]
