@@ -112,8 +112,9 @@ func TestPredictRowAloneOVK(t *testing.T) {
 	}
 }
 
-// sameAlone checks that each of the n rows of X (n×d) predicted alone — and with std its predictive standard
-// deviation and its values in K posterior samples of one seed — has the bits of one call on all rows.
+// sameAlone checks that each of the n rows of X (n×d) predicted alone — its gradients where the model has them,
+// and with std its predictive standard deviation and its values in K posterior samples of one seed — has the bits
+// of one call on all rows.
 func sameAlone(t *testing.T, m *rff.Model, X []float64, n, d int, std bool) {
 	t.Helper()
 	all, err := m.PredictRows(X, n)
@@ -130,6 +131,7 @@ func sameAlone(t *testing.T, m *rff.Model, X []float64, n, d int, std bool) {
 			t.Fatal(err)
 		}
 	}
+	grads, gerr := m.Gradients(X, n) // models without gradients refuse: nothing to compare
 	P, differ := all.Outputs, 0
 	same := func(what string, i, j int, alone, among float64) {
 		if math.Float64bits(alone) != math.Float64bits(among) {
@@ -147,6 +149,15 @@ func sameAlone(t *testing.T, m *rff.Model, X []float64, n, d int, std bool) {
 		}
 		for j := range P {
 			same("output", i, j, one.Values[j], all.Values[i*P+j])
+		}
+		if gerr == nil {
+			g, err := m.Gradients(x, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, v := range g {
+				same("gradient entry", i, j, v, grads[i*len(g)+j])
+			}
 		}
 		if std {
 			s, err := m.PredictStd(x, 1, true)

@@ -6,11 +6,9 @@ import (
 	"math"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/size"
 )
 
@@ -275,11 +273,8 @@ func (f *Fit) PredictGradients(dst []float64, m GradientMapper, X []float64, n i
 		if err := m.Gradient(dz[:rows*d*f.F], X[r0*d:(r0+rows)*d], rows); err != nil {
 			return fmt.Errorf("learn.Fit.PredictGradients: %w", err)
 		}
-		// Each row of dz is one (point, coordinate) pair: dst = dz Θ.
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas64.General{Rows: rows * d, Cols: f.F, Stride: f.F, Data: dz[:rows*d*f.F]},
-			blas64.General{Rows: f.F, Cols: f.P, Stride: f.P, Data: f.Theta},
-			0, blas64.General{Rows: rows * d, Cols: f.P, Stride: f.P, Data: dst[r0*d*f.P : (r0+rows)*d*f.P]})
+		// Each row of dz is one (point, coordinate) pair: dst = dz Θ, a row's values whatever the rows beside it.
+		linalg.MulRows(false, rows*d, f.P, f.F, dz, f.F, f.Theta, f.P, dst[r0*d*f.P:], f.P)
 	}
 	return nil
 }
