@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/fastmath"
 	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
@@ -146,6 +147,8 @@ type Centres struct {
 	mode   dirMode      // what direct computes per pair
 	sigma  float64      // the bandwidth of the Laplacian or Cauchy kernel, for direct
 	grid   *gridCentres // Y on a grid (see grid.go), or nil
+	// rowExact: a row's kernel values have the same bits whatever the rows formed with it (ForPrediction, GramRows).
+	rowExact bool
 }
 
 // NewCentres returns the centres Y (m×d, row-major; copied) of kernel k. It returns an error for a nil kernel, d ≤ 0
@@ -198,6 +201,38 @@ func newCentres(k Kernel, Y []float64, m, d int, own bool, rows int) *Centres {
 	return c
 }
 
+// ForPrediction returns centres that form the same kernel values as c (sharing its points) with the same bits for a
+// row whether it is formed alone or among other rows, as predictions need: no grid path (which applies from 128 rows
+// on), and the products of the squared distances by linalg.MulRows instead of the BLAS, which may sum a product of
+// many rows in another order than of one. It returns nil for a nil Centres.
+func (c *Centres) ForPrediction() *Centres {
+	if c == nil {
+		return nil
+	}
+	return newRowExact(c.k, c.y, c.m, c.d)
+}
+
+// newRowExact is newCentres (Y not copied) for rows whose kernel values must not depend on the rows beside them.
+func newRowExact(k Kernel, Y []float64, m, d int) *Centres {
+	c := newCentres(k, Y, m, d, false, 0) // no rows: no grid path
+	c.rowExact = true
+	return c
+}
+
+// GramRows is Gram with the same bits for a row whether it is formed alone or among other rows (see
+// Centres.ForPrediction), for the kernel values of predictions.
+func GramRows(dst []float64, k Kernel, X []float64, n int, Y []float64, m int, d int) error {
+	if isNil(k) {
+		return errors.New("kernel.GramRows: nil kernel")
+	}
+	if d <= 0 || !size.Is(len(X), n, d) || !size.Is(len(Y), m, d) || !size.Is(len(dst), n, m) {
+		return fmt.Errorf("kernel.GramRows: shapes do not match (len X=%d, n=%d; len Y=%d, m=%d; d=%d; len dst=%d)",
+			len(X), n, len(Y), m, d, len(dst))
+	}
+	newRowExact(k, Y, m, d).gram(dst, X, n)
+	return nil
+}
+
 // Points is the number of centres m (0 for a nil or zero Centres).
 func (c *Centres) Points() int {
 	if c == nil {
@@ -231,7 +266,7 @@ func (c *Centres) gram(dst, X []float64, n int) {
 		return
 	case c.sq != nil:
 		if c.grid == nil || !c.grid.gram(dst, c.sq, X, n, c.m, c.d) {
-			gramSqRadial(dst, c.sq, X, n, c.y, c.ny, c.m, c.d)
+			gramSqRadial(dst, c.sq, X, n, c.y, c.ny, c.m, c.d, c.rowExact)
 		}
 		return
 	}
@@ -313,9 +348,18 @@ func absDist(x, y []float64) float64 {
 }
 
 // gramSqRadial is Gram for a sqRadial kernel through dst = X·Yᵀ (see Gram for the error control); ny holds ‖y_j‖².
-func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y, ny []float64, m, d int) {
+// With rowExact the product is linalg.MulRows's, whose rows do not depend on the rows beside them.
+func gramSqRadial(dst []float64, k sqRadial, X []float64, n int, Y, ny []float64, m, d int, rowExact bool) {
 	nx := sqNorms(X, n, d)
-	linalg.Gemm(false, true, n, m, d, 1, X, d, Y, d, 0, dst, m)
+	if rowExact { // blocks of rows on all cores: MulRows gives a row its bits whatever block it is in
+		parallel.For(blocks.Count(n), 0, func(b int) {
+			r0 := b * blocks.Rows
+			r := min(blocks.Rows, n-r0)
+			linalg.MulRows(true, r, m, d, X[r0*d:], d, Y, d, dst[r0*m:], m)
+		})
+	} else {
+		linalg.Gemm(false, true, n, m, d, 1, X, d, Y, d, 0, dst, m)
+	}
 	c := float64(2*d+2) * 0x1p-53 / gramRelTol
 	_, isGauss := k.(Gaussian)
 	workers := runtime.GOMAXPROCS(0)

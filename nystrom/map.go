@@ -61,7 +61,7 @@ func (m *Map) ForPrediction() *Map {
 	}
 	p := &Map{kern: m.kern, d: m.d, m: m.m, f: m.f, landmarks: m.landmarks, norm: m.norm, tri: m.tri, diag: m.diag,
 		basis: m.basis, threshold: m.threshold, selection: m.selection, seed: m.seed, rowExact: true}
-	p.cent.Store(m.cent.Load())
+	p.cent.Store(m.centres().ForPrediction()) // kernel values whose rows do not depend on the rows beside them
 	return p
 }
 
@@ -285,10 +285,10 @@ func (m *Map) Features() int {
 	return m.f
 }
 
-// Points is the scratch per row that TransformBlock needs: the M kernel values k_M(x) in the eigen basis, none in the
-// Cholesky basis, which forms them in its output.
+// Points is the scratch per row that TransformBlock needs: the M kernel values k_M(x) in the eigen basis and for a
+// ForPrediction map, none in the Cholesky basis otherwise, which forms them in its output.
 func (m *Map) Points() int {
-	if m == nil || m.tri {
+	if m == nil || (m.tri && !m.rowExact) {
 		return 0
 	}
 	return m.m
@@ -372,7 +372,8 @@ func (m *Map) Seed() uint64 {
 
 // TransformBlock maps rows x (rows×d, row-major) into dst (rows×Features()) on the calling goroutine (kernel.Gram and
 // the matrix product may use other cores). proj is scratch of length ≥ rows×Points() (nil to allocate) for the
-// kernel values k_M(x) of the eigen basis; the Cholesky basis forms them in dst and does not use it. This is the
+// kernel values k_M(x) of the eigen basis and of a ForPrediction map; the Cholesky basis otherwise forms them in dst
+// and does not use it. This is the
 // unchecked hot path: it panics if m is nil or zero or a slice is too short; TransformRows checks.
 func (m *Map) TransformBlock(dst, x []float64, rows int, proj []float64) {
 	if rows == 0 {
@@ -498,7 +499,8 @@ func (m *Map) check() error {
 }
 
 // Predict writes the predictions of a ridge fit on the map's features (learn.Ridge.Solve on the statistics of
-// learn.Accumulate(m, …)) for the n rows of X (n×d) into dst (n×P), mapping a block of rows at a time.
+// learn.Accumulate(m, …)) for the n rows of X (n×d) into dst (n×P), mapping a block of rows at a time with the
+// features of ForPrediction: a row gets the same bits alone as among other rows.
 func (m *Map) Predict(dst []float64, f *learn.Fit, X []float64, n int) error {
 	if err := m.check(); err != nil {
 		return err
@@ -512,13 +514,17 @@ func (m *Map) Predict(dst []float64, f *learn.Fit, X []float64, n int) error {
 	if !size.Is(len(dst), n, f.P) {
 		return fmt.Errorf("nystrom: Predict: len dst = %d, want %d×%d", len(dst), n, f.P)
 	}
+	pm := m // a row's bits whatever the rows beside it
+	if !m.rowExact {
+		pm = m.ForPrediction()
+	}
 	rows := m.blockRows()
 	nb := (n + rows - 1) / rows
 	parallel.For(nb, 0, func(b int) {
 		r0 := b * rows
 		r := min(rows, n-r0)
 		z := make([]float64, r*m.f)
-		m.transformExact(z, X[r0*m.d:(r0+r)*m.d], r, nil)
+		pm.transformExact(z, X[r0*m.d:(r0+r)*m.d], r, nil)
 		f.Predict(dst[r0*f.P:(r0+r)*f.P], z, r)
 	})
 	return nil

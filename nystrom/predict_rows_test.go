@@ -9,19 +9,26 @@ import (
 )
 
 // TestForPrediction: a ForPrediction map computes the features of the map it was made from, within the rounding of
-// two summation orders of the normalization product (each within M·u·Σ_k|k_k·N_kj| of the exact sum), and gives a
-// row the same bits alone as among 600 rows — in both bases, with normalizations narrower and wider than one
-// column block of the triangular product.
+// two summation orders of the normalization product (each within M·u·Σ_k|k_k·N_kj| of the exact sum) and of the
+// kernel values (two products for the squared distances at d = 40, each Gaussian entry within 4e-13: kernel.Gram's
+// error control, Σ_k 4e-13·|N_kj| more), and gives a row the same bits alone as among 600 rows — in both bases, with
+// normalizations narrower and wider than one column block of the triangular product, and with kernel values from a
+// matrix product.
 func TestForPrediction(t *testing.T) {
 	if (*Map)(nil).ForPrediction() != nil {
 		t.Error("ForPrediction of a nil map is not nil")
 	}
-	const n, d = 600, 3
-	X, _ := uniformData(n, d, 1, 5)
-	k := kernel.Gaussian{S: 0.5}
-	for _, basis := range []Basis{Cholesky, Eigen} {
-		for _, M := range []int{20, 300} {
-			t.Run(fmt.Sprintf("%s/M=%d", basis, M), func(t *testing.T) {
+	const n = 600
+	for _, c := range []struct {
+		d     int
+		basis Basis
+		M     int
+	}{{3, Cholesky, 20}, {3, Cholesky, 300}, {3, Eigen, 20}, {3, Eigen, 300}, {40, Cholesky, 150}, {40, Eigen, 150}} {
+		d, basis, M := c.d, c.basis, c.M
+		X, _ := uniformData(n, d, 1, 5)
+		k := kernel.Gaussian{S: 0.5 * math.Sqrt(float64(d)/3)}
+		{
+			t.Run(fmt.Sprintf("%s/d=%d/M=%d", basis, d, M), func(t *testing.T) {
 				m, err := New(k, Uniform{}, X, n, d, M, 7, WithBasis(basis))
 				if err != nil {
 					t.Fatal(err)
@@ -38,12 +45,14 @@ func TestForPrediction(t *testing.T) {
 				kx := gram(t, k, X, n, m.landmarks, m.m, d)
 				for i := range n {
 					for j := range F {
-						var s float64
+						var s, sn float64
 						for c := range m.m {
 							s += math.Abs(kx[i*m.m+c] * m.norm[c*F+j])
+							sn += math.Abs(m.norm[c*F+j])
 						}
-						if diff := math.Abs(got[i*F+j] - want[i*F+j]); diff > 2*float64(m.m+2)*u*s {
-							t.Fatalf("row %d, feature %d: %v against the map's %v (bound %.3g)", i, j, got[i*F+j], want[i*F+j], 2*float64(m.m+2)*u*s)
+						bound := 2*float64(m.m+2)*u*s + 2*4e-13*sn
+						if diff := math.Abs(got[i*F+j] - want[i*F+j]); diff > bound {
+							t.Fatalf("row %d, feature %d: %v against the map's %v (bound %.3g)", i, j, got[i*F+j], want[i*F+j], bound)
 						}
 					}
 				}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/internal/solve"
 	"github.com/rffkit/rff/kernel"
@@ -427,14 +428,17 @@ func (f *KRRFit) Predict(dst, X []float64, rows int) error {
 		kb := make([]float64, min(br, rows)*n)
 		for r0 := 0; r0 < rows; r0 += br {
 			r := min(br, rows-r0)
-			if err := kernel.Gram(kb[:r*n], k0, X[r0*d:(r0+r)*d], r, f.X, n, d); err != nil {
+			// A row's values whatever the rows beside it: kernel.GramRows and linalg.MulRows.
+			if err := kernel.GramRows(kb[:r*n], k0, X[r0*d:(r0+r)*d], r, f.X, n, d); err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
 			out := dst[r0*p : (r0+r)*p]
+			linalg.MulRows(false, r, p, n, kb, n, coef, p, out, p)
 			for i := 0; i < r; i++ {
-				copy(out[i*p:(i+1)*p], f.Bias)
+				for j, b := range f.Bias {
+					out[i*p+j] += b
+				}
 			}
-			gemm(false, false, r, p, n, 1, kb[:r*n], coef, 1, out)
 		}
 		return nil
 	}

@@ -165,8 +165,9 @@ func (p *Packing) GemmSerial(tA, tB bool, m, n, k int, alpha float64, a []float6
 // what a model's predictions need, whose rows a server may batch in any way. Where GemmSerial takes its packed
 // kernel (a CPU with AVX2 and FMA, n and k at least GemmSerialMinDim) every element is the kernel's fused
 // multiply-add chain over k in order, starting from +0; from GemmSerialMinDim rows on MulRows is GemmSerial (on the
-// calling goroutine), and fewer rows run the same chains directly (no packing: a row against a large B reads B
-// once; on all cores, by chunks of columns, when B is large). Otherwise every element is gonum's dot product of length k (B transposed) or a chain of multiplications
+// calling goroutine: a caller may split the rows among goroutines, the bits are the same), and fewer rows run the
+// same chains directly (no packing: a row against a large B reads B once; on all cores, by chunks of columns, when B
+// is large). Otherwise every element is gonum's dot product of length k (B transposed) or a chain of multiplications
 // and additions, each rounded, over k in order, for any m. Inputs are not validated: it panics if a slice is too
 // short.
 func MulRows(tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
