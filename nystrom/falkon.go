@@ -326,7 +326,8 @@ func (f Falkon) checkBudget(M, p, rows, n int) error {
 	return nil
 }
 
-// Predict writes f(x) = αᵀk_M(x) + b for the n rows of X (n×D) into dst (n×P), a block of rows at a time.
+// Predict writes f(x) = αᵀk_M(x) + b for the n rows of X (n×D) into dst (n×P), a block of rows at a time; a row gets
+// the same bits alone as among other rows.
 func (ft *FalkonFit) Predict(dst, X []float64, n int) error {
 	if ft == nil || ft.Kernel == nil || ft.M < 1 || ft.D < 1 || ft.P < 1 || !size.Is(len(ft.Centres), ft.M, ft.D) ||
 		!size.Is(len(ft.Alpha), ft.M, ft.P) || len(ft.Bias) != ft.P {
@@ -340,27 +341,25 @@ func (ft *FalkonFit) Predict(dst, X []float64, n int) error {
 	}
 	rows := min(n, max(64, falkonBlockFloats/ft.M))
 	kb := make([]float64, rows*ft.M)
-	// One block: a single kernel matrix. Several: the centres prepared once (kernel.Centres).
-	gram := func(dst, x []float64, nb int) error {
-		return kernel.Gram(dst, ft.Kernel, x, nb, ft.Centres, ft.M, ft.D)
+	// The centres prepared once, for kernel values whose rows do not depend on the rows beside them
+	// (Centres.ForPrediction), then αᵀk by linalg.MulRows: a row gets the same bits alone as among others.
+	cent, err := kernel.NewCentres(ft.Kernel, ft.Centres, ft.M, ft.D)
+	if err != nil {
+		return fmt.Errorf("nystrom: FalkonFit.Predict: %w", err)
 	}
-	if n > rows {
-		cent, err := kernel.NewCentres(ft.Kernel, ft.Centres, ft.M, ft.D)
-		if err != nil {
-			return fmt.Errorf("nystrom: FalkonFit.Predict: %w", err)
-		}
-		gram = cent.Gram
-	}
+	cent = cent.ForPrediction()
 	for r0 := 0; r0 < n; r0 += rows {
 		nb := min(rows, n-r0)
-		if err := gram(kb[:nb*ft.M], X[r0*ft.D:(r0+nb)*ft.D], nb); err != nil {
+		if err := cent.Gram(kb[:nb*ft.M], X[r0*ft.D:(r0+nb)*ft.D], nb); err != nil {
 			return fmt.Errorf("nystrom: FalkonFit.Predict: %w", err)
 		}
 		out := dst[r0*ft.P : (r0+nb)*ft.P]
+		linalg.MulRows(false, nb, ft.P, ft.M, kb, ft.M, ft.Alpha, ft.P, out, ft.P)
 		for i := range nb {
-			copy(out[i*ft.P:(i+1)*ft.P], ft.Bias)
+			for j, b := range ft.Bias {
+				out[i*ft.P+j] += b
+			}
 		}
-		linalg.Gemm(false, false, nb, ft.P, ft.M, 1, kb[:nb*ft.M], ft.M, ft.Alpha, ft.P, 1, out, ft.P)
 	}
 	return nil
 }

@@ -71,3 +71,29 @@ func TestForPrediction(t *testing.T) {
 		}
 	}
 }
+
+// TestFalkonPredictRows: FalkonFit.Predict gives a row the same bits alone as among 300 rows, with 3 outputs and
+// inputs of 40 dimensions (kernel values from a matrix product).
+func TestFalkonPredictRows(t *testing.T) {
+	const n, d, M, p = 300, 40, 60, 3
+	X, Y := uniformData(n, d, p, 11)
+	k := kernel.Gaussian{S: 2}
+	fit, err := Falkon{Lambda: 1e-3, Intercept: true, MaxIter: 200}.Fit(k, X[:M*d], M, d, X, n, Y, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, one := make([]float64, n*p), make([]float64, p)
+	if err := fit.Predict(all, X, n); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := fit.Predict(one, X[i*d:(i+1)*d], 1); err != nil {
+			t.Fatal(err)
+		}
+		for j := range p {
+			if math.Float64bits(one[j]) != math.Float64bits(all[i*p+j]) {
+				t.Fatalf("row %d, output %d: alone %v, among %d rows %v", i, j, one[j], n, all[i*p+j])
+			}
+		}
+	}
+}
