@@ -26,3 +26,11 @@ func Kern4x12(kc int, a, b, c *float64, ldc int)
 //
 //go:noescape
 func AxpyFMA(n int, a float64, x, y *float64)
+
+// Dots16FMA sets c[j] (j < 16) to the fused multiply-add chain over the first 4·k4 terms of x·B[j], B's row j
+// starting at b[j·ldb]: c[j] = fma(x[l], B[j][l], c[j]) for l = 0, 1, …, 4·k4−1 in order from +0 — the bits of
+// math.FMA in that order (a caller continues the chains for the remaining terms). x must hold 4·k4 values and each of
+// the 16 rows of B 4·k4 values. It must only be called when Available is true.
+//
+//go:noescape
+func Dots16FMA(k4 int, x, b *float64, ldb int, c *float64)

@@ -170,3 +170,68 @@ axpy1loop:
 axpydone:
 	VZEROUPPER
 	RET
+
+// GROUP4(base, acc) adds four terms l..l+3 of the chains of four rows of B (base, base+DX, base+2DX, base+3DX) to
+// the accumulator acc: the 4×4 tile is transposed so that each vector holds one term of the four rows, and the four
+// terms are added in order, one fused multiply-add each (x[l..l+3] broadcast in Y4..Y7).
+#define GROUP4(base, acc) \
+	VMOVUPD     (base), Y8 \
+	VMOVUPD     (base)(DX*1), Y9 \
+	VMOVUPD     (base)(DX*2), Y10 \
+	VMOVUPD     (base)(R12*1), Y11 \
+	VUNPCKLPD   Y9, Y8, Y12 \
+	VUNPCKHPD   Y9, Y8, Y13 \
+	VUNPCKLPD   Y11, Y10, Y14 \
+	VUNPCKHPD   Y11, Y10, Y15 \
+	VPERM2F128  $0x20, Y14, Y12, Y8 \
+	VPERM2F128  $0x20, Y15, Y13, Y9 \
+	VPERM2F128  $0x31, Y14, Y12, Y10 \
+	VPERM2F128  $0x31, Y15, Y13, Y11 \
+	VFMADD231PD Y8, Y4, acc \
+	VFMADD231PD Y9, Y5, acc \
+	VFMADD231PD Y10, Y6, acc \
+	VFMADD231PD Y11, Y7, acc
+
+// func Dots16FMA(k4 int, x, b *float64, ldb int, c *float64)
+TEXT ·Dots16FMA(SB), NOSPLIT, $0-40
+	MOVQ k4+0(FP), CX
+	MOVQ x+8(FP), AX
+	MOVQ b+16(FP), R8
+	MOVQ ldb+24(FP), DX
+	MOVQ c+32(FP), DI
+	SHLQ $3, DX
+	LEAQ (DX)(DX*2), R12 // 3 rows
+	LEAQ (R8)(DX*4), R9  // rows 4..7
+	LEAQ (R9)(DX*4), R10 // rows 8..11
+	LEAQ (R10)(DX*4), R11 // rows 12..15
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	TESTQ CX, CX
+	JZ    dotsstore
+
+dotsloop:
+	VBROADCASTSD (AX), Y4
+	VBROADCASTSD 8(AX), Y5
+	VBROADCASTSD 16(AX), Y6
+	VBROADCASTSD 24(AX), Y7
+	GROUP4(R8, Y0)
+	GROUP4(R9, Y1)
+	GROUP4(R10, Y2)
+	GROUP4(R11, Y3)
+	ADDQ $32, AX
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ CX
+	JNZ  dotsloop
+
+dotsstore:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VZEROUPPER
+	RET

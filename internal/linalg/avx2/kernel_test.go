@@ -96,3 +96,47 @@ func TestAxpyFMA(t *testing.T) {
 		}
 	}
 }
+
+// TestDots16FMA: each of the 16 chains has math.FMA's bits over the terms in order, for several k and row strides
+// (also rows of B that do not start on a vector boundary), with values whose fused and unfused sums differ.
+func TestDots16FMA(t *testing.T) {
+	if !Available {
+		t.Skip("no AVX2+FMA")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, k4 := range []int{0, 1, 2, 7, 64} {
+		for _, ldb := range []int{4 * k4, 4*k4 + 1, 4*k4 + 5} {
+			k := 4 * k4
+			x := make([]float64, k+1)
+			b := make([]float64, 16*max(ldb, 1)+1)
+			for i := range x {
+				x[i] = 1 + rng.Float64()*0x1p-20
+			}
+			for i := range b {
+				b[i] = rng.NormFloat64()
+			}
+			off := 1 // rows off a 32-byte boundary
+			c := make([]float64, 17)
+			c[16] = 42
+			var xp *float64
+			if k > 0 {
+				xp = &x[0]
+			} else {
+				xp = new(float64)
+			}
+			Dots16FMA(k4, xp, &b[off], ldb, &c[0])
+			for j := range 16 {
+				var want float64
+				for l := range k {
+					want = math.FMA(x[l], b[off+j*ldb+l], want)
+				}
+				if math.Float64bits(c[j]) != math.Float64bits(want) {
+					t.Fatalf("k4=%d ldb=%d: c[%d] = %v, want %v", k4, ldb, j, c[j], want)
+				}
+			}
+			if c[16] != 42 {
+				t.Fatalf("k4=%d: wrote past 16 values", k4)
+			}
+		}
+	}
+}
