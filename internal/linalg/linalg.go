@@ -253,8 +253,6 @@ func rowFMAT(c, a, b []float64, ldb int) {
 	}
 	for ; j+8 <= len(c); j += 8 {
 		b0, b1, b2, b3, b4, b5, b6, b7 := row(j), row(j+1), row(j+2), row(j+3), row(j+4), row(j+5), row(j+6), row(j+7)
-		b0, b1, b2, b3 = b0[:len(a)], b1[:len(a)], b2[:len(a)], b3[:len(a)] // lengths the compiler can see
-		b4, b5, b6, b7 = b4[:len(a)], b5[:len(a)], b6[:len(a)], b7[:len(a)]
 		var s0, s1, s2, s3, s4, s5, s6, s7 float64
 		for l, v := range a {
 			s0 = math.FMA(v, b0[l], s0)
@@ -269,7 +267,7 @@ func rowFMAT(c, a, b []float64, ldb int) {
 		c[j], c[j+1], c[j+2], c[j+3], c[j+4], c[j+5], c[j+6], c[j+7] = s0, s1, s2, s3, s4, s5, s6, s7
 	}
 	for ; j < len(c); j++ {
-		bj := row(j)[:len(a)]
+		bj := row(j)
 		s := 0.0
 		for l, v := range a {
 			s = math.FMA(v, bj[l], s)
