@@ -2,6 +2,7 @@ package rff
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -194,6 +195,57 @@ func TestRedrawProportion(t *testing.T) {
 		if ok != c.ok {
 			t.Errorf("%s, d = %d, D = %d: in proportion %v, want %v (keeps %s, scratch %s)", c.rule, c.d, c.D, ok, c.ok,
 				FormatBytes(p.held), FormatBytes(p.scratch))
+		}
+	}
+}
+
+// TestV1DenseProbe: a version-1 file's probe features are checked against the redrawn map's: for dense points within
+// the rounding bound of a d-term sum (another release may sum the projection in another order), so a probe moved by
+// one ulp in every feature loads, while the probe of another draw (seed 2) is refused as points drawn differently; a
+// structured map must match bit for bit.
+func TestV1DenseProbe(t *testing.T) {
+	dir := t.TempDir()
+	k, err := kernel.New("gaussian", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rule  rule.Rule
+		dense bool
+	}{{rule.G{}, true}, {rule.SORF{}, false}} {
+		const d, D = 40, 64
+		probeOf := func(seed uint64) []float64 {
+			fm, err := feature.New(k, c.rule, d, D, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := make([]float64, fm.Features())
+			fm.TransformBlock(p, model.ProbeInput(d), 1, nil)
+			return p
+		}
+		probe := probeOf(1)
+		F := len(probe)
+		moved := make([]float64, F)
+		for i, v := range probe {
+			moved[i] = math.Nextafter(v, math.Inf(1))
+		}
+		for _, tc := range []struct {
+			name  string
+			probe []float64
+			ok    bool
+		}{{"true probe", probe, true}, {"one ulp", moved, c.dense}, {"another draw", probeOf(2), false}} {
+			path := filepath.Join(dir, c.rule.Name()+"-"+strings.ReplaceAll(tc.name, " ", "-")+".rff")
+			h := v1Header(c.rule.Name(), "gaussian", d, D, F)
+			if err := os.WriteFile(path, encodeV1(t, h, make([]float64, F), []float64{0}, tc.probe), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path)
+			if (err == nil) != tc.ok {
+				t.Errorf("%s, %s: Load error %v, want ok = %v", c.rule.Name(), tc.name, err, tc.ok)
+			}
+			if err != nil && !strings.Contains(err.Error(), "draws different") {
+				t.Errorf("%s, %s: %v, want the points drawn differently named", c.rule.Name(), tc.name, err)
+			}
 		}
 	}
 }
