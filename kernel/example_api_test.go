@@ -183,3 +183,62 @@ func ExampleArcCos_Eval() {
 	// arccos1: 1.068310
 	// 1/π + 3/4 = 1.068310
 }
+
+// rowsAndCentres returns n rows and m centres of dimension d, uniform on [0, 1), from a fixed seed.
+func rowsAndCentres(n, m, d int) (X, Y []float64) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	X, Y = make([]float64, n*d), make([]float64, m*d)
+	for i := range X {
+		X[i] = rng.Float64()
+	}
+	for i := range Y {
+		Y[i] = rng.Float64()
+	}
+	return X, Y
+}
+
+// sameRow reports whether row i of a (n×m) holds the bits of row.
+func sameRow(a []float64, i, m int, row []float64) bool {
+	for j, v := range row {
+		if math.Float64bits(v) != math.Float64bits(a[i*m+j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ExampleGramRows forms the kernel values of 300 rows of 64 dimensions against 100 centres, and of one of those rows
+// alone: GramRows gives the row the same bits either way, as predictions need, and agrees with Gram within its
+// error control.
+func ExampleGramRows() {
+	const n, m, d = 300, 100, 64
+	X, Y := rowsAndCentres(n, m, d)
+	k := kernel.Gaussian{S: 2}
+	all, one, ref := make([]float64, n*m), make([]float64, m), make([]float64, n*m)
+	_ = kernel.GramRows(all, k, X, n, Y, m, d)
+	_ = kernel.GramRows(one, k, X[7*d:8*d], 1, Y, m, d)
+	_ = kernel.Gram(ref, k, X, n, Y, m, d)
+	var diff float64
+	for i := range all {
+		diff = math.Max(diff, math.Abs(all[i]-ref[i]))
+	}
+	fmt.Println("row 8 alone has the bits of the batch:", sameRow(all, 7, m, one))
+	fmt.Println("within 1e-12 of Gram:", diff <= 1e-12)
+	// Output:
+	// row 8 alone has the bits of the batch: true
+	// within 1e-12 of Gram: true
+}
+
+// ExampleCentres_ForPrediction prepares centres once for predictions: their Gram gives a row the same bits alone as
+// among other rows.
+func ExampleCentres_ForPrediction() {
+	const n, m, d = 300, 100, 64
+	X, Y := rowsAndCentres(n, m, d)
+	c, _ := kernel.NewCentres(kernel.Matern{Nu: 2.5, S: 2}, Y, m, d)
+	p := c.ForPrediction()
+	all, one := make([]float64, n*m), make([]float64, m)
+	_ = p.Gram(all, X, n)
+	_ = p.Gram(one, X[42*d:43*d], 1)
+	fmt.Println(p.Points(), "centres; row 43 alone has the bits of the batch:", sameRow(all, 42, m, one))
+	// Output: 100 centres; row 43 alone has the bits of the batch: true
+}

@@ -499,3 +499,36 @@ func ExampleParseBasis() {
 	// "eigen" → eigen
 	// nystrom: unknown basis "svd" (want cholesky or eigen)
 }
+
+// ForPrediction gives the features a prediction needs: a row mapped alone has the bits it has among other rows, and
+// the features agree with the fitted map's to rounding (two summation orders of the normalization product).
+func ExampleMap_ForPrediction() {
+	X, _ := sine(200, 1)
+	m, err := nystrom.New(kernel.Gaussian{S: 0.5}, nystrom.Uniform{}, X, 200, 2, 20, 42)
+	if err != nil {
+		panic(err)
+	}
+	p := m.ForPrediction()
+	F := p.Features()
+	all, one, fitted := make([]float64, 200*F), make([]float64, F), make([]float64, 200*F)
+	if err := p.TransformRows(all, X, 200); err != nil {
+		panic(err)
+	}
+	if err := p.TransformRows(one, X[2*10:2*11], 1); err != nil {
+		panic(err)
+	}
+	if err := m.TransformRows(fitted, X, 200); err != nil {
+		panic(err)
+	}
+	same := slices.EqualFunc(one, all[10*F:11*F], func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) })
+	var diff, scale float64
+	for i := range all {
+		diff = math.Max(diff, math.Abs(all[i]-fitted[i]))
+		scale = math.Max(scale, math.Abs(fitted[i]))
+	}
+	fmt.Println("row 11 alone has the bits of the batch:", same)
+	fmt.Println("within 1e-10 of the fitted map's largest feature:", diff <= 1e-10*scale)
+	// Output:
+	// row 11 alone has the bits of the batch: true
+	// within 1e-10 of the fitted map's largest feature: true
+}
