@@ -454,12 +454,14 @@ func (f *KRRFit) Predict(dst, X []float64, rows int) error {
 		if err := ovk.Gram(g, f.Kernel, X[r0*d:(r0+r)*d], r, f.X, n, d); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
+		// One dot product of fixed order per output (linalg.MulRows): a row's values whatever the rows beside it.
 		out := dst[r0*p : (r0+r)*p]
+		linalg.MulRows(true, r*p, 1, np, g, np, f.Alpha, np, out, 1)
 		for i := 0; i < r; i++ {
-			copy(out[i*p:(i+1)*p], f.Bias)
+			for j, b := range f.Bias {
+				out[i*p+j] += b
+			}
 		}
-		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: r * p, Cols: np, Stride: np, Data: g},
-			blas64.Vector{N: np, Inc: 1, Data: f.Alpha}, 1, blas64.Vector{N: r * p, Inc: 1, Data: out})
 	}
 	return nil
 }
