@@ -185,6 +185,10 @@ func MulRows(tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c
 	if float64(m)*float64(n)*float64(k) >= mulRowsParallelWork {
 		chunks = min(2*runtime.GOMAXPROCS(0), (n+mulRowsMinColumns-1)/mulRowsMinColumns)
 	}
+	if chunks == 1 { // no closure, no goroutine: the common small product
+		mulRowsDirect(tB, kernel, m, 0, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
 	per := (n + chunks - 1) / chunks
 	parallel.For(chunks, 0, func(q int) {
 		j0 := q * per
