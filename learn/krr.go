@@ -287,13 +287,12 @@ func (f *KRRFit) Predict(dst, X []float64, rows int) {
 			"len X=%d, len Alpha=%d, len Bias=%d)", f.Kernel, n, d, p, len(f.X), len(f.Alpha), len(f.Bias)))
 	}
 	Kb := make([]float64, min(BlockRows, rows)*n)
-	alphaT := transpose(f.Alpha, n, p)
 	for r0 := 0; r0 < rows; r0 += BlockRows {
 		r := min(BlockRows, rows-r0)
 		kb := Kb[:r*n]
 		if err := kernel.GramRows(kb, f.Kernel, X[r0*d:(r0+r)*d], r, f.X, n, d); err != nil { // a row's bits alone or not
 			panic(fmt.Sprintf("learn.KRRFit.Predict: %v", err))
 		}
-		predictRows(dst[r0*p:(r0+r)*p], f.Bias, kb, r, n, alphaT, p)
+		predictRows(dst[r0*p:(r0+r)*p], f.Bias, kb, r, n, f.Alpha, p)
 	}
 }

@@ -106,19 +106,23 @@ func (f *Fit) Predict(dst, Z []float64, rows int) {
 	if rows == 0 {
 		return
 	}
-	thetaT := f.Theta[:f.F*f.P] // Θᵀ (P×F); with one output Θ itself
-	if f.P > 1 {
-		thetaT = transpose(thetaT, f.F, f.P)
-	}
-	predictRows(dst[:rows*f.P], f.Bias, Z, rows, f.F, thetaT, f.P)
+	predictRows(dst[:rows*f.P], f.Bias, Z, rows, f.F, f.Theta[:f.F*f.P], f.P)
 }
 
-// predictRows sets out (rows×P) to b + Z·Tᵀ for Z (rows×F) and T (P×F), every row with the same bits whether it is
+// predictRows sets out (rows×P) to b + Z·T for Z (rows×F) and T (F×P), every row with the same bits whether it is
 // predicted alone or among others (linalg.MulRows; a BLAS's product of many rows may sum in another order than of
-// one).
+// one). T is read in place where the product's bits do not depend on its layout (one output, or the packed kernel's
+// chains) and transposed otherwise, so that every CPU sums in the order it always has.
 func predictRows(out, b, Z []float64, rows, F int, T []float64, P int) {
 	out = out[:rows*P]
-	linalg.MulRows(true, rows, P, F, Z, F, T, F, out, P)
+	if linalg.MulRowsLayoutFree(P, F) {
+		linalg.MulRows(false, rows, P, F, Z, F, T, P, out, P)
+	} else {
+		if P > 1 { // with one output T is its own transpose
+			T = transpose(T[:F*P], F, P)
+		}
+		linalg.MulRows(true, rows, P, F, Z, F, T, F, out, P)
+	}
 	for i := range rows {
 		for j, v := range b[:P] {
 			out[i*P+j] += v

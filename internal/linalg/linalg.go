@@ -174,7 +174,7 @@ func MulRows(tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c
 	if m <= 0 || n <= 0 {
 		return
 	}
-	kernel := useKernel && n >= packedGemmMinDim && k >= packedGemmMinDim
+	kernel := MulRowsLayoutFree(n, k)
 	if kernel && m >= packedGemmMinDim {
 		GemmSerial(false, tB, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
 		return
@@ -197,6 +197,14 @@ func MulRows(tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c
 			mulRowsDirect(tB, kernel, m, j0, j1, k, a, lda, b, ldb, c, ldc)
 		}
 	})
+}
+
+// MulRowsLayoutFree reports whether MulRows computes every element of an n-column product of depth k as the
+// packed kernel's fused multiply-add chain over k in order from +0 — the same bits for B and for Bᵀ, so that a
+// caller holding B in one layout need not copy it into the other. Otherwise (n or k below GemmSerialMinDim, or a
+// CPU without AVX2 and FMA) the two layouts sum in different orders.
+func MulRowsLayoutFree(n, k int) bool {
+	return useKernel && n >= packedGemmMinDim && k >= packedGemmMinDim
 }
 
 // mulRowsParallelWork is the work (multiply-adds) from which MulRows's direct chains run on all cores, in chunks of

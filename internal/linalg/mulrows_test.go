@@ -74,3 +74,41 @@ func TestMulRows(t *testing.T) {
 		}
 	}
 }
+
+// TestMulRowsLayoutFree checks the promise of MulRowsLayoutFree: where it holds, B and its transpose give the same
+// bits, for one row and for blocks of rows on either side of GemmSerialMinDim.
+func TestMulRowsLayoutFree(t *testing.T) {
+	for _, s := range [][2]int{{8, 8}, {10, 300}, {26, 1000}, {5, 300}, {40, 3}} {
+		n, k := s[0], s[1]
+		t.Run(fmt.Sprintf("n=%d/k=%d", n, k), func(t *testing.T) {
+			if !MulRowsLayoutFree(n, k) {
+				if useKernel && n >= GemmSerialMinDim && k >= GemmSerialMinDim {
+					t.Fatalf("MulRowsLayoutFree(%d, %d) = false with the kernel", n, k)
+				}
+				t.Skip("not layout-free here")
+			}
+			rng := rand.New(rand.NewPCG(uint64(n), uint64(k)))
+			const m = 20
+			a, b, bt := make([]float64, m*k), make([]float64, k*n), make([]float64, n*k)
+			for i := range a {
+				a[i] = rng.NormFloat64()
+			}
+			for l := range k {
+				for j := range n {
+					b[l*n+j] = rng.NormFloat64()
+					bt[j*k+l] = b[l*n+j]
+				}
+			}
+			for _, rows := range []int{1, 3, m} {
+				c, ct := make([]float64, rows*n), make([]float64, rows*n)
+				MulRows(false, rows, n, k, a, k, b, n, c, n)
+				MulRows(true, rows, n, k, a, k, bt, k, ct, n)
+				for i := range c {
+					if math.Float64bits(c[i]) != math.Float64bits(ct[i]) {
+						t.Fatalf("%d rows, element %d: B gives %v, Bᵀ %v", rows, i, c[i], ct[i])
+					}
+				}
+			}
+		})
+	}
+}
