@@ -401,15 +401,17 @@ func (m *Map) checkX(where string, x []float64, rows int) error {
 	return nil
 }
 
-// forBlocks runs work on blocks of blockRows rows in parallel.
+// forBlocks runs work on blocks of blockRows rows in parallel, each with projection scratch for its rows (no more
+// than the call has: a single row's prediction needs one row of it, not blockRows).
 func (m *Map) forBlocks(rows int, work func(r0, nr int, proj []float64)) {
 	blocks := (rows + blockRows - 1) / blockRows
+	per := min(blockRows, rows)
 	// Scratch per goroutine of this call (a sync.Pool made per call would stay reachable until two collections
 	// later, keeping the scratch of every call in a loop alive).
 	scratch := make([][]float64, runtime.GOMAXPROCS(0))
 	parallel.ForWorker(blocks, len(scratch), func(w, b int) {
 		if scratch[w] == nil {
-			scratch[w] = make([]float64, blockRows*m.n)
+			scratch[w] = make([]float64, per*m.n)
 		}
 		r0 := b * blockRows
 		work(r0, min(blockRows, rows-r0), scratch[w])

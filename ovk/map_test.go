@@ -2,6 +2,7 @@ package ovk
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -544,4 +545,33 @@ func TestMapErrors(t *testing.T) {
 			return err
 		}, "coordinates"},
 	})
+}
+
+// TestPredictOneRowScratch: a single row's prediction allocates scratch for one row, not for a block of blockRows
+// rows (for D = 2048 points that was 1 MiB per call, the bulk of a served request's garbage).
+func TestPredictOneRowScratch(t *testing.T) {
+	rng := newRng(21)
+	const d, D = 3, 2048
+	k := testKernels(t, rng, d)[0]
+	m := mustMap(t, k, rule.G{}, d, D, 4)
+	theta := randVec(rng, m.Features(), 1)
+	x := randVec(rng, d, 1)
+	dst := make([]float64, m.Outputs())
+	if err := m.Predict(dst, x, 1, theta); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 20
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	for range calls {
+		if err := m.Predict(dst, x, 1, theta); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&b)
+	// One row: its projections (n values), its features (2n) and the output scratch, plus small change.
+	n := m.Points()
+	if per, bound := (b.TotalAlloc-a.TotalAlloc)/calls, uint64(8*(3*n+m.Outputs()*8)+4096); per > bound {
+		t.Errorf("one row allocates %d bytes per call, want at most %d (%d points)", per, bound, n)
+	}
 }
