@@ -29,6 +29,21 @@ func ExampleDeriv() {
 	// kernel arccos1 has no closed-form derivatives (order 1 asked)
 }
 
+// ExampleGradient differentiates k(x, y) in every coordinate of x at once: the values of ExampleDeriv's loop, in
+// O(d) operations for the Gaussian, Cauchy and Matérn kernels.
+func ExampleGradient() {
+	g := make([]float64, 2)
+	if err := kernel.Gradient(kernel.Gaussian{S: 1}, g, []float64{1, 2}, []float64{0, 0}); err != nil {
+		panic(err)
+	}
+	fmt.Printf("∇ₓk = (%.6f, %.6f)\n", g[0], g[1])
+	// The Laplacian kernel is not differentiable where a coordinate of x − y vanishes.
+	fmt.Println(kernel.Gradient(kernel.Laplacian{S: 1}, g, []float64{1, 2}, []float64{0, 0}))
+	// Output:
+	// ∇ₓk = (-0.082085, -0.164170)
+	// kernel laplacian: derivative of total order 1 does not exist (at most 0)
+}
+
 // ExampleMultiIndexOrder validates multi-indices: p = (2, 0, 1) is ∂³/∂x₁²∂x₃.
 func ExampleMultiIndexOrder() {
 	n, err := kernel.MultiIndexOrder([]int{2, 0, 1}, 3)

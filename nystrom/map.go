@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
@@ -443,9 +444,11 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 
 // Gradient writes the derivatives of the features at the rows x (rows×d) into dst (rows×d×Features(): dst[(i·d +
 // j)·F + c] = ∂ψ_c/∂x_j at row i): ∂ψ/∂x_j = Λ^{-1/2}Uᵀ ∂k_M(x)/∂x_j, from the kernel's closed-form derivatives
-// ∂k(x, c_m)/∂x_j (kernel.Deriv). It returns an error for a kernel without first derivatives everywhere (the
-// Laplacian kernel and the arc-cosine kernels), shapes that do not match, and NaN or infinite inputs. With it a
-// Nyström map is a learn.GradientMapper, so learn.Fit.PredictGradients differentiates models fitted on it.
+// ∂k(x, c_m)/∂x_j (kernel.Gradient: O(d) per landmark for the Gaussian, Cauchy and Matérn kernels, so a row costs
+// O(d·M) for them plus the product with the normalization). It returns an error for a kernel without first
+// derivatives everywhere (the Laplacian kernel and the arc-cosine kernels), shapes that do not match, and NaN or
+// infinite inputs. With it a Nyström map is a learn.GradientMapper, so learn.Fit.PredictGradients differentiates
+// models fitted on it.
 func (m *Map) Gradient(dst, x []float64, rows int) error {
 	if err := m.check(); err != nil {
 		return err
@@ -461,21 +464,22 @@ func (m *Map) Gradient(dst, x []float64, rows int) error {
 	}
 	d, M, F := m.d, m.m, m.f
 	errs := make([]error, rows)
-	parallel.For(rows, 0, func(i int) {
+	workers := min(rows, runtime.GOMAXPROCS(0))
+	gs := make([][]float64, workers) // per goroutine: g[j·M + l] = ∂k(x, c_l)/∂x_j, and one landmark's gradient
+	parallel.ForWorker(rows, workers, func(w, i int) {
+		if gs[w] == nil {
+			gs[w] = make([]float64, d*M+d)
+		}
+		g, gl := gs[w][:d*M], gs[w][d*M:]
 		xi := x[i*d : (i+1)*d]
-		g := make([]float64, d*M) // g[j·M + l] = ∂k(x, c_l)/∂x_j
-		p := make([]int, d)
-		for j := range d {
-			p[j] = 1
-			for l := range M {
-				v, err := kernel.Deriv(m.kern, xi, m.landmarks[l*d:(l+1)*d], p, nil)
-				if err != nil {
-					errs[i] = err
-					return
-				}
+		for l := range M {
+			if err := kernel.Gradient(m.kern, gl, xi, m.landmarks[l*d:(l+1)*d]); err != nil {
+				errs[i] = err
+				return
+			}
+			for j, v := range gl {
 				g[j*M+l] = v
 			}
-			p[j] = 0
 		}
 		linalg.GemmSerial(false, false, d, F, M, 1, g, M, m.norm, F, 0, dst[i*d*F:(i+1)*d*F], F)
 	})

@@ -2,12 +2,14 @@ package nystrom
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 )
@@ -515,6 +517,36 @@ func TestPointsScratch(t *testing.T) {
 			if z[i] != ref[i] {
 				t.Fatalf("%v: TransformBlock without scratch: feature %d = %v, TransformRows %v", c.basis, i, z[i], ref[i])
 			}
+		}
+	}
+}
+
+// TestGradientCost: a row's gradient takes the kernel's derivatives in O(d) per landmark (kernel.Gradient), so it
+// allocates its d×M derivatives once per goroutine and nothing per landmark (d·M calls of kernel.Deriv allocated
+// O(d) each: 40 MB for this map, and O(d²·M) time).
+func TestGradientCost(t *testing.T) {
+	const d, M = 100, 200
+	X, _ := uniformData(M+1, d, 1, 9)
+	for _, k := range []kernel.Kernel{kernel.Gaussian{S: 3}, kernel.Cauchy{S: 3}, kernel.Matern{Nu: 2.5, S: 3}} {
+		m, err := FromLandmarks(k, X[:M*d], M, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		F := m.Features()
+		dst := make([]float64, d*F)
+		x := X[M*d:]
+		if err := m.Gradient(dst, x, 1); err != nil {
+			t.Fatal(err)
+		}
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		if err := m.Gradient(dst, x, 1); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&b)
+		bound := uint64(8*(d*M+d)) + uint64(linalg.GemmSerialBytes(d, F, M)) + 16<<10
+		if got := b.TotalAlloc - a.TotalAlloc; got > bound {
+			t.Errorf("%s: one row's gradient allocated %d bytes, want at most %d", k.Name(), got, bound)
 		}
 	}
 }
