@@ -22,6 +22,9 @@ import (
 // are installed.
 var serveListening func(addr net.Addr)
 
+// serveLoading, when set (by tests), is called once the address is bound, before the models load.
+var serveLoading func()
+
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stdout, "--models DIR [--addr 127.0.0.1:8080] [flags]")
 	dir := fs.String("models", "", "directory of model files: every NAME.rff is served as the model NAME")
@@ -108,12 +111,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if _, err := net.ResolveTCPAddr("tcp", *addr); err != nil { // a malformed address
 		return usagef("--addr %s: %v", *addr, err)
 	}
+	// The signals are caught before anything else: a SIGHUP or SIGTERM while the models load (the port already
+	// open) waits for the loading to end — then reloads, or exits 0 — instead of killing the process.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
 	// The address is bound before the models load: a port in use fails at once, with nothing logged.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return usagef("--addr %s: %v", *addr, err)
 	}
 	defer ln.Close() // on the errors below; Serve closes it otherwise, and a second Close is harmless
+	if serveLoading != nil {
+		serveLoading()
+	}
 	s, err := serve.New(*dir, opts)
 	if errors.Is(err, serve.ErrTokenFile) {
 		return usagef("--token-file: %v (write one token, no spaces, into the file)", err)
@@ -127,9 +138,6 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sigs)
 	go func() {
 		for {
 			select {

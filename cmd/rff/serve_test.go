@@ -468,3 +468,28 @@ func TestServeWatch(t *testing.T) {
 		t.Fatalf("exit %d after SIGINT", code)
 	}
 }
+
+// A SIGHUP and a SIGTERM that arrive while the models load — the port already bound, so a supervisor may think the
+// server up — do not kill the process: once loaded it reloads, then drains and exits 0.
+func TestServeSignalsWhileLoading(t *testing.T) {
+	models := t.TempDir()
+	copyGolden(t, models, "ridge-sr", "reg")
+	serveLoading = func() {
+		for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+			if err := syscall.Kill(os.Getpid(), sig); err != nil {
+				t.Error(err)
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // delivered while loading
+	}
+	t.Cleanup(func() { serveLoading = nil })
+	_, codec, stderr := startServe(t, "--models", models)
+	if code := waitExit(t, codec, stderr); code != 0 {
+		t.Fatalf("exit %d, want 0: %s", code, stderr.String())
+	}
+	for _, want := range []string{"SIGHUP: reloading", "signal received"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the log lacks %q: %s", want, stderr.String())
+		}
+	}
+}
