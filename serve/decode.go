@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/rffkit/rff/internal/numparse"
@@ -207,7 +208,7 @@ func (s *scanner) number(special bool) ([]byte, int, error) {
 			s.i++
 		}
 	default:
-		return nil, 0, s.fail("expected a number")
+		return nil, 0, s.fail(notA("expected a number", s.b[start:]))
 	}
 	if s.peek() == '.' {
 		s.i++
@@ -395,7 +396,7 @@ func (s *scanner) skip(depth int) error {
 // recursion.
 func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (count, bad, kind int, err error) {
 	if !s.consume('[') {
-		return 0, 0, 0, s.fail(notA("data must be an array of numbers", s.peek()))
+		return 0, 0, 0, s.fail(notA("data must be an array of numbers", s.b[s.i:]))
 	}
 	var (
 		length          [maxRank + 1]int // the elements so far of the array open at each depth
@@ -492,7 +493,7 @@ func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (cou
 			}
 			count++
 		default:
-			return 0, 0, 0, s.fail(notA("data must hold numbers", c))
+			return 0, 0, 0, s.fail(notA("data must hold numbers", s.b[s.i:]))
 		}
 		// after a value: ',' (at once, the common case) or one or more ']'
 		open = false
@@ -524,8 +525,20 @@ func (s *scanner) data(dst []float64, off, stride, bits int, nest *nesting) (cou
 	return count, -1, finite, nil
 }
 
-// valueKind names the kind of JSON value that starts with c, for error messages ("" when none does).
-func valueKind(c byte) string {
+// valueKind names the kind of JSON value that rest starts with, for error messages ("" when none does), and names
+// the NaN and infinity spellings JSON lacks.
+func valueKind(rest []byte) string {
+	var c byte
+	if len(rest) > 0 {
+		c = rest[0]
+	}
+	switch word := strings.ToLower(string(rest[:min(len(rest), 4)])); {
+	case strings.HasPrefix(word, "nan"), strings.HasPrefix(word, "inf"), strings.HasPrefix(word, "-inf"),
+		strings.HasPrefix(word, "+inf"), strings.HasPrefix(word, "-nan"), strings.HasPrefix(word, "+nan"):
+		return "a NaN or an infinity (a model predicts finite inputs only)"
+	case c == 'n' && word != "null":
+		return ""
+	}
 	switch {
 	case c == '"':
 		return "a string"
@@ -543,9 +556,9 @@ func valueKind(c byte) string {
 	return ""
 }
 
-// notA returns msg, followed by ", not" and the kind of value that starts with c when there is one.
-func notA(msg string, c byte) string {
-	if k := valueKind(c); k != "" {
+// notA returns msg, followed by ", not" and the kind of value that rest starts with when there is one.
+func notA(msg string, rest []byte) string {
+	if k := valueKind(rest); k != "" {
 		return msg + ", not " + k
 	}
 	return msg

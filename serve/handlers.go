@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"runtime/debug"
@@ -55,31 +56,49 @@ func (s *Server) routes() http.Handler {
 		writeError(w, errorf(http.StatusNotFound, "no such endpoint: %s %s", r.Method, clip([]byte(r.URL.Path))))
 		return ""
 	})
-	return canonicalPaths(mux)
+	return s.canonicalPaths(mux)
 }
 
 // canonicalPaths answers 400 to a request whose path, as sent, is not in canonical form (a "." or ".." segment, an
 // empty segment, or no leading slash) instead of the redirect http.ServeMux would send: the API has no such paths, and a
 // redirect is neither JSON nor, for POST, followed by most clients.
-func canonicalPaths(next http.Handler) http.Handler {
+// The refusal is counted in the metrics and logged like any answer, under the route "other".
+func (s *Server) canonicalPaths(next http.Handler) http.Handler {
+	refuse := s.wrap(routeOther, "", true, func(w http.ResponseWriter, r *http.Request) string {
+		writeError(w, nonCanonical(r.URL.EscapedPath()))
+		return ""
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.EscapedPath() // as the client sent it: an escaped slash is part of a segment (a model name)
-		c := path.Clean(p)
-		if strings.HasSuffix(p, "/") && c != "/" {
-			c += "/"
-		}
-		if c != p || !strings.HasPrefix(p, "/") {
-			writeError(w, errorf(http.StatusBadRequest, "the path %s is not in canonical form (no \".\" or \"..\" or empty segments): "+
-				"send paths such as /v2/models/NAME/infer", quote(p)))
-			return
-		}
-		if strings.Contains(strings.ToLower(p), "%2f") { // "x%2Finfer" would be one segment, a model name with a slash
-			writeError(w, errorf(http.StatusBadRequest, "the path %s holds an escaped slash (%%2F): no model name has one "+
-				"(names are file names); send paths such as /v2/models/NAME/infer", quote(p)))
+		if nonCanonical(r.URL.EscapedPath()) != nil {
+			refuse.ServeHTTP(w, r)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// nonCanonical returns the error of a path p, as the client sent it (an escaped slash is part of a segment: a model
+// name), that is not in canonical form, or nil.
+func nonCanonical(p string) *apiError {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	dots := false // a segment "." or ".." spelled with escapes, %2e%2e
+	for _, seg := range strings.Split(p, "/") {
+		if u, err := url.PathUnescape(seg); err == nil && (u == "." || u == "..") {
+			dots = true
+		}
+	}
+	if c != p || dots || !strings.HasPrefix(p, "/") {
+		return errorf(http.StatusBadRequest, "the path %s is not in canonical form (no \".\" or \"..\" or empty segments): "+
+			"send paths such as /v2/models/NAME/infer", quote(p))
+	}
+	if strings.Contains(strings.ToLower(p), "%2f") { // "x%2Finfer" would be one segment, a model name with a slash
+		return errorf(http.StatusBadRequest, "the path %s holds an escaped slash (%%2F): no model name has one "+
+			"(names are file names); send paths such as /v2/models/NAME/infer", quote(p))
+	}
+	return nil
 }
 
 // recorder remembers the status code a handler wrote.

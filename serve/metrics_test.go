@@ -53,6 +53,7 @@ func TestMetrics(t *testing.T) {
 	do(t, c, "POST", ts.URL+"/v2/models/nope/infer", []byte("{}"))
 	do(t, c, "POST", ts.URL+"/v2/models/other/infer", []byte("{}"))
 	do(t, c, "GET", ts.URL+"/v2/models/reg", nil)
+	do(t, c, "POST", ts.URL+"/v2//models/reg/infer", []byte("{}")) // not in canonical form: 400, counted as "other"
 
 	for _, w := range []struct {
 		name   string
@@ -67,6 +68,8 @@ func TestMetrics(t *testing.T) {
 		{"rff_serve_errors_total", map[string]string{"route": "infer", "model": "reg", "code": "400"}, 1},
 		{"rff_serve_errors_total", map[string]string{"route": "infer", "model": "", "code": "404"}, 2},
 		{"rff_serve_errors_total", map[string]string{"route": "infer", "model": "reg", "code": "200"}, -1},
+		{"rff_serve_requests_total", map[string]string{"route": "other", "model": "", "code": "400"}, 1},
+		{"rff_serve_errors_total", map[string]string{"route": "other", "model": "", "code": "400"}, 1},
 		{"rff_serve_rows_predicted_total", map[string]string{"model": "reg"}, 12},
 		{"rff_serve_rows_predicted_total", map[string]string{"model": "cls"}, 10},
 		{"rff_serve_request_duration_seconds", map[string]string{"route": "infer", "model": "reg"}, 4},

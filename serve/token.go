@@ -44,12 +44,18 @@ func readTokenFile(path string) (string, stamp, error) {
 	if len(b) > maxTokenFile {
 		return "", stamp{}, fmt.Errorf("%s holds more than %d KiB; it must hold one token", path, maxTokenFile>>10)
 	}
-	tok := strings.TrimSpace(string(b))
+	tok := strings.TrimSpace(strings.TrimPrefix(string(b), "\ufeff")) // an editor's byte-order mark is not the token's
 	if tok == "" {
 		return "", stamp{}, fmt.Errorf("%s is empty; it must hold one token", path)
 	}
 	if strings.ContainsAny(tok, " \t\r\n\v\f") {
 		return "", stamp{}, fmt.Errorf("%s holds more than one word; it must hold one token (no spaces)", path)
+	}
+	for _, c := range []byte(tok) {
+		if c < 0x21 || c > 0x7e { // a client could not send it in an Authorization header
+			return "", stamp{}, fmt.Errorf("%s holds a character that is not printable ASCII; a bearer token is "+
+				"letters, digits and ASCII punctuation", path)
+		}
 	}
 	return tok, stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}, nil
 }

@@ -60,6 +60,8 @@ func TestTokenFileAtStart(t *testing.T) {
 		{"two lines", []byte("tokA\ntokB\n"), false, "more than one word"},
 		{"a directory", nil, true, "not a regular file: a directory"},
 		{"one word too long", bytes.Repeat([]byte("t"), maxTokenFile+1), false, "more than 64 KiB"},
+		{"not ASCII", []byte("tök\n"), false, "not printable ASCII"},
+		{"a control character", []byte("tok\x00A\n"), false, "not printable ASCII"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(tdir, strings.ReplaceAll(c.name, " ", "-"))
@@ -76,6 +78,13 @@ func TestTokenFileAtStart(t *testing.T) {
 				t.Errorf("New: %v, want ErrTokenFile saying %q", err, c.want)
 			}
 		})
+	}
+	// A byte-order mark, as some editors write one, is not part of the token.
+	bom := filepath.Join(tdir, "bom")
+	writeToken(t, bom, []byte("\ufefftok-A\n"))
+	_, tb := newTestServer(t, dir, Options{TokenFile: bom})
+	if code := authCode(t, tb.Client(), tb.URL, "tok-A"); code != 200 {
+		t.Errorf("token of a file with a byte-order mark: %d", code)
 	}
 	_, ts := newTestServer(t, dir, Options{TokenFile: good})
 	c := ts.Client()
