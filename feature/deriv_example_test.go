@@ -59,6 +59,33 @@ func ExampleMap_Gradient() {
 	// ∂f/∂x_2 ≈ ∂k/∂x_2 to 0.02: true
 }
 
+// ExampleMap_GradientProduct differentiates a model f(x) = θᵀψ(x) without its derivative features: with θ = ψ(y),
+// f(x) ≈ k(x, y) and ∇f(x) ≈ ∇ₓk(x, y), as in ExampleMap_Gradient.
+func ExampleMap_GradientProduct() {
+	const d = 2
+	k := kernel.Gaussian{S: 1}
+	m, err := feature.New(k, rule.ORF{}, d, 3000, 7)
+	if err != nil {
+		panic(err)
+	}
+	x, y := []float64{0.4, 0.1}, []float64{0, 0}
+	theta := make([]float64, m.Features())
+	if err := m.TransformRows(theta, y, 1); err != nil {
+		panic(err)
+	}
+	g := make([]float64, d) // one row, d inputs, one output
+	if err := m.GradientProduct(g, x, 1, theta, 1); err != nil {
+		panic(err)
+	}
+	for i := range d {
+		exact := -(x[i] - y[i]) * k.Eval(x, y)
+		fmt.Printf("∂f/∂x_%d ≈ ∂k/∂x_%d to 0.02: %v\n", i+1, i+1, math.Abs(g[i]-exact) < 0.02)
+	}
+	// Output:
+	// ∂f/∂x_1 ≈ ∂k/∂x_1 to 0.02: true
+	// ∂f/∂x_2 ≈ ∂k/∂x_2 to 0.02: true
+}
+
 // ExampleMap_EstimateDeriv estimates the mixed derivative ∂²k/∂x₁∂y₁ of a Gaussian kernel from derivative features
 // and compares it with the exact value from package kernel.
 func ExampleMap_EstimateDeriv() {

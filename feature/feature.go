@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -41,6 +42,7 @@ type Map struct {
 	phi    func(float64) float64 // pointwise kernels only
 	cols   int
 	seed   uint64
+	freqs  func() []float64 // Frequencies, computed once (GradientProduct)
 }
 
 // Option configures New.
@@ -64,6 +66,7 @@ func New(k kernel.Kernel, r rule.Rule, d, D int, seed uint64, opts ...Option) (*
 		return nil, err
 	}
 	m := &Map{kern: k, rule: r, d: d, seed: seed}
+	m.freqs = sync.OnceValue(m.Frequencies)
 	for i, o := range opts {
 		if o == nil {
 			return nil, fmt.Errorf("feature.New: option %d is nil", i+1)

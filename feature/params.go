@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
@@ -68,6 +69,7 @@ func FromParams(k kernel.Kernel, p Params) (*Map, error) {
 	}
 	n, d := pts.Len(), pts.Dim()
 	m := &Map{kern: k, rule: explicitRule(p.Rule), form: p.Form, d: d, points: pts}
+	m.freqs = sync.OnceValue(m.Frequencies)
 	w, zero := pts.Weights(), pts.Zero()
 	m.amp = make([]float64, n)
 	switch kk := k.(type) {

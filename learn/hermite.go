@@ -247,9 +247,18 @@ type GradientMapper interface {
 	Gradient(dst, x []float64, rows int) error
 }
 
+// GradientProducter is a GradientMapper that also differentiates a model θᵀz(x) directly, without forming the
+// d·F derivative features of a row: GradientProduct(dst, x, rows, theta, P) writes ∂_j(θ_kᵀz)(x_i) into dst
+// (rows×d×P: dst[(i·d + j)·P + k]) for theta F×P. *feature.Map and the Nyström map are ones.
+type GradientProducter interface {
+	GradientMapper
+	GradientProduct(dst, x []float64, rows int, theta []float64, P int) error
+}
+
 // PredictGradients writes the gradients of the fitted model at the n rows of X (n×d, d = m.Dim()) into dst
 // (n×d×P, row-major: dst[(i·d + j)·P + k] = ∂_j f_k(x_i)), using the derivative features of m, which must be the map
-// the model was fitted with (a shift-invariant kernel: arc-cosine maps have no derivatives).
+// the model was fitted with (a shift-invariant kernel: arc-cosine maps have no derivatives): m's GradientProduct
+// when it is a [GradientProducter], otherwise its derivative features, a block of rows at a time, times θ.
 func (f *Fit) PredictGradients(dst []float64, m GradientMapper, X []float64, n int) error {
 	if err := f.check("learn.Fit.PredictGradients"); err != nil {
 		return err
@@ -266,6 +275,12 @@ func (f *Fit) PredictGradients(dst []float64, m GradientMapper, X []float64, n i
 	}
 	if !size.Is(len(dst), n, d, f.P) {
 		return fmt.Errorf("learn.Fit.PredictGradients: dst has %d values, want %d rows × %d × %d outputs", len(dst), n, d, f.P)
+	}
+	if gp, ok := m.(GradientProducter); ok {
+		if err := gp.GradientProduct(dst, X, n, f.Theta, f.P); err != nil {
+			return fmt.Errorf("learn.Fit.PredictGradients: %w", err)
+		}
+		return nil
 	}
 	dz := make([]float64, min(n, BlockRows)*d*f.F)
 	for r0 := 0; r0 < n; r0 += BlockRows {

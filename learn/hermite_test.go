@@ -3,11 +3,14 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/kernel"
+	"github.com/rffkit/rff/rule"
 )
 
 // smooth5 is the 5-D test function f(x) = sin(x₁ + x₂/2) + cos(x₃)·x₄/2 + 0.3·x₅² + 1 and its gradient.
@@ -312,5 +315,35 @@ func TestHermiteSelectLambdaBruteForce(t *testing.T) {
 		if sel.BestEvidenceIndex != bestEv {
 			t.Errorf("intercept %v, w %g: best evidence index %d, definition %d (%v)", tc.intercept, tc.w, sel.BestEvidenceIndex, bestEv, evs)
 		}
+	}
+}
+
+// TestPredictGradientsCost: a model on a feature map is differentiated through the map's GradientProduct, not its
+// d·F derivative features: a row's gradient allocates about a row of projections, features and their products
+// (and the frequencies once), not the d·F = 400 000 values (3.2 MB) of its derivative features.
+func TestPredictGradientsCost(t *testing.T) {
+	const d, D = 100, 2000
+	m, err := feature.New(kernel.Gaussian{S: 3}, rule.G{}, d, D, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	F := m.Features()
+	f := &Fit{F: F, P: 1, Theta: make([]float64, F), Bias: make([]float64, 1)}
+	for i := range f.Theta {
+		f.Theta[i] = math.Cos(float64(i))
+	}
+	x := make([]float64, d)
+	dst := make([]float64, d)
+	if err := f.PredictGradients(dst, m, x, 1); err != nil { // the frequencies, once
+		t.Fatal(err)
+	}
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	if err := f.PredictGradients(dst, m, x, 1); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&b)
+	if got, bound := b.TotalAlloc-a.TotalAlloc, uint64(8*(2*F+2*D+d)+64<<10); got > bound {
+		t.Errorf("one row's gradient allocated %d bytes, want at most %d", got, bound)
 	}
 }

@@ -284,6 +284,36 @@ func ExampleMap_Gradient() {
 	// nystrom: Gradient: the laplacian kernel has no first derivatives everywhere
 }
 
+// GradientProduct differentiates a model θᵀψ(x) without its derivative features. With θ = ψ(c) for a landmark c,
+// θᵀψ(x) = k(x, c) (nothing dropped), so the gradient is ∇ₓk(x, c).
+func ExampleMap_GradientProduct() {
+	const M, d = 6, 2
+	L := []float64{0, 0, 1, 0, 0, 1, 1, 1, 0.5, 0.5, 0.2, 0.8}
+	k := kernel.Gaussian{S: 0.7}
+	m, err := nystrom.FromLandmarks(k, L, M, d)
+	if err != nil {
+		panic(err)
+	}
+	c := L[2:4] // the landmark (1, 0)
+	theta := make([]float64, m.Features())
+	if err := m.TransformRows(theta, c, 1); err != nil {
+		panic(err)
+	}
+	x := []float64{0.3, 0.4}
+	g := make([]float64, d)
+	if err := m.GradientProduct(g, x, 1, theta, 1); err != nil {
+		panic(err)
+	}
+	kxc := k.Eval(x, c)
+	for j := range d {
+		want := -(x[j] - c[j]) / (k.S * k.S) * kxc
+		fmt.Printf("∂k/∂x_%d = %.3f: %v\n", j+1, want, math.Abs(g[j]-want) < 1e-9)
+	}
+	// Output:
+	// ∂k/∂x_1 = 0.736: true
+	// ∂k/∂x_2 = -0.421: true
+}
+
 // Predict evaluates a ridge fit on the map's features; with P outputs dst holds n×P values, row after row.
 func ExampleMap_Predict() {
 	X, y := sine(400, 1)

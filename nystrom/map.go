@@ -470,22 +470,77 @@ func (m *Map) Gradient(dst, x []float64, rows int) error {
 		if gs[w] == nil {
 			gs[w] = make([]float64, d*M+d)
 		}
-		g, gl := gs[w][:d*M], gs[w][d*M:]
-		xi := x[i*d : (i+1)*d]
-		for l := range M {
-			if err := kernel.Gradient(m.kern, gl, xi, m.landmarks[l*d:(l+1)*d]); err != nil {
-				errs[i] = err
-				return
-			}
-			for j, v := range gl {
-				g[j*M+l] = v
-			}
+		g := gs[w][:d*M]
+		if errs[i] = m.kernelGradients(g, gs[w][d*M:], x[i*d:(i+1)*d]); errs[i] != nil {
+			return
 		}
 		linalg.GemmSerial(false, false, d, F, M, 1, g, M, m.norm, F, 0, dst[i*d*F:(i+1)*d*F], F)
 	})
 	for i, err := range errs {
 		if err != nil {
 			return fmt.Errorf("nystrom: Gradient: row %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// GradientProduct writes the gradients of the P functions f_a(x) = Σ_c θ[c·P + a]·ψ_c(x) (theta F×P: the
+// coefficients of a model on this map) at the rows x (rows×d) into dst (rows×d×P, dst[(i·d + j)·P + a] = ∂f_a/∂x_j
+// at row i): the features are ψ(x) = Nᵀk_M(x) with N the M×F normalization, so with u = Nθ (M×P, once per call)
+// ∇f_a(x) = Σ_l ∇ₓk(x, c_l)·u_la, and a row costs its M kernel gradients (kernel.Gradient) and d·M·P
+// multiply-adds, not the d·F derivative features of Gradient and their product with θ. A row gets the same bits alone as among other rows. Errors as Gradient's, and
+// for a theta that is not F×P or P < 1.
+func (m *Map) GradientProduct(dst, x []float64, rows int, theta []float64, P int) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	if P < 1 || !size.Is(len(theta), m.f, P) {
+		return fmt.Errorf("nystrom: GradientProduct: theta has %d values, want %d features × P = %d outputs", len(theta), m.f, P)
+	}
+	if err := blocks.CheckX("nystrom: GradientProduct", x, rows, m.d); err != nil {
+		return err
+	}
+	if !size.Is(len(dst), rows, m.d, P) {
+		return fmt.Errorf("nystrom: GradientProduct: len dst = %d, want %d×%d×%d", len(dst), rows, m.d, P)
+	}
+	if dk, ok := m.kern.(kernel.Differentiable); !ok || dk.MaxOrder() < 1 {
+		return fmt.Errorf("nystrom: GradientProduct: the %s kernel has no first derivatives everywhere", m.kern.Name())
+	}
+	if rows == 0 {
+		return nil
+	}
+	d, M, F := m.d, m.m, m.f
+	u := make([]float64, M*P) // the normalization times θ
+	linalg.MulRows(false, M, P, F, m.norm, F, theta, P, u, P)
+	errs := make([]error, rows)
+	workers := min(rows, runtime.GOMAXPROCS(0))
+	gs := make([][]float64, workers) // per goroutine: g[j·M + l] = ∂k(x, c_l)/∂x_j, and one landmark's gradient
+	parallel.ForWorker(rows, workers, func(w, i int) {
+		if gs[w] == nil {
+			gs[w] = make([]float64, d*M+d)
+		}
+		if errs[i] = m.kernelGradients(gs[w][:d*M], gs[w][d*M:], x[i*d:(i+1)*d]); errs[i] != nil {
+			return
+		}
+		linalg.MulRows(false, d, P, M, gs[w][:d*M], M, u, P, dst[i*d*P:(i+1)*d*P], P)
+	})
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("nystrom: GradientProduct: row %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// kernelGradients writes g[j·M + l] = ∂k(x, c_l)/∂x_j (d×M) for the row x, with gl (length d) as scratch.
+func (m *Map) kernelGradients(g, gl, x []float64) error {
+	d, M := m.d, m.m
+	for l := range M {
+		if err := kernel.Gradient(m.kern, gl, x, m.landmarks[l*d:(l+1)*d]); err != nil {
+			return err
+		}
+		for j, v := range gl {
+			g[j*M+l] = v
 		}
 	}
 	return nil

@@ -550,3 +550,76 @@ func TestGradientCost(t *testing.T) {
 		}
 	}
 }
+
+// TestGradientProduct: GradientProduct is Gradient's derivative features times θ — the same sums over landmarks and
+// features in another order, so within (M + F + 8)·2⁻⁵² of the sum of the terms' magnitudes S =
+// Σ_l |∂k(x, c_l)/∂x_j|·Σ_c |N_lc|·|θ_ca| — for one and three outputs and three kernels; a row alone has the bits it
+// has among others; θ of the wrong shape and a kernel without derivatives are refused.
+func TestGradientProduct(t *testing.T) {
+	const n, d, M = 9, 4, 30
+	X, _ := uniformData(M+n, d, 1, 5)
+	pts := X[M*d:]
+	for _, k := range []kernel.Kernel{kernel.Gaussian{S: 0.8}, kernel.Cauchy{S: 1.1}, kernel.Matern{Nu: 1.5, S: 0.9}} {
+		m, err := FromLandmarks(k, X[:M*d], M, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		F := m.Features()
+		for _, P := range []int{1, 3} {
+			theta := make([]float64, F*P)
+			for i := range theta {
+				theta[i] = math.Sin(float64(7*i + P))
+			}
+			got := make([]float64, n*d*P)
+			if err := m.GradientProduct(got, pts, n, theta, P); err != nil {
+				t.Fatal(err)
+			}
+			dz := make([]float64, n*d*F)
+			if err := m.Gradient(dz, pts, n); err != nil {
+				t.Fatal(err)
+			}
+			gl := make([]float64, d)
+			for i := range n {
+				for j := range d {
+					for a := range P {
+						var want, S float64
+						for c := range F {
+							want += dz[(i*d+j)*F+c] * theta[c*P+a]
+						}
+						for l := range m.Centres() {
+							if err := kernel.Gradient(k, gl, pts[i*d:(i+1)*d], m.landmarks[l*d:(l+1)*d]); err != nil {
+								t.Fatal(err)
+							}
+							for c := range F {
+								S += math.Abs(gl[j]) * math.Abs(m.norm[l*F+c]) * math.Abs(theta[c*P+a])
+							}
+						}
+						tol := float64(M+F+8) * 0x1p-52 * S
+						if g := got[(i*d+j)*P+a]; !(math.Abs(g-want) <= tol) {
+							t.Fatalf("%s, P = %d: row %d, ∂/∂x_%d, output %d: %v, features × θ %v (± %.3g)", k.Name(), P, i, j, a, g, want, tol)
+						}
+					}
+				}
+			}
+			one := make([]float64, d*P)
+			if err := m.GradientProduct(one, pts[4*d:5*d], 1, theta, P); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range one {
+				if math.Float64bits(v) != math.Float64bits(got[4*d*P+i]) {
+					t.Fatalf("%s: row 4 alone %v, among %d rows %v", k.Name(), v, n, got[4*d*P+i])
+				}
+			}
+			if err := m.GradientProduct(got, pts, n, theta[:F*P-1], P); err == nil {
+				t.Error("a short theta was accepted")
+			}
+		}
+	}
+	lap, err := FromLandmarks(kernel.Laplacian{S: 1}, X[:M*d], M, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lap.GradientProduct(make([]float64, d), pts[:d], 1, make([]float64, lap.Features()), 1); err == nil {
+		t.Error("the Laplacian kernel's Nyström features were differentiated")
+	}
+}
