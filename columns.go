@@ -13,6 +13,7 @@ import (
 // the columns gives the same rows, extra columns are ignored, and a missing column is an error naming it. Data
 // whose columns carry generated names (x1, x2, …: a file without a header) must have exactly the model's columns,
 // in the model's order. Models without stored names, and data without column names, take the columns by position.
+// A model input loaded as the data's target column is an error that says so.
 func (m *Model) Inputs(data *dataset.Data) ([]float64, error) {
 	if !m.ok() {
 		return nil, errNoModel
@@ -21,7 +22,7 @@ func (m *Model) Inputs(data *dataset.Data) ([]float64, error) {
 		return nil, fmt.Errorf("no data rows")
 	}
 	names, d := m.file.Names, m.file.Dim
-	if names == nil || data.Names == nil || slices.Equal(data.Names, names) || (generated(data.Names) && !generated(names)) {
+	if names == nil || data.Names == nil || slices.Equal(data.Names, names) || generated(data.Names) {
 		if data.D != d {
 			return nil, fmt.Errorf("the data have %d input columns, the model takes %d%s", data.D, d, columnHint(names))
 		}
@@ -37,6 +38,9 @@ func (m *Model) Inputs(data *dataset.Data) ([]float64, error) {
 	cols := make([]int, d)
 	for j, n := range names {
 		c, ok := pos[n]
+		if !ok && n == data.TargetName {
+			return nil, fmt.Errorf("column %q is an input of the model (%s) but was read as the target column", n, strings.Join(names, ", "))
+		}
 		if !ok {
 			return nil, fmt.Errorf("no column %q: the model takes %s", n, strings.Join(names, ", "))
 		}
