@@ -231,6 +231,12 @@ type Options struct {
 	// of them is. A file without a header, and the other formats, are read
 	// whole.
 	Columns []string
+	// Width, when positive, is the least number of feature columns of a
+	// LibSVM file: one whose largest feature index is smaller has its rows
+	// padded with zero columns up to Width — a test file for a model fitted
+	// on wider data, whose last features happen to be zero in every row,
+	// holds none of their indices. Other formats ignore it.
+	Width int
 	// MaxBytes is the memory budget of a load, in bytes: the most that the
 	// arrays a loader builds may take (N×D×8 bytes for X, 8 bytes per target,
 	// and what a format needs on the way), and the most decompressed input a
@@ -408,7 +414,7 @@ func Load(path string, opt Options) (*Data, error) {
 		if format == FormatCSV {
 			return readCSV(r, path, opt.Target, opt.Columns, b)
 		}
-		return readLibSVM(r, path, opt.Target, b)
+		return readLibSVM(r, path, opt.Target, opt.Width, b)
 	}
 	return nil, fmt.Errorf("%s: unknown format %v", path, format)
 }

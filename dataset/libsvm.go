@@ -31,7 +31,8 @@ func ReadLibSVM(r io.Reader, name string) (*Data, error) {
 // refused whatever the budget, with an error that is not a *BudgetError,
 // since raising the budget cannot help: the file is likely corrupt.
 // o.Target "none" drops the labels (Y is nil); "" keeps them; other targets
-// are an error, and so is a nil r. o.Format and o.Labels are ignored.
+// are an error, and so is a nil r. o.Width pads narrower files with zero
+// columns. o.Format and o.Labels are ignored.
 func (o Options) ReadLibSVM(r io.Reader, name string) (*Data, error) {
 	if r == nil {
 		return nil, errNilReader
@@ -44,11 +45,11 @@ func (o Options) ReadLibSVM(r io.Reader, name string) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readLibSVM(r, name, o.Target, b)
+	return readLibSVM(r, name, o.Target, o.Width, b)
 }
 
 // readLibSVM is ReadLibSVM with the budget b, which r already enforces on the input.
-func readLibSVM(r io.Reader, name, target string, b *budget) (*Data, error) {
+func readLibSVM(r io.Reader, name, target string, width int, b *budget) (*Data, error) {
 	drop, err := dropTarget(name, target, FormatLibSVM)
 	if err != nil {
 		return nil, err
@@ -147,17 +148,20 @@ func readLibSVM(r io.Reader, name, target string, b *budget) (*Data, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("%s: empty file", name)
 	}
-	if maxIdx == 0 {
+	if maxIdx == 0 && width <= 0 {
 		return nil, fmt.Errorf("%s: no features (every line has only a label)", name)
 	}
-	d := maxIdx
+	d := max(maxIdx, width)
 	need := satAdd(satMul(satMul(int64(n), int64(d)), 8), nameCost*int64(d)) // X and the names of its columns
-	if avail := memoryAvailable(); avail > 0 && need > avail {
+	if avail := memoryAvailable(); avail > 0 && need > avail && d > width {
 		// No budget can make this fit: say which index sets the width, and do not suggest raising the budget.
 		return nil, fmt.Errorf("%s:%d: feature index %d makes %d rows × %d columns (%s), more than the memory available (%s); is the file corrupt? (a LibSVM file is densified: its largest feature index sets the number of columns)",
 			name, maxAt, d, n, d, formatBytes(need), formatBytes(avail))
 	}
 	what := fmt.Sprintf("densifying %d rows × %d features (feature index %d sets the width)", n, d, d)
+	if d > maxIdx {
+		what = fmt.Sprintf("densifying %d rows × %d features (padded to the width asked)", n, d)
+	}
 	if err := b.charge(need, maxAt, what); err != nil {
 		return nil, err
 	}

@@ -177,3 +177,27 @@ func TestLibSVMWidth(t *testing.T) {
 		t.Fatalf("a file within memory: %v", err)
 	}
 }
+
+// TestLibSVMPadWidth: Options.Width pads a file whose largest index is smaller with zero columns (a test file for a
+// model of wider data), never narrows one, and lets every line hold a label only.
+func TestLibSVMPadWidth(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		width int
+		d     int
+		x     []float64
+	}{
+		{"1 1:0.5 2:0.2\n2 1:0.1\n", 3, 3, []float64{0.5, 0.2, 0, 0.1, 0, 0}},
+		{"1 1:0.5 2:0.2\n2 1:0.1\n", 1, 2, []float64{0.5, 0.2, 0.1, 0}},
+		{"1 1:0.5 2:0.2\n2 1:0.1\n", 0, 2, []float64{0.5, 0.2, 0.1, 0}},
+		{"1\n2\n", 2, 2, []float64{0, 0, 0, 0}},
+	} {
+		d, err := Options{Width: c.width}.ReadLibSVM(strings.NewReader(c.text), "w.libsvm")
+		if err != nil {
+			t.Fatalf("width %d, %q: %v", c.width, c.text, err)
+		}
+		if d.D != c.d || !slices.Equal(d.X, c.x) || len(d.Names) != c.d || d.Names[c.d-1] != fmt.Sprintf("x%d", c.d) {
+			t.Errorf("width %d, %q: D = %d, X = %v, names %v; want D = %d, X = %v", c.width, c.text, d.D, d.X, d.Names, c.d, c.x)
+		}
+	}
+}

@@ -22,6 +22,9 @@ type dataFlags struct {
 	// columns are the input columns to read from a CSV file with a header (predict and eval: the model's); the
 	// others but the target are skipped unparsed. nil reads every column.
 	columns []string
+	// width is the least number of feature columns of a LibSVM file (predict and eval: the model's inputs); a
+	// narrower file, whose last features are zero in every row, is padded with zero columns.
+	width int
 	// kept holds the bytes of the inputs keepInputs read into memory, by path: they stay there, so a load counts
 	// those of the other inputs as held (its own it charges itself).
 	kept map[string]int64
@@ -93,7 +96,7 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels, MaxBytes: f.maxBytes(), Columns: f.columns})
+	data, err := dataset.Load(f.path, dataset.Options{Format: format, Target: f.target, Labels: f.labels, MaxBytes: f.maxBytes(), Columns: f.columns, Width: f.width})
 	if de, ok := errors.AsType[*dataset.BudgetError](err); ok && f.heldBytes() > 0 && de.Bytes > 0 {
 		var beside []string
 		if f.held > 0 {

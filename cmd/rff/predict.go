@@ -129,6 +129,7 @@ func checkPredict(m *rff.Model, df *dataFlags, data *dataset.Data, extra float64
 func loadFor(m *rff.Model, df *dataFlags) (*dataset.Data, error) {
 	info := m.Info()
 	df.columns = append(info.Inputs, info.Targets...) // a vector-valued model's targets are columns of the data
+	df.width = len(info.Inputs)                       // a sparse file need not hold the last features' indices
 	if df.target == "" && df.path != "" {
 		format, err := dataset.ParseFormat(df.format)
 		if err != nil {
