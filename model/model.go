@@ -211,27 +211,30 @@ func Encode(m *Model) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: encoding the header: %w", err)
 	}
-	var buf bytes.Buffer
-	buf.WriteString(Magic)
-	put32 := func(v uint32) { buf.Write(binary.LittleEndian.AppendUint32(nil, v)) }
-	put32(Version)
-	put32(uint32(len(hdr)))
-	buf.Write(hdr)
 	named := c.named()
-	put32(uint32(len(named)))
+	// One buffer of the file's exact size, the arrays written straight into it: a model's largest array (a
+	// posterior's F×F factor) is held twice while it is written — in the model and in the file's bytes — not four
+	// times, as a growing buffer and a copy per array would.
+	n := len(Magic) + 4 + 4 + len(hdr) + 4 + sha256.Size
 	for _, a := range named {
-		buf.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(a.name))))
-		buf.WriteString(a.name)
-		buf.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(a.v))))
-		vals := make([]byte, 8*len(a.v))
-		for i, v := range a.v {
-			binary.LittleEndian.PutUint64(vals[8*i:], math.Float64bits(v))
-		}
-		buf.Write(vals)
+		n += 2 + len(a.name) + 8 + 8*len(a.v)
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
-	return buf.Bytes(), nil
+	buf := make([]byte, 0, n)
+	buf = append(buf, Magic...)
+	buf = binary.LittleEndian.AppendUint32(buf, Version)
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(hdr)))
+	buf = append(buf, hdr...)
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(named)))
+	for _, a := range named {
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(len(a.name)))
+		buf = append(buf, a.name...)
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(a.v)))
+		for _, v := range a.v {
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+		}
+	}
+	sum := sha256.Sum256(buf)
+	return append(buf, sum[:]...), nil
 }
 
 // Save writes m to the file path atomically: the model is encoded and checked first, then written to a temporary

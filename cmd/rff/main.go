@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -105,6 +106,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	out := &cliflag.CheckedWriter{W: stdout}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // a command's limitHeap lasts as long as it
 	for _, c := range commands() {
 		if c.name == args[0] && c.run != nil {
 			err := c.run(args[1:], out, stderr)
@@ -179,5 +181,20 @@ func parseFlags(fs *cmdFlags, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
+	if f := fs.Lookup("max-memory"); f != nil {
+		if m, ok := f.Value.(*memoryFlag); ok {
+			limitHeap(budgetOf(*m))
+		}
+	}
 	return nil
+}
+
+// limitHeap makes the memory budget b the Go runtime's soft memory limit for the rest of the command (run restores
+// the previous one), unless the environment sets GOMEMLIMIT: the budget checks count what a command keeps, and
+// the limit makes the collector free what it dropped before the heap outgrows the budget — with the default pacing
+// the heap may reach twice what is live.
+func limitHeap(b int64) {
+	if b > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(b)
+	}
 }
