@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
@@ -189,8 +190,8 @@ func isSpectral(k kernel.Kernel) bool {
 }
 
 // checkClasses refuses a classification target with more classes than MaxClasses allows (by default 1000, and half
-// the training rows).
-func (s *settings) checkClasses(K, n int, target string) error {
+// the training rows); text says the labels are text, which no regression could fit.
+func (s *settings) checkClasses(K, n int, target string, text bool) error {
 	limit, why := s.MaxClasses, fmt.Sprintf("more than the limit of %d", s.MaxClasses)
 	if limit <= 0 {
 		limit, why = min(1000, n/2), "more than 1000 or half the training rows"
@@ -202,5 +203,18 @@ func (s *settings) checkClasses(K, n int, target string) error {
 	if target != "" {
 		name = fmt.Sprintf("the target %q", target)
 	}
-	return fmt.Errorf("%s has %d distinct values in %d rows, %s: it looks continuous; fit a regression, or raise the class limit", name, K, n, why)
+	if text {
+		return fmt.Errorf("%s has %d distinct labels in %d rows, %s: raise the class limit (MaxClasses; rff fit --max-classes) to classify into that many classes", name, K, n, why)
+	}
+	return fmt.Errorf("%s has %d distinct values in %d rows, %s: it looks continuous; fit a regression, or raise the class limit (MaxClasses; rff fit --max-classes)", name, K, n, why)
+}
+
+// numericLabels reports whether every label is a number.
+func numericLabels(labels []string) bool {
+	for _, l := range labels {
+		if _, err := strconv.ParseFloat(l, 64); err != nil {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,18 @@ func TestClassLimit(t *testing.T) {
 	}
 	if _, err := Fit(Config{Task: "classification", Points: 16, Lambda: 1e-3, MaxClasses: 100}, data); err != nil {
 		t.Errorf("with the limit raised: %v", err)
+	}
+	// Text labels cannot be a regression's target: the refusal asks for the limit only.
+	text := smallData(100, 2)
+	text.Labels = make([]string, 100)
+	for i := range text.Labels {
+		text.Labels[i] = "c" + strconv.Itoa(i)
+		text.Y[i] = float64(i)
+	}
+	_, err := Fit(Config{Task: "classification", Points: 16, Lambda: 1e-3}, text)
+	if err == nil || !strings.Contains(err.Error(), "100 distinct labels") || strings.Contains(err.Error(), "regression") ||
+		!strings.Contains(err.Error(), "--max-classes") {
+		t.Errorf("text labels: err = %v", err)
 	}
 }
 

@@ -169,7 +169,7 @@ func FitFromStats(cfg Config, ds DistributedStats) (*Model, error) {
 		if K < 2 {
 			return nil, fmt.Errorf("classification needs at least 2 classes, found %d", K)
 		}
-		if err := s.checkClasses(K, st.N, ""); err != nil {
+		if err := s.checkClasses(K, st.N, "", !numericLabels(ds.Labels)); err != nil {
 			return nil, err
 		}
 		seen := map[string]bool{}
@@ -260,5 +260,5 @@ func CheckClasses(cfg Config, classes, rows int) error {
 	if err != nil {
 		return err
 	}
-	return s.checkClasses(classes, rows, "")
+	return s.checkClasses(classes, rows, "", false)
 }

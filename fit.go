@@ -165,7 +165,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		if K < 2 {
 			return nil, fmt.Errorf("classification needs at least 2 classes, found %d", K)
 		}
-		if err := s.checkClasses(K, n, data.TargetName); err != nil {
+		if err := s.checkClasses(K, n, data.TargetName, data.Labels != nil); err != nil {
 			return nil, err
 		}
 		if cls, err = classes.Code(data); err != nil {

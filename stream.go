@@ -129,7 +129,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		if len(coder.Labels) < 2 {
 			return nil, fmt.Errorf("%s: classification needs at least 2 classes, found %d", path, len(coder.Labels))
 		}
-		if err := s.checkClasses(len(coder.Labels), acc.Rows(), ""); err != nil {
+		if err := s.checkClasses(len(coder.Labels), acc.Rows(), "", !r.s.Numeric()); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}

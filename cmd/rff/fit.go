@@ -379,8 +379,20 @@ func checkLambdaScale(cfg *rff.Config, n int) error {
 
 // lambdaHint rewrites a failed factorization at a large λ: the advice "increase λ" of the solvers is right when λ is
 // too small for rounding errors, but with λ ≥ 1 (past the scale of the features, whose squared norm is about
-// k(x, x)) the system failed because the terms in N·λ overflowed, and a larger λ cannot help.
+// k(x, x)) the system failed because the terms in N·λ overflowed, and a larger λ cannot help. Conjugate gradients
+// that did not converge get the flags that help.
 func lambdaHint(err error, cfg *rff.Config) error {
+	if errors.Is(err, learn.ErrNotConverged) {
+		msg := err.Error()
+		if i := strings.Index(msg, "conjugate gradients"); i >= 0 {
+			msg = msg[i:] // without the library's function names
+		}
+		at := fmt.Sprintf("--lambda %g; raise it", cfg.Lambda)
+		if cfg.Tune || cfg.CV > 0 {
+			at = "the smallest λ of --lambdas; narrow the grid to larger values"
+		}
+		return usagef("--solver cg: %s at %s (a better conditioned system converges sooner) or use --solver cholesky", msg, at)
+	}
 	if err == nil || !strings.Contains(err.Error(), "not positive definite") {
 		return err
 	}
@@ -491,6 +503,12 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--encoding codes the classes of --task classification")
 	case set("max-classes") && cfg.Task != "classification":
 		return usagef("--max-classes bounds the classes of --task classification, not of --task %s; leave it out", cfg.Task)
+	case cfg.Solver == "cg" && cfg.Loss != "" && cfg.Loss != "squared" && cfg.OVK == "":
+		return usagef("--solver cg solves the ridge system of the squared loss; --loss %s trains its own way (dual coordinate descent or L-BFGS): leave --solver out", cfg.Loss)
+	case cfg.Solver == "cg" && cfg.Uncertainty:
+		return usagef("--uncertainty keeps the Cholesky factor of the posterior, so it solves by Cholesky: leave --solver out")
+	case set("form") && fs.Lookup("kernel") != nil && strings.HasPrefix(fs.Lookup("kernel").Value.String(), "arccos"):
+		return usagef("--form chooses the cos/sin or cos+phase features of a shift-invariant kernel; the %s kernel's features are pointwise: leave --form out", fs.Lookup("kernel").Value.String())
 	}
 	if cfg.Exact {
 		for _, name := range []string{"D", "rule", "form", "rule-fallback"} {

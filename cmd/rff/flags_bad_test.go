@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/learn"
 )
 
 // TestFlagValuesRefused: flag values that used to be taken silently for something else — a γ or σ whose bandwidth is
@@ -68,6 +70,9 @@ func TestFlagValuesRefused(t *testing.T) {
 		{"exact with solver cg", fit("--exact", "--solver", "cg"), []string{"--solver cg does not go with --exact"}},
 		{"exact with rule-fallback", fit("--exact", "--rule-fallback", "orf"), []string{"--rule-fallback does not go with --exact"}},
 		{"max-classes on a regression", fit("-D", "8", "--max-classes", "5"), []string{"--max-classes", "--task regression"}},
+		{"solver cg with the hinge loss", fit("-D", "8", "--task", "classification", "--loss", "hinge", "--solver", "cg"), []string{"--solver cg solves the ridge system", "--loss hinge"}},
+		{"solver cg with uncertainty", fit("-D", "8", "--uncertainty", "--solver", "cg"), []string{"--uncertainty keeps the Cholesky factor"}},
+		{"form with an arc-cosine kernel", fit("-D", "8", "--kernel", "arccos1", "--form", "cosphase"), []string{"--form", "arccos1", "pointwise"}},
 		{"bound lambda0 without krr", bound("-D", "100", "--lambda0", "3", "--theorem", "ss-linf"), []string{"--lambda0", "--theorem krr, not of ss-linf"}},
 		{"bound sigma-y without krr", bound("-D", "100", "--sigma-y", "2"), []string{"--sigma-y", "--theorem krr"}},
 		{"bound features without krr", bound("-D", "100", "--features", "rff", "--theorem", "rr"), []string{"--features", "--theorem krr, not of rr"}},
@@ -149,6 +154,7 @@ func TestFlagValuesAccepted(t *testing.T) {
 // a sensible range instead.
 func TestLambdaHint(t *testing.T) {
 	solver := errors.New("learn.Ridge.Solve: the system ZᵀZ + NλI is not positive definite: increase λ")
+	cgFail := fmt.Errorf("learn.Ridge.Solve: %w after 256 iterations (relative residual 2e-08 > 1e-10)", learn.ErrNotConverged)
 	for _, c := range []struct {
 		name         string
 		err          error
@@ -162,6 +168,8 @@ func TestLambdaHint(t *testing.T) {
 		{"huge λ in the cv grid", solver, rff.Config{CV: 3, Lambda: 1e-6, Lambdas: []float64{1e-3, 1e307}}, "--lambdas 1e+307", false, true},
 		{"tune grid of small λ", solver, rff.Config{Tune: true, Lambda: 1e307, Lambdas: []float64{1e-3}}, "--lambdas 0.001: the ridge system ZᵀZ + NλI is not positive definite at this λ", false, false},
 		{"other error", errors.New("no space left on device"), rff.Config{Lambda: 1e307}, "no space", true, false},
+		{"cg", cgFail, rff.Config{Lambda: 1e-6}, "--solver cg: conjugate gradients did not converge after 256 iterations (relative residual 2e-08 > 1e-10) at --lambda 1e-06; raise it", false, false},
+		{"cg in a cv grid", cgFail, rff.Config{CV: 3, Lambdas: []float64{1e-9, 1e-3}}, "at the smallest λ of --lambdas; narrow the grid", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := lambdaHint(c.err, &c.cfg)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rffkit/rff/dataset"
@@ -13,6 +14,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	name := "<" + strings.Join(dataset.Generators(), "|") + ">"
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) == 0 || (args[0] != "-h" && args[0] != "--help" && args[0] != "-help") {
+			for _, a := range args {
+				if slices.Contains(dataset.Generators(), a) { // named, but after the flags
+					return usagef("name the generator before the flags: rff generate %s %s", a, strings.Join(slices.DeleteFunc(slices.Clone(args), func(s string) bool { return s == a }), " "))
+				}
+			}
 			return usagef("name a generator: %s", strings.Join(dataset.Generators(), ", "))
 		}
 		args = append([]string{name}, args...) // help: the flags of every generator

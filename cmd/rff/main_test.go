@@ -321,6 +321,7 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 		{[]string{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--sigma", "0"}, "--sigma must be a positive bandwidth"},
 		{[]string{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--nu", "1.5"}, "--nu is the smoothness of --kernel matern"},
 		{[]string{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--r", "3"}, "--r is the exponent"},
+		{[]string{"generate", "--n", "10", "curl-field"}, "name the generator before the flags: rff generate curl-field --n 10"},
 	} {
 		code, stdout, stderr := runCLI(c.args...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
