@@ -459,29 +459,10 @@ func (m *Map) Gradient(dst, x []float64, rows int) error {
 	if !size.Is(len(dst), rows, m.d, m.f) {
 		return fmt.Errorf("nystrom: Gradient: len dst = %d, want %d×%d×%d", len(dst), rows, m.d, m.f)
 	}
-	if dk, ok := m.kern.(kernel.Differentiable); !ok || dk.MaxOrder() < 1 {
-		return fmt.Errorf("nystrom: Gradient: the %s kernel has no first derivatives everywhere", m.kern.Name())
-	}
-	d, M, F := m.d, m.m, m.f
-	errs := make([]error, rows)
-	workers := min(rows, runtime.GOMAXPROCS(0))
-	gs := make([][]float64, workers) // per goroutine: g[j·M + l] = ∂k(x, c_l)/∂x_j, and one landmark's gradient
-	parallel.ForWorker(rows, workers, func(w, i int) {
-		if gs[w] == nil {
-			gs[w] = make([]float64, d*M+d)
-		}
-		g := gs[w][:d*M]
-		if errs[i] = m.kernelGradients(g, gs[w][d*M:], x[i*d:(i+1)*d]); errs[i] != nil {
-			return
-		}
-		linalg.GemmSerial(false, false, d, F, M, 1, g, M, m.norm, F, 0, dst[i*d*F:(i+1)*d*F], F)
+	d, F := m.d, m.f
+	return m.rowGradients("Gradient", x, rows, func(i int, g []float64) {
+		linalg.GemmSerial(false, false, d, F, m.m, 1, g, m.m, m.norm, F, 0, dst[i*d*F:(i+1)*d*F], F)
 	})
-	for i, err := range errs {
-		if err != nil {
-			return fmt.Errorf("nystrom: Gradient: row %d: %w", i+1, err)
-		}
-	}
-	return nil
 }
 
 // GradientProduct writes the gradients of the P functions f_a(x) = Σ_c θ[c·P + a]·ψ_c(x) (theta F×P: the
@@ -503,31 +484,49 @@ func (m *Map) GradientProduct(dst, x []float64, rows int, theta []float64, P int
 	if !size.Is(len(dst), rows, m.d, P) {
 		return fmt.Errorf("nystrom: GradientProduct: len dst = %d, want %d×%d×%d", len(dst), rows, m.d, P)
 	}
-	if dk, ok := m.kern.(kernel.Differentiable); !ok || dk.MaxOrder() < 1 {
-		return fmt.Errorf("nystrom: GradientProduct: the %s kernel has no first derivatives everywhere", m.kern.Name())
-	}
-	if rows == 0 {
-		return nil
+	if err := m.differentiable("GradientProduct"); err != nil || rows == 0 {
+		return err
 	}
 	d, M, F := m.d, m.m, m.f
 	u := make([]float64, M*P) // the normalization times θ
 	linalg.MulRows(false, M, P, F, m.norm, F, theta, P, u, P)
+	return m.rowGradients("GradientProduct", x, rows, func(i int, g []float64) {
+		linalg.MulRows(false, d, P, M, g, M, u, P, dst[i*d*P:(i+1)*d*P], P)
+	})
+}
+
+// rowGradients computes, for each row i of x (rows×d) on all cores, the kernel's gradients at the landmarks,
+// g[j·M + l] = ∂k(x_i, c_l)/∂x_j (d×M, scratch of the goroutine), and passes them to each. It returns an error,
+// naming the method where, for a kernel without first derivatives everywhere and for a row whose derivatives fail.
+func (m *Map) rowGradients(where string, x []float64, rows int, each func(i int, g []float64)) error {
+	if err := m.differentiable(where); err != nil || rows == 0 {
+		return err
+	}
+	d, M := m.d, m.m
 	errs := make([]error, rows)
 	workers := min(rows, runtime.GOMAXPROCS(0))
-	gs := make([][]float64, workers) // per goroutine: g[j·M + l] = ∂k(x, c_l)/∂x_j, and one landmark's gradient
+	gs := make([][]float64, workers) // per goroutine: the d×M gradients, and one landmark's
 	parallel.ForWorker(rows, workers, func(w, i int) {
 		if gs[w] == nil {
 			gs[w] = make([]float64, d*M+d)
 		}
-		if errs[i] = m.kernelGradients(gs[w][:d*M], gs[w][d*M:], x[i*d:(i+1)*d]); errs[i] != nil {
-			return
+		if errs[i] = m.kernelGradients(gs[w][:d*M], gs[w][d*M:], x[i*d:(i+1)*d]); errs[i] == nil {
+			each(i, gs[w][:d*M])
 		}
-		linalg.MulRows(false, d, P, M, gs[w][:d*M], M, u, P, dst[i*d*P:(i+1)*d*P], P)
 	})
 	for i, err := range errs {
 		if err != nil {
-			return fmt.Errorf("nystrom: GradientProduct: row %d: %w", i+1, err)
+			return fmt.Errorf("nystrom: %s: row %d: %w", where, i+1, err)
 		}
+	}
+	return nil
+}
+
+// differentiable returns an error, naming the method where, if the map's kernel has no first derivatives
+// everywhere.
+func (m *Map) differentiable(where string) error {
+	if dk, ok := m.kern.(kernel.Differentiable); !ok || dk.MaxOrder() < 1 {
+		return fmt.Errorf("nystrom: %s: the %s kernel has no first derivatives everywhere", where, m.kern.Name())
 	}
 	return nil
 }
