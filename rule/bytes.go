@@ -2,8 +2,7 @@ package rule
 
 import (
 	"math"
-
-	"github.com/rffkit/rff/internal/structured"
+	"math/bits"
 )
 
 // haarFloats is the number of float64 values a Haar rotation of dimension d allocates, in units of d²: the Gaussian
@@ -32,7 +31,7 @@ func DrawBytes(r Rule, d, D int, even bool) (held, scratch int64) {
 		if k <= 0 {
 			k = 3
 		}
-		p := float64(structured.NextPow2(d))
+		p := nextPow2(d)
 		blocks := math.Ceil(n / p)
 		h = blocks*float64(k)*p + n // the sign vectors and the weights
 		s = 2 * p * batch           // a block of rows and its transform
@@ -48,7 +47,7 @@ func DrawBytes(r Rule, d, D int, even bool) (held, scratch int64) {
 			h += pts * dd
 			s = haarFloats*dd*dd + 2*dd*m // the rotation, the simplex and its product with the rotation
 		} else {
-			p := float64(structured.NextPow2(d))
+			p := nextPow2(d)
 			// Per rule three butterflies (cosines and sines, a permutation, random signs); drawing one needs a unit
 			// vector of n values; projecting, four d×batch blocks.
 			h += rules * rotationFactors * (2*(p-1) + 2*dd)
@@ -67,3 +66,7 @@ func floatBytes(v float64) int64 {
 	}
 	return math.MaxInt64 / 2
 }
+
+// nextPow2 is the smallest power of two ≥ d ≥ 1 as a float64: structured.NextPow2 without its int range, for
+// estimates that must not overflow (or loop) for any d.
+func nextPow2(d int) float64 { return math.Exp2(float64(bits.Len(uint(max(d, 1) - 1)))) }

@@ -50,6 +50,11 @@ func TestDrawBytes(t *testing.T) {
 		if held, scratch := DrawBytes(r, 1<<24, math.MaxInt, false); held != math.MaxInt64/2 || scratch < 0 {
 			t.Errorf("%s: %d + %d bytes for MaxInt points", r.Name(), held, scratch)
 		}
+		for _, d := range []int{1<<62 + 1, math.MaxInt} { // past the int powers of two: no loop, no overflow
+			if held, scratch := DrawBytes(r, d, 1, true); held != math.MaxInt64/2 || scratch < 0 {
+				t.Errorf("%s: %d + %d bytes in dimension %d", r.Name(), held, scratch, d)
+			}
+		}
 		if held, scratch := DrawBytes(r, 0, 10, true); held != 0 || scratch != 0 {
 			t.Errorf("%s: %d + %d bytes in dimension 0", r.Name(), held, scratch)
 		}

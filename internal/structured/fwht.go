@@ -1,10 +1,17 @@
 package structured
 
-import "math"
+import (
+	"math"
+	"strconv"
+)
 
 // NextPow2 returns the smallest power of two >= n (n >= 1). It returns 1 for
-// n <= 1.
+// n <= 1, and panics for n > 2^62, whose power of two is not an int (the
+// loop would otherwise double p past the range forever).
 func NextPow2(n int) int {
+	if n > 1<<62 {
+		panic("structured.NextPow2: no int power of two is ≥ " + strconv.Itoa(n))
+	}
 	p := 1
 	for p < n {
 		p <<= 1
