@@ -331,3 +331,13 @@ func TestFitFromStatsChecks(t *testing.T) {
 		t.Error("NewMap for a hermite fit succeeded")
 	}
 }
+
+// TestSampleRowsRange: a row count the float64 indices cannot hold, or a negative one, is an error at once (at
+// math.MaxInt the reservoir's loop would also overflow its counter and never end).
+func TestSampleRowsRange(t *testing.T) {
+	for _, n := range []int{-1, 1<<53 + 1, math.MaxInt} {
+		if _, err := SampleRows(Config{Seed: 1}, n); err == nil || !strings.Contains(err.Error(), "2^53") {
+			t.Errorf("n = %d: %v", n, err)
+		}
+	}
+}
