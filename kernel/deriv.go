@@ -140,6 +140,9 @@ func (k Gaussian) Deriv(x, y []float64, p, q []int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if hasNaN(delta) { // as Eval
+		return math.NaN(), nil
+	}
 	v, inRange := sign, true
 	var s2 float64
 	for i, t := range delta {
@@ -196,6 +199,9 @@ func (k Cauchy) Deriv(x, y []float64, p, q []int) (float64, error) {
 	delta, alpha, sign, err := derivSetup(k, x, y, p, q)
 	if err != nil {
 		return 0, err
+	}
+	if hasNaN(delta) { // as Eval
+		return math.NaN(), nil
 	}
 	v, inRange := sign, true
 	for i, t := range delta {
@@ -269,6 +275,9 @@ func (k Matern) Deriv(x, y []float64, p, q []int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if hasNaN(delta) { // as Eval
+		return math.NaN(), nil
+	}
 	return sign * k.radialDeriv(delta, alpha), nil
 }
 
@@ -331,7 +340,21 @@ func (k Matern) radialDeriv(delta []float64, alpha []int) float64 {
 		r2 += t * t
 	}
 	r := math.Sqrt(r2)
+	if math.IsInf(r2, 0) { // the squares overflow: r from the scaled coordinates (δ finite, the caller checked)
+		var big float64
+		for _, t := range delta {
+			big = max(big, math.Abs(t))
+		}
+		var s2 float64
+		for _, t := range delta {
+			s2 += (t / big) * (t / big)
+		}
+		r = big * math.Sqrt(s2)
+	}
 	t := a * r
+	// Far from the diagonal e^{−t} underflows while t^pw and a^|α| may overflow: each term is then taken whole in
+	// logarithms, e^{|α|·ln a + pw·ln t − t}, which underflows to the zero (or subnormal) the derivative is.
+	far := t > 700
 	// U[J] = Σ_{|j|=J} Π_i α_i!/(j_i!(α_i−2j_i)!2^{j_i}) u_i^{α_i−2j_i}, u = δ/r (u = 0 at δ = 0), by convolution.
 	U := []float64{1}
 	for i, ai := range alpha {
@@ -368,6 +391,8 @@ func (k Matern) radialDeriv(delta []float64, alpha []int) float64 {
 			}
 			pw := B + l.lo + i
 			switch {
+			case far:
+				sum += uJ * c * math.Exp(float64(total)*math.Log(a)+float64(pw)*math.Log(t)-t)
 			case r > 0:
 				sum += uJ * c * ipowSigned(t, pw)
 			case pw == 0:
@@ -376,6 +401,9 @@ func (k Matern) radialDeriv(delta []float64, alpha []int) float64 {
 				return math.NaN() // only reachable above MaxOrder
 			}
 		}
+	}
+	if far {
+		return sum / den
 	}
 	return sum * math.Pow(a, float64(total)) / den * math.Exp(-t)
 }
@@ -402,4 +430,14 @@ func ipowSigned(x float64, n int) float64 {
 		return ipow(x, n)
 	}
 	return 1 / ipow(x, -n)
+}
+
+// hasNaN reports whether v holds a NaN (x − y of an input with NaN, or of two infinities of one sign).
+func hasNaN(v []float64) bool {
+	for _, t := range v {
+		if math.IsNaN(t) {
+			return true
+		}
+	}
+	return false
 }

@@ -338,3 +338,29 @@ func TestMaternDerivNearZero(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivFarAndNaN: far from the diagonal the Matérn derivatives underflow to what they are — zero where the
+// squares of δ overflow (NaN before: Inf·0), and e^{−t} times the polynomial, within its rounding, where t = a·r
+// passes 700 — and an input with NaN gives NaN, as Eval does, for every kernel with derivatives.
+func TestDerivFarAndNaN(t *testing.T) {
+	for _, k := range []Kernel{Matern{Nu: 1.5, S: 1}, Matern{Nu: 2.5, S: 1}} {
+		for _, p := range [][]int{nil, {1, 0}, {0, 2}, {1, 1}} {
+			if v, err := Deriv(k, []float64{1e155, 0}, []float64{0, 0}, p, nil); err != nil || v != 0 {
+				t.Errorf("%s, p = %v at δ = (1e155, 0): %v, %v; want 0", k.Name(), p, v, err)
+			}
+		}
+		// t = a·r ≈ 705 (past 700, still normal): the value equals Eval's to the rounding of e^{−t} in two forms (t·2⁻⁵² relative).
+		x, y := []float64{705 / math.Sqrt(2*k.(Matern).Nu), 0}, []float64{0, 0}
+		v, err := Deriv(k, x, y, nil, nil)
+		if e := k.Eval(x, y); err != nil || !(math.Abs(v-e) <= 1e3*0x1p-52*e) || e == 0 {
+			t.Errorf("%s at t = 705: Deriv %v, Eval %v (%v)", k.Name(), v, e, err)
+		}
+	}
+	for _, k := range []Kernel{Gaussian{S: 1}, Cauchy{S: 1}, Matern{Nu: 2.5, S: 1}} {
+		for _, p := range [][]int{nil, {1, 0}} {
+			if v, err := Deriv(k, []float64{math.NaN(), 0}, []float64{0, 0}, p, nil); err != nil || !math.IsNaN(v) {
+				t.Errorf("%s, p = %v at a NaN input: %v, %v; want NaN", k.Name(), p, v, err)
+			}
+		}
+	}
+}
