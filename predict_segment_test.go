@@ -162,5 +162,11 @@ func TestPredictBytes(t *testing.T) {
 				t.Errorf("%s, %d rows: PredictRows allocated %d bytes, PredictBytes says at most %d", name, n, got, bound)
 			}
 		}
+		// Row counts no memory holds saturate, never wrap to a negative size a budget check would pass.
+		for _, n := range []int{math.MaxInt, math.MaxInt - 200, 1 << 50} {
+			if b := m.PredictBytes(n); b < 1<<50 {
+				t.Errorf("%s: PredictBytes(%d) = %d", name, n, b)
+			}
+		}
 	}
 }

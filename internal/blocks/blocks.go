@@ -28,8 +28,13 @@ type Mapper interface {
 	TransformBlock(z, x []float64, rows int, proj []float64)
 }
 
-// Count is the number of blocks of Rows rows in n rows.
-func Count(n int) int { return (n + Rows - 1) / Rows }
+// Count is the number of blocks of Rows rows in n rows (0 for n ≤ 0; no overflow for n near math.MaxInt).
+func Count(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return (n-1)/Rows + 1
+}
 
 // Shard returns the rows [r0, r1) of shard s when n rows, cut into chunks of chunk rows, are split into S
 // contiguous shards of whole chunks. The partition depends only on n, S and chunk.

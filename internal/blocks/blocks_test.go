@@ -214,3 +214,14 @@ func TestBufSizes(t *testing.T) {
 		})
 	}
 }
+
+// TestCountRange: Count rounds up for every n, without overflowing near math.MaxInt, and is 0 for n ≤ 0.
+func TestCountRange(t *testing.T) {
+	for _, c := range []struct{ n, want int }{
+		{-5, 0}, {0, 0}, {1, 1}, {Rows, 1}, {Rows + 1, 2}, {math.MaxInt, math.MaxInt/Rows + 1}, {math.MaxInt - 200, math.MaxInt/Rows + 1},
+	} {
+		if got := Count(c.n); got != c.want {
+			t.Errorf("Count(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}
