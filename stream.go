@@ -27,10 +27,13 @@ type StreamOptions struct {
 	ChunkRows int
 }
 
-// FitCSV fits ridge regression or a squared-loss classifier on random features of the CSV file at path, read in
-// chunks, twice: the first pass fits the preprocessing and collects the class labels, the second maps every chunk and
-// accumulates the ridge statistics, so memory does not grow with the number of rows. The model equals Fit's on the
-// same rows up to the order of floating-point sums.
+// FitCSV fits ridge regression or a squared-loss classifier on random features or Nyström features of the CSV
+// file at path, read in chunks, twice: the first pass fits the preprocessing and collects the class labels, the
+// second maps every chunk and accumulates the ridge statistics, so memory does not grow with the number of rows.
+// On random features the model equals Fit's on the same rows up to the order of floating-point sums. A Nyström
+// map's landmarks (unless given, Config.LandmarkPoints) are chosen among a uniform sample of the rows that a
+// reservoir keeps during the first pass — other rows than Fit's draw from the rows in memory, with the same
+// distribution — so the two models are fits of the same kind, not the same fit.
 func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	s, err := cfg.resolve()
 	if err != nil {

@@ -43,8 +43,11 @@ func NewClasses(raw []string, numeric bool) *Classes {
 	return c
 }
 
-// ClassesOf returns the classes of d's targets.
+// ClassesOf returns the classes of d's targets (nil for a nil d, which has none).
 func ClassesOf(d *Data) *Classes {
+	if d == nil {
+		return nil
+	}
 	if d.Labels != nil {
 		return NewClasses(d.Labels, false)
 	}

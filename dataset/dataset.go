@@ -35,7 +35,8 @@ type Data struct {
 	Labels []string
 }
 
-// Row returns row i of X. It shares memory with X. A nil Data has no rows: Row returns nil for it.
+// Row returns row i of X. It shares memory with X. A nil Data has no rows: Row returns nil for it. Like a slice
+// index it panics for i outside [0, N).
 func (d *Data) Row(i int) []float64 {
 	if d == nil {
 		return nil

@@ -30,6 +30,7 @@ func TestNilReceiver(t *testing.T) {
 	misusetest.CheckZero(t, []zeroValue{
 		{"BudgetError.Error nil", func() any { return nilBudget.Error() }, "<nil>"},
 		{"BudgetError.Message nil", func() any { return nilBudget.Message("raise it") }, "<nil>"},
+		{"ClassesOf nil", func() any { return ClassesOf(nil) }, (*Classes)(nil)},
 		{"CSVLayout.D nil", func() any { return nilLayout.D() }, 0},
 		{"CSVLayout.D zero", func() any { return (&CSVLayout{}).D() }, 0},
 		{"CSVLayout.Names nil", func() any { return nilLayout.Names() }, []string(nil)},

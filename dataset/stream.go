@@ -242,7 +242,8 @@ type ScalerAccumulator struct {
 	cov    []float64 // co-moments Σ (x − mean)(x − mean)ᵀ, upper triangle (TrackCovariance), or nil
 }
 
-// NewScalerAccumulator returns an empty accumulator for data with d ≥ 1 columns.
+// NewScalerAccumulator returns an empty accumulator for data with d ≥ 1 columns; it panics, with a message, for
+// d < 1.
 func NewScalerAccumulator(d int) *ScalerAccumulator {
 	if d < 1 {
 		panic(fmt.Sprintf("dataset.NewScalerAccumulator: need d ≥ 1, have %d", d))

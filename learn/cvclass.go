@@ -32,7 +32,8 @@ func (c Coding) Outputs(K int) int {
 	return K
 }
 
-// Encode returns the coded targets of labels (n×c.Outputs(K)).
+// Encode returns the coded targets of labels (n×c.Outputs(K)). Like OneHot and SimplexEncode it panics, with a
+// message, if a label is outside [0, K).
 func (c Coding) Encode(labels []int, K int) []float64 {
 	if c == SimplexCoding {
 		return SimplexEncode(labels, K)

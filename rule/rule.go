@@ -3,6 +3,7 @@ package rule
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,8 +39,11 @@ type Points interface {
 
 // Dense returns the points as a Len×d row-major matrix: a copy for dense realizations, otherwise computed by
 // projecting the identity, a block of rows at a time (memory Len×d for the result and O(Len + d) per row of the
-// block).
+// block). A nil p has no points: Dense returns nil.
 func Dense(p Points) []float64 {
+	if isNilPoints(p) {
+		return nil
+	}
 	if dp, ok := p.(*densePoints); ok {
 		return append([]float64(nil), dp.W...)
 	}
@@ -247,4 +251,13 @@ func transposeOut(dst, y []float64, s []float64, r0, B, m, col0, D int, sign flo
 // zero-node weight zero. It lets callers transform the points of any rule (see [Dense]) and keep its weights.
 func NewDense(W []float64, n, d int, w []float64, zero float64) Points {
 	return newDense(W, n, d, w, zero)
+}
+
+// isNilPoints reports whether p is nil or a nil pointer in the interface.
+func isNilPoints(p Points) bool {
+	if p == nil {
+		return true
+	}
+	v := reflect.ValueOf(p)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

@@ -31,8 +31,12 @@ type Stored struct {
 	Arrays  map[string][]float64
 }
 
-// Store returns the explicit form of p (copies). Realizations of other types are stored as their dense points.
+// Store returns the explicit form of p (copies). Realizations of other types are stored as their dense points. A
+// nil p gives the zero Stored, which Restore refuses.
 func Store(p Points) Stored {
+	if isNilPoints(p) {
+		return Stored{}
+	}
 	s := Stored{Dim: p.Dim(), Len: p.Len(), Weights: append([]float64(nil), p.Weights()...), Zero: p.Zero(),
 		Arrays: map[string][]float64{}}
 	switch q := p.(type) {

@@ -107,3 +107,21 @@ func TestDrawMisuse(t *testing.T) {
 		}
 	}
 }
+
+// TestNilPoints: Dense and Store describe nil points (nil, or a nil pointer in the interface) by zero values instead
+// of dereferencing them, and Restore refuses what Store gives for them.
+func TestNilPoints(t *testing.T) {
+	var typed *densePoints
+	for _, p := range []Points{nil, typed} {
+		if w := Dense(p); w != nil {
+			t.Errorf("Dense(%#v) = %v", p, w)
+		}
+		s := Store(p)
+		if s.Len != 0 || s.Arrays != nil {
+			t.Errorf("Store(%#v) = %+v", p, s)
+		}
+		if _, err := Restore(s); err == nil {
+			t.Errorf("Restore accepted the store of %#v", p)
+		}
+	}
+}
