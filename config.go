@@ -286,6 +286,26 @@ func (c Config) resolve() (*settings, error) {
 			}
 		}
 	}
+	if !s.Tune { // settings of tuning alone would be ignored: refused rather than fit something else than asked
+		switch {
+		case len(s.Sigmas) > 0 || s.Select != "" || s.TuneRows != 0 || s.TunePoints != 0:
+			return nil, errors.New("Sigmas, Select, TuneRows and TunePoints are settings of Tune, which is off")
+		case len(s.Lambdas) > 0 && s.CV == 0:
+			return nil, errors.New("Lambdas is the λ grid of CV and Tune, which are off: give λ as Lambda")
+		}
+	}
+	switch {
+	case s.Encoding == "simplex" && s.Task != "classification":
+		return nil, fmt.Errorf("the simplex encoding codes the classes of the classification task, not of %s", s.Task)
+	case s.MaxClasses != 0 && s.Task != "classification":
+		return nil, fmt.Errorf("MaxClasses bounds the classes of the classification task, not of %s", s.Task)
+	case s.Form == "cosphase" && (s.OVK != "" || s.Exact || strings.HasPrefix(s.Kernel, "arccos")):
+		return nil, errors.New("the cos+phase form is a form of scalar random features of a shift-invariant kernel (not of exact or vector-valued models, nor of the arc-cosine kernels' pointwise features)")
+	case s.Fallback != "":
+		if _, err := rule.Parse(s.Fallback); err != nil {
+			return nil, fmt.Errorf("fallback rule: %w", err)
+		}
+	}
 	if s.precision, err = learn.ParsePrecision(orDefault(s.Precision, "double")); err != nil {
 		return nil, err
 	}

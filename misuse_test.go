@@ -60,6 +60,18 @@ func TestMisuse(t *testing.T) {
 			return err
 		}, "max classes = -1"},
 		{"negative TunePoints", func() error { _, err := Fit(Config{Points: 8, Tune: true, TunePoints: -1}, data); return err }, "tune points = -1"},
+		// Settings the chosen mode would ignore are refused, not dropped.
+		{"tuning grid without Tune", func() error { _, err := Fit(Config{Points: 8, Sigmas: []float64{1}}, data); return err }, "settings of Tune"},
+		{"Select without Tune", func() error { _, err := Fit(Config{Points: 8, Select: "evidence"}, data); return err }, "settings of Tune"},
+		{"Lambdas without CV or Tune", func() error { _, err := Fit(Config{Points: 8, Lambdas: []float64{1e-3}}, data); return err }, "λ grid of CV and Tune"},
+		{"simplex encoding of a regression", func() error { _, err := Fit(Config{Points: 8, Encoding: "simplex"}, data); return err }, "simplex encoding"},
+		{"MaxClasses of a regression", func() error { _, err := Fit(Config{Points: 8, MaxClasses: 5}, data); return err }, "MaxClasses bounds"},
+		{"cos+phase on a vector-valued model", func() error {
+			_, err := Fit(Config{Points: 8, OVK: "curl-free", Form: "cosphase", Targets: []string{"a"}}, data)
+			return err
+		}, "cos+phase form"},
+		{"cos+phase on an arc-cosine kernel", func() error { _, err := Fit(Config{Points: 8, Kernel: "arccos1", Form: "cosphase"}, data); return err }, "cos+phase form"},
+		{"unknown fallback rule", func() error { _, err := Fit(Config{Points: 8, Fallback: "foo"}, data); return err }, `unknown rule "foo"`},
 		{"regression on a target with a stray non-number", func() error {
 			_, err := Fit(Config{Points: 8, Sigma: 1}, &dataset.Data{X: []float64{1, 2, 3, 4}, N: 4, D: 1, TargetName: "y",
 				Labels: []string{"-0.5", "1_000", "2"}, Y: []float64{0, 2, 1, 0}})
