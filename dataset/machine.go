@@ -28,7 +28,8 @@ func MachineMemory() int64 {
 }
 
 // CapBudget returns the memory budget that b bytes stand for, a negative b meaning no limit: b, or MachineMemory
-// when b is negative or more than that (and it is known). Work that needs more than the machine's memory cannot
+// when b is negative or more than that (and it is known); a negative b on a machine whose memory is unknown is
+// math.MaxInt64. Work that needs more than the machine's memory cannot
 // run, and a budget that promised more would let it end in the Go runtime's fatal out-of-memory error instead of
 // being refused; the budgets of this module's functions are capped so.
 func CapBudget(b int64) int64 {
