@@ -2,10 +2,12 @@ package feature
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/misusetest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/rule"
@@ -121,5 +123,20 @@ func TestNilMapAccessors(t *testing.T) {
 				t.Errorf("%s map: accessors do not describe an empty map", name)
 			}
 		}()
+	}
+}
+
+// TestNewBeyondMemory: a draw the machine cannot hold — a structured rule in a dimension whose power of two makes its
+// vectors larger than memory and swap, though D·d is within the limit of one array — is an error, not the
+// runtime's fatal out-of-memory error.
+func TestNewBeyondMemory(t *testing.T) {
+	const d, D = 1 << 31, 1
+	mem := dataset.MachineMemory()
+	held, scratch := rule.DrawBytes(rule.SORF{}, d, D, true)
+	if mem <= 0 || held+scratch <= mem {
+		t.Skipf("this machine could hold the draw (%d bytes of %d)", held+scratch, mem)
+	}
+	if _, err := New(kernel.Gaussian{S: 1}, rule.SORF{}, d, D, 1); err == nil || !strings.Contains(err.Error(), "more than this machine's memory") {
+		t.Errorf("err = %v", err)
 	}
 }

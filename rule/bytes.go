@@ -1,8 +1,13 @@
 package rule
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
+	"sync"
+
+	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/size"
 )
 
 // haarFloats is the number of float64 values a Haar rotation of dimension d allocates, in units of d²: the Gaussian
@@ -70,3 +75,22 @@ func floatBytes(v float64) int64 {
 // nextPow2 is the smallest power of two ≥ d ≥ 1 as a float64: structured.NextPow2 without its int range, for
 // estimates that must not overflow (or loop) for any d.
 func nextPow2(d int) float64 { return math.Exp2(float64(bits.Len(uint(max(d, 1) - 1)))) }
+
+// machineMemory is dataset.MachineMemory, read once; tests replace it.
+var machineMemory = sync.OnceValue(dataset.MachineMemory)
+
+// checkMemory refuses, once r's own parameters are known to be valid and before anything is allocated, a draw whose
+// estimate (DrawBytes) exceeds the machine's memory and swap: allocating it would end in the runtime's fatal
+// out-of-memory error rather than an error (a structured rule's vectors grow with d rounded up to a power of two,
+// whatever D).
+func checkMemory(r Rule, d, D int, even bool) error {
+	mem := machineMemory()
+	if mem <= 0 {
+		return nil
+	}
+	if held, scratch := DrawBytes(r, d, D, even); held+scratch > mem {
+		return fmt.Errorf("rule %s: %d points in dimension %d need about %s, more than this machine's memory and swap (%s)",
+			r.Name(), D, d, size.Format(held+scratch), size.Format(mem))
+	}
+	return nil
+}

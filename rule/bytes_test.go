@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -12,6 +13,7 @@ import (
 // is at least the realization's points or parameters, and it is not a gross overestimate (within 3× of the
 // allocation for the rules that draw d×d rotations, whose scratch dominates).
 func TestDrawBytes(t *testing.T) {
+	machineMemory() // read once per process (a Draw checks its estimate against it), not part of a draw's memory
 	for _, c := range []struct {
 		r    Rule
 		d, D int
@@ -58,5 +60,24 @@ func TestDrawBytes(t *testing.T) {
 		if held, scratch := DrawBytes(r, 0, 10, true); held != 0 || scratch != 0 {
 			t.Errorf("%s: %d + %d bytes in dimension 0", r.Name(), held, scratch)
 		}
+	}
+}
+
+// TestDrawBeyondMemory: a draw whose estimate exceeds the machine's memory is refused before anything is allocated,
+// for every rule — after the rule's own checks, whose messages say more — and a draw that fits is not.
+func TestDrawBeyondMemory(t *testing.T) {
+	defer func(f func() int64) { machineMemory = f }(machineMemory)
+	machineMemory = func() int64 { return 4 << 20 } // 4 MiB
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, r := range []Rule{G{}, ORF{}, SORF{}, QMC{}, GQ{}, SR{}, SR{Rotation: Haar}} {
+		if _, err := r.Draw(100, 1000000, true, rng); err == nil || !strings.Contains(err.Error(), "more than this machine's memory") {
+			t.Errorf("%s: a million points in dimension 100 with 4 MiB: %v", r.Name(), err)
+		}
+		if _, err := r.Draw(4, 16, true, rng); err != nil {
+			t.Errorf("%s: a small draw: %v", r.Name(), err)
+		}
+	}
+	if _, err := (SORF{Blocks: 1 << 40}).Draw(3, 8, true, rng); err == nil || !strings.Contains(err.Error(), "Hadamard blocks") {
+		t.Errorf("the rule's own limit first: %v", err)
 	}
 }

@@ -22,6 +22,9 @@ func (r G) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if err := checkSize(r.Name(), d, D, rng); err != nil {
 		return nil, err
 	}
+	if err := checkMemory(r, d, D, even); err != nil {
+		return nil, err
+	}
 	W := make([]float64, D*d)
 	for i := range W {
 		W[i] = rng.NormFloat64()
@@ -43,6 +46,9 @@ func (r ORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 		return nil, err
 	}
 	if err := checkSquare(r.Name(), d); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(r, d, D, even); err != nil {
 		return nil, err
 	}
 	W := make([]float64, D*d)
@@ -89,6 +95,9 @@ func (r SORF) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	}
 	if k > maxSORFBlocks {
 		return nil, fmt.Errorf("rule %s: %d Hadamard blocks per product, at most %d (3 is the usual)", r.Name(), k, maxSORFBlocks)
+	}
+	if err := checkMemory(r, d, D, even); err != nil {
+		return nil, err
 	}
 	n := structured.NextPow2(d)
 	nb := (D + n - 1) / n
@@ -172,6 +181,9 @@ func (r QMC) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	if skip > maxSkip {
 		return nil, fmt.Errorf("rule %s: skip %d is beyond the Halton indices it can reach (at most %d)", r.Name(), skip, maxSkip)
 	}
+	if err := checkMemory(r, d, D, even); err != nil {
+		return nil, err
+	}
 	U := structured.HaltonSet(D, d, skip, rng)
 	for i, u := range U {
 		U[i] = structured.NormalQuantile(u)
@@ -217,6 +229,9 @@ func (r GQ) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	}
 	if m > MaxGQDegree {
 		return nil, fmt.Errorf("rule %s: degree %d, at most %d", r.Name(), m, MaxGQDegree)
+	}
+	if err := checkMemory(r, d, D, even); err != nil {
+		return nil, err
 	}
 	nodes, weights := structured.GaussHermite(m)
 	cum := make([]float64, m)

@@ -71,6 +71,9 @@ func (r SR) Draw(d, D int, even bool, rng *rand.Rand) (Points, error) {
 	} else if r.Rotation != Butterfly {
 		return nil, fmt.Errorf("rule %s: unknown rotation %d", r.Name(), int(r.Rotation))
 	}
+	if err := checkMemory(r, d, D, even); err != nil {
+		return nil, err
+	}
 	rho := make([]float64, t*m)
 	for i := range rho {
 		rho[i] = chi(d+2, rng)
