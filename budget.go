@@ -148,7 +148,13 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 		gram := bytesOf(F, F)
 		switch {
 		case s.loss != learn.Squared:
-			need += bytesOf(N, F) + bytesOf(F, P)
+			// The features, θ, and per row and class the dual variables kept for a warm start and the labels of
+			// the problems running (hinge), or the scores and their gradient (logistic, whose L-BFGS keeps 15 pairs
+			// of F×P vectors besides).
+			need += bytesOf(N, F) + bytesOf(F, P) + 2*bytesOf(N, P)
+			if s.loss == learn.Logistic {
+				need += 32 * bytesOf(F, P)
+			}
 			what = fmt.Sprintf("the %d×%d feature matrix", n, int(F))
 		case s.CV > 1:
 			workers := min(s.CV, runtime.GOMAXPROCS(0)) // folds solved at once, each with its scratch

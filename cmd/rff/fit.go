@@ -283,7 +283,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+		held := dataBytes(data) + 8*int64(len(vals)+len(grads))
+		cfg.MaxMemory = besideData(cfg.MaxMemory, held)
 		m, err = rff.FitHermite(cfg, data, vals, grads)
+		err = dataBudgetHint(err, held, *df.mem)
 	default:
 		if cfg.OVK != "" {
 			df.target = "none"
@@ -296,7 +299,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if err := checkLambdaScale(&cfg, data.N); err != nil {
 			return err
 		}
+		held := dataBytes(data)
+		cfg.MaxMemory = besideData(cfg.MaxMemory, held)
 		m, err = rff.Fit(cfg, data)
+		err = dataBudgetHint(err, held, *df.mem)
 	}
 	if err != nil {
 		return lambdaHint(budgetHint(err), &cfg)
@@ -678,4 +684,42 @@ func flagSet(fs *cmdFlags, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// dataBytes is the memory the loaded training data hold while the fit runs: the inputs, the targets and the class
+// labels.
+func dataBytes(d *dataset.Data) int64 {
+	b := 8 * int64(len(d.X)+len(d.Y))
+	for _, l := range d.Labels {
+		b += 16 + int64(len(l))
+	}
+	return b
+}
+
+// besideData is the budget a fit gets when the command already holds data of held bytes: what the budget b (as
+// dataFlags.maxBytes gives it: 0 for the default, −1 for none) leaves beside them, at least 1 byte.
+func besideData(b, held int64) int64 {
+	if b < 0 {
+		return b
+	}
+	if b == 0 {
+		b = budgetOf(0)
+	}
+	return max(1, b-held)
+}
+
+// dataBudgetHint rewrites a fit's refusal under the budget that besideData left: the need, the data held beside the
+// fit, and the budget given with --max-memory.
+func dataBudgetHint(err error, held int64, mem memoryFlag) error {
+	fe, ok := errors.AsType[*rff.BudgetError](err)
+	if !ok || mem < 0 {
+		return err
+	}
+	lower := map[string]string{"points": "lower -D", "centres": "lower --centres", "rows": "use fewer rows (--train)"}[fe.Lower]
+	if lower == "" {
+		lower = fe.Hint
+	}
+	b := budgetOf(mem)
+	return usagef("the fit needs about %s (%s) beside the %s of training data, over the memory budget of %s: %s",
+		rff.FormatBytes(fe.Bytes), fe.What, rff.FormatBytes(held), rff.FormatBytes(b), advice(b, lower))
 }
