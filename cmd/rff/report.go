@@ -93,7 +93,11 @@ func newFitPage(path string, m *rff.Model, rep *fitReport, df dataFlags, testDat
 		p.Panels = append(p.Panels, panels...)
 		p.Stats = append(p.Stats, stats...)
 		if stats == nil {
-			p.Notes = append(p.Notes, "Interval calibration needs predictive standard deviations, which this model does not hold (rff fit --uncertainty keeps them).")
+			note := "Interval calibration needs predictive standard deviations, which this model does not hold (rff fit --uncertainty keeps them)."
+			if info.Exact || info.Task == "hermite" || info.Outputs > 1 {
+				note = "Interval calibration needs predictive standard deviations, which rff fit --uncertainty keeps for scalar regression on features only (not exact, hermite or vector-valued models)."
+			}
+			p.Notes = append(p.Notes, note)
 		}
 		testTable = &report.Table{Title: "Test scores", Head: []string{"output", "RMSE", "MAE", "R²"}}
 		testTable.Rows = append(testTable.Rows, []string{"all", report.Number(r.RMSE, 4), report.Number(r.MAE, 4), report.Number(r.R2, 4)})

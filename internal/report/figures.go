@@ -238,9 +238,10 @@ func (d *Predictions) check() error {
 	return nil
 }
 
-// rows returns the rows a scatter plot draws: all, or MaxPoints evenly spaced ones, and the note that says so.
+// rows returns the rows a scatter plot draws: all, or at most MaxPoints evenly spaced ones — fewer with several
+// outputs, each drawing a dot per row: 2·MaxPoints dots in all, at least 200 rows — and the note that says so.
 func (d *Predictions) rows() ([]int, string) {
-	n := min(d.N, MaxPoints)
+	n := min(d.N, MaxPoints, max(200, 2*MaxPoints/max(d.P, 1)))
 	idx := make([]int, n)
 	for k := range idx {
 		idx[k] = int(int64(k) * int64(d.N) / int64(n))
@@ -370,7 +371,7 @@ func (d residuals) render() (string, string, error) {
 	if d.P > 1 && d.P <= maxLegend {
 		r = tuneFrameR
 	}
-	p := newPlot(s, frameL, frameT, r, frameB, axis{label: "predicted value", lo: xlo, hi: xhi}, axis{label: yl, lo: -1.08 * big, hi: 1.08 * big})
+	p := newPlot(s, frameL, frameT, r, frameB, axis{label: "predicted value", lo: xlo, hi: xhi}, axis{label: yl, lo: -math.Min(1.08*big, math.MaxFloat64), hi: math.Min(1.08*big, math.MaxFloat64)})
 	p.segment(xlo, 0, xhi, 0, refColour, 1.5, "6 4")
 	for a := range xs {
 		p.scatter(xs[a], ys[a], d.colour(a), defaultPointR, opacity(len(idx)))
@@ -538,7 +539,7 @@ func (c *Confusion) render() (string, string, error) {
 				if frac > 0.55 {
 					fill = "#ffffff"
 				}
-				s.text(x+cell/2, y+cell/2, text, textOpt{anchor: "middle", class: "count", fill: fill, bold: t == p})
+				s.text(x+cell/2, y+cell/2, text, textOpt{anchor: "middle", class: "count", fill: fill, bold: t == p, size: countFont})
 			}
 		}
 	}
@@ -546,12 +547,12 @@ func (c *Confusion) render() (string, string, error) {
 		for i, l := range c.Labels {
 			l = shorten(l, 14)
 			cy := top + (float64(i)+0.5)*cell
-			s.text(left-6, cy, l, textOpt{anchor: "end", class: "clabel"})
+			s.text(left-6, cy, l, textOpt{anchor: "end", class: "clabel", size: labelFont})
 			cx := left + (float64(i)+0.5)*cell
 			if rotate {
-				s.text(cx, top+grid+8, l, textOpt{anchor: "end", class: "clabel", rotate: -45})
+				s.text(cx, top+grid+8, l, textOpt{anchor: "end", class: "clabel", rotate: -45, size: labelFont})
 			} else {
-				s.text(cx, top+grid+10, l, textOpt{anchor: "middle", class: "clabel"})
+				s.text(cx, top+grid+10, l, textOpt{anchor: "middle", class: "clabel", size: labelFont})
 			}
 		}
 	}

@@ -186,17 +186,21 @@ type legendEntry struct {
 	strong        bool
 }
 
-// legend draws entries in a box whose top-left corner is (x, y), w pixels wide.
+// legend draws entries in a box whose top-left corner is (x, y), w pixels wide; a label longer than the box holds is
+// shortened, with an ellipsis.
 func (s *svg) legend(x, y, w float64, entries []legendEntry) {
 	if len(entries) == 0 {
 		return
 	}
 	const row = 17
+	// The labels' room: from x + 31 to 4 pixels inside the box, at about 0.62 em per character of the legend's
+	// 11.5 px font (the page's CSS), bold ones a little wider.
+	room := max(3, int((w-35)/(11.5*0.66)))
 	s.rect(x, y, w, float64(len(entries))*row+8, "#ffffff", legendBorder, "")
 	for i, e := range entries {
 		cy := y + 4 + row/2 + float64(i)*row
 		s.line(x+7, cy, x+25, cy, e.colour, 2.5, "")
 		s.circle(x+16, cy, 3, e.colour, "", 1)
-		s.text(x+31, cy, e.label, textOpt{class: "legend", bold: e.strong})
+		s.text(x+31, cy, shorten(e.label, room), textOpt{class: "legend", bold: e.strong})
 	}
 }

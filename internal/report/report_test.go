@@ -457,3 +457,96 @@ func TestTuningWindow(t *testing.T) {
 		t.Errorf("window [%g, %g] cut %v, want [88, 100] cut", lo, hi, cut)
 	}
 }
+
+// TestTicksDistinct: neighbouring ticks have different labels however narrow the range (0.946 ± 10⁻⁸ gave five
+// "9.46·10⁻¹"), a zero among scientific labels is "0" (not "0.00000000000000"), and values near ±MaxFloat64 give
+// finite ranges, ticks and pixels (hi − lo overflowed to NaN coordinates).
+func TestTicksDistinct(t *testing.T) {
+	for _, c := range [][2]float64{{0.94599999, 0.94600001}, {3.5 - 1e-9, 3.5 + 1e-9}, {-2e-6, 2e-6}, {-1e-14, 1e-14},
+		{-1.7e308, 1.7e308}, {0, 1.7e308}, {123456.7, 123456.8}} {
+		ts := linearTicks(c[0], c[1], 6)
+		if len(ts) < 2 {
+			t.Errorf("[%g, %g]: %d ticks", c[0], c[1], len(ts))
+		}
+		seen := map[string]bool{}
+		for _, tk := range ts {
+			slack := (c[1]/2 - c[0]/2) * 2e-9 // the rounding of k·step that linearTicks allows
+			if seen[tk.label] || math.IsInf(tk.v, 0) || tk.v < c[0]-slack || tk.v > c[1]+slack {
+				t.Errorf("[%g, %g]: tick %g %q repeated or outside", c[0], c[1], tk.v, tk.label)
+			}
+			seen[tk.label] = true
+			if tk.v == 0 && tk.label != "0" && strings.Count(tk.label, "0") > 7 {
+				t.Errorf("[%g, %g]: zero labelled %q", c[0], c[1], tk.label)
+			}
+		}
+	}
+	lo, hi, ok := span([]float64{0, 1.7e308, -1.7e308}, false, 0.05)
+	s := scale{lo: lo, hi: hi, p0: 0, p1: 100}
+	if !ok || math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(s.px(1.7e308)) || math.IsNaN(s.px(-1.7e308)) {
+		t.Errorf("span near MaxFloat64: [%g, %g], pixels %g %g", lo, hi, s.px(-1.7e308), s.px(1.7e308))
+	}
+}
+
+// TestConfusionFontsFitCells: with many classes the counts and labels are drawn at the sizes computed for the
+// cells (the page's CSS sizes, 12 px counts in 10 px cells, ran into each other at 40 classes).
+func TestConfusionFontsFitCells(t *testing.T) {
+	const k = 40
+	c := &Confusion{Labels: make([]string, k), Counts: make([][]int, k)}
+	for i := range k {
+		c.Labels[i] = "c" + strconv.Itoa(i)
+		c.Counts[i] = make([]int, k)
+		c.Counts[i][i] = 7
+	}
+	svg, _, err := c.render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := math.Floor(420 / float64(k))
+	texts := regexp.MustCompile(`<text [^>]*class="(count|clabel)"[^>]*>`).FindAllString(svg, -1)
+	if len(texts) == 0 {
+		t.Fatal("no counts or labels drawn")
+	}
+	size := regexp.MustCompile(`font-size:([0-9.]+)px`)
+	for _, tx := range texts {
+		m := size.FindStringSubmatch(tx)
+		if m == nil {
+			t.Fatalf("%s: no font size of its own", tx)
+		}
+		if v, _ := strconv.ParseFloat(m[1], 64); v > cell {
+			t.Errorf("%s: font of %g px in cells of %g px", tx, v, cell)
+		}
+	}
+}
+
+// TestLegendFits: a legend label longer than its box holds is shortened with an ellipsis (output names of 13 or more
+// characters ran past the legend box and were cut at the edge of the SVG, an ellipsis-free cut that read as a name).
+func TestLegendFits(t *testing.T) {
+	s := newSVG(plotW, plotH, "legend")
+	s.legend(plotW-legendW-6, 10, legendW, []legendEntry{{label: "wind_speed_mps", colour: "#000"}, {label: "temp", colour: "#111"}})
+	texts := regexp.MustCompile(`class="legend"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(s.close(), -1)
+	if len(texts) != 2 {
+		t.Fatalf("%d legend texts", len(texts))
+	}
+	if got := texts[0][1]; !strings.HasSuffix(got, "…") || float64(len([]rune(got)))*11.5*0.62 > legendW-35 {
+		t.Errorf("long label drawn as %q in a legend %d px wide", got, legendW)
+	}
+	if texts[1][1] != "temp" {
+		t.Errorf("short label drawn as %q", texts[1][1])
+	}
+}
+
+// TestThinningOutputs: a plot of many outputs draws fewer rows of each, about 2·MaxPoints dots in all (at least 200
+// rows), so that a page of 30 outputs and 20 000 rows is not 150 000 circles (11 MB).
+func TestThinningOutputs(t *testing.T) {
+	for _, P := range []int{1, 4, 30} {
+		const n = 20000
+		d := &Predictions{N: n, P: P, Pred: make([]float64, n*P), Truth: make([]float64, n*P)}
+		for i := range d.Pred {
+			d.Pred[i], d.Truth[i] = float64(i%97), float64(i%89)
+		}
+		idx, note := d.rows()
+		if r := len(idx); r > MaxPoints || r*P > max(2*MaxPoints, 200*P) || r < 200 || !strings.Contains(note, strconv.Itoa(r)+" of the 20000 rows") {
+			t.Errorf("P = %d: %d rows drawn, %d dots (%q)", P, r, r*P, note)
+		}
+	}
+}

@@ -19,7 +19,7 @@ func (s scale) px(v float64) float64 {
 	if s.log {
 		v, lo, hi = math.Log10(v), math.Log10(lo), math.Log10(hi)
 	}
-	return s.p0 + (v-lo)/(hi-lo)*(s.p1-s.p0)
+	return s.p0 + (v/2-lo/2)/(hi/2-lo/2)*(s.p1-s.p0) // halves: no overflow for values near ±MaxFloat64
 }
 
 // drawable reports whether v has a place on the scale: finite, and positive on a log scale.
@@ -50,8 +50,8 @@ func span(vs []float64, log bool, pad float64) (lo, hi float64, ok bool) {
 		}
 		lo, hi = lo-w, hi+w
 	} else {
-		w := (hi - lo) * pad
-		lo, hi = lo-w, hi+w
+		w := (hi/2 - lo/2) * 2 * pad // halves: hi − lo overflows for values near ±MaxFloat64
+		lo, hi = math.Max(lo-w, -math.MaxFloat64), math.Min(hi+w, math.MaxFloat64)
 	}
 	if log {
 		return math.Pow(10, lo), math.Pow(10, hi), true
@@ -78,14 +78,15 @@ func (s scale) ticks() []tick {
 // linearTicks labels the multiples inside [lo, hi] of the finest step of a 1-2-2.5-5 sequence that gives at most
 // target+1 intervals.
 func linearTicks(lo, hi float64, target int) []tick {
-	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return nil
 	}
-	raw := (hi - lo) / float64(target)
+	half := hi/2 - lo/2 // half the width: hi − lo overflows for values near ±MaxFloat64
+	raw := half / float64(target) * 2
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step := mag * 10
 	for _, m := range []float64{1, 2, 2.5, 5} {
-		if (hi-lo)/(m*mag) <= float64(target+1) {
+		if half/(m*mag) <= float64(target+1)/2 {
 			step = m * mag
 			break
 		}
@@ -95,13 +96,21 @@ func linearTicks(lo, hi float64, target int) []tick {
 	if r := step / math.Pow(10, -float64(digits)); math.Abs(r-math.Round(r)) > 1e-6 {
 		digits++
 	}
+	// Significant digits that tell neighbouring ticks apart in scientific notation: those of the largest magnitude
+	// down to the step's (a narrow range far from zero, such as 0.94600 ± 10⁻⁸, needs more than three).
+	big := math.Max(math.Abs(lo), math.Abs(hi))
+	sig := int(math.Floor(math.Log10(big))-math.Floor(math.Log10(step)+1e-9)) + 1
+	if math.Abs(step/math.Pow(10, math.Floor(math.Log10(step)+1e-9))-2.5) < 1e-6 {
+		sig++
+	}
+	sig = min(max(sig, 3), 15)
 	var out []tick
-	for k := math.Ceil(lo / step); k*step <= hi+(hi-lo)*1e-9; k++ {
+	for k := math.Ceil(lo / step); k*step <= hi+half*2e-9 && !math.IsInf(k*step, 0); k++ {
 		v := k * step
 		if math.Abs(v) < step*1e-9 {
 			v = 0
 		}
-		out = append(out, tick{v, formatLinear(v, digits)})
+		out = append(out, tick{v, formatLinear(v, digits, sig)})
 		if len(out) > 4*target {
 			break
 		}
@@ -109,19 +118,25 @@ func linearTicks(lo, hi float64, target int) []tick {
 	return out
 }
 
-// formatLinear formats a tick value with the given digits after the point, switching to scientific notation for
-// very large or small magnitudes.
-func formatLinear(v float64, digits int) string {
+// formatLinear formats a tick value with the given digits after the point, switching to scientific notation with sig
+// significant digits for very large or small magnitudes and for steps finer than 10⁻⁶ (where zero is "0").
+func formatLinear(v float64, digits, sig int) string {
 	a := math.Abs(v)
+	if a == 0 && digits > 6 {
+		return "0"
+	}
 	if a != 0 && (a >= 1e6 || a < 1e-4 || digits > 6) {
-		return scientific(v)
+		return scientificDigits(v, sig)
 	}
 	return minus(strconv.FormatFloat(v, 'f', digits, 64))
 }
 
 // scientific formats v with three significant digits as m·10ⁿ ("2·10⁶", "−1.5·10⁻⁵").
-func scientific(v float64) string {
-	s := strconv.FormatFloat(v, 'e', 2, 64) // "-1.50e-05"
+func scientific(v float64) string { return scientificDigits(v, 3) }
+
+// scientificDigits formats v with sig ≥ 1 significant digits as m·10ⁿ, trailing zeros of m dropped.
+func scientificDigits(v float64, sig int) string {
+	s := strconv.FormatFloat(v, 'e', sig-1, 64) // "-1.50e-05"
 	i := strings.IndexByte(s, 'e')
 	m := s[:i]
 	if strings.Contains(m, ".") {

@@ -102,6 +102,7 @@ type textOpt struct {
 	anchor, class, fill string
 	rotate              float64
 	bold                bool
+	size                float64 // font size in pixels (0: the class's)
 }
 
 // text writes t at (x, y), its baseline centred vertically on y.
@@ -113,8 +114,14 @@ func (s *svg) text(x, y float64, t string, o textOpt) {
 	if o.class != "" {
 		fmt.Fprintf(&s.b, ` class="%s"`, esc(o.class))
 	}
-	if o.fill != "" {
-		fmt.Fprintf(&s.b, ` style="fill:%s"`, esc(o.fill)) // a style, as the page's CSS would override an attribute
+	// A style, as the page's CSS would override attributes.
+	switch {
+	case o.fill != "" && o.size > 0:
+		fmt.Fprintf(&s.b, ` style="fill:%s;font-size:%spx"`, esc(o.fill), num(o.size))
+	case o.fill != "":
+		fmt.Fprintf(&s.b, ` style="fill:%s"`, esc(o.fill))
+	case o.size > 0:
+		fmt.Fprintf(&s.b, ` style="font-size:%spx"`, num(o.size))
 	}
 	if o.bold {
 		s.b.WriteString(` font-weight="bold"`)
