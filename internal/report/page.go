@@ -98,7 +98,7 @@ header p { margin: 2px 0 0; color: var(--muted); }
 .stat { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 7px 16px 8px; min-width: 124px; }
 .stat span { display: block; color: var(--muted); font-size: 11.5px; text-transform: uppercase; letter-spacing: .05em; }
 .stat b { display: block; font-size: 22px; font-weight: 650; font-variant-numeric: tabular-nums; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(500px, 1fr)); gap: 16px; margin-top: 16px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(500px, 100%), 1fr)); gap: 16px; margin-top: 16px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px 14px; min-width: 0; }
 .card.wide { grid-column: 1 / -1; }
 .card h2 { font-size: 15px; margin: 0 0 8px; font-weight: 650; }
@@ -117,7 +117,7 @@ svg .clabel { font-size: 11.5px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 3px 10px 3px 0; border-bottom: 1px solid #eef0f3; vertical-align: top; overflow-wrap: anywhere; }
 th { color: var(--muted); font-weight: 600; }
-td:first-child { color: var(--muted); white-space: nowrap; }
+td:first-child { color: var(--muted); max-width: 40ch; }
 footer { margin-top: 18px; color: var(--muted); font-size: 12px; }
 </style>
 </head>

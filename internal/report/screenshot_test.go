@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -25,6 +26,12 @@ const (
 // uncaught exception).
 func screenshot(t *testing.T, p *Page) image.Image {
 	t.Helper()
+	return screenshotAt(t, p, shotW, shotH)
+}
+
+// screenshotAt is screenshot in a window of w×h pixels.
+func screenshotAt(t *testing.T, p *Page, w, h int) image.Image {
+	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("chromium is not installed (Debian: apt-get install chromium)")
@@ -42,7 +49,7 @@ func screenshot(t *testing.T, p *Page) image.Image {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
 		"--user-data-dir="+filepath.Join(dir, "profile"), "--enable-logging=stderr", "--v=0",
-		"--screenshot="+shot, "--window-size=1200,2000", "file://"+html)
+		"--screenshot="+shot, fmt.Sprintf("--window-size=%d,%d", w, h), "file://"+html)
 	var stderr bytes.Buffer
 	cmd.Stderr, cmd.Stdout = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
@@ -62,8 +69,8 @@ func screenshot(t *testing.T, p *Page) image.Image {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sz := img.Bounds().Size(); sz.X != shotW || sz.Y != shotH {
-		t.Fatalf("screenshot of %v, want %dx%d", sz, shotW, shotH)
+	if sz := img.Bounds().Size(); sz.X != w || sz.Y != h {
+		t.Fatalf("screenshot of %v, want %dx%d", sz, w, h)
 	}
 	return img
 }
@@ -178,4 +185,20 @@ func TestScreenshotRegression(t *testing.T) {
 func TestScreenshotClassification(t *testing.T) {
 	p := classificationPage()
 	checkShot(t, p, screenshot(t, p))
+}
+
+// TestScreenshotNarrow: in a window narrower than a card's preferred 500 px (a phone, half a screen) the cards
+// shrink to the window instead of running past its right edge.
+func TestScreenshotNarrow(t *testing.T) {
+	const w = 420
+	img := screenshotAt(t, regressionPage(t, 300), w, 1600)
+	found := cards(img, 200, 80)
+	if len(found) == 0 {
+		t.Fatal("no card in the screenshot")
+	}
+	for _, c := range found {
+		if c.Max.X >= w-4 {
+			t.Errorf("a card runs to the window's right edge: %v in a window %d px wide", c, w)
+		}
+	}
 }
