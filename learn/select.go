@@ -127,7 +127,7 @@ func emptySpectrum(F, P, N int, yy []float64, intercept bool) (*spectrum, error)
 	}
 	for j, v := range yy {
 		if !(v > 0) {
-			return nil, fmt.Errorf("output %d is constant (its centred sum of squares is %v): the evidence is unbounded", j+1, v)
+			return nil, fmt.Errorf("output %d is constant (its centred sum of squares is %v): every λ fits it exactly, so there is nothing to choose (GCV is 0/0, the evidence unbounded); fit it with a given λ", j+1, v)
 		}
 	}
 	return sp, nil
@@ -225,7 +225,7 @@ func ScoreLambdas(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 	yy := centredSumSquares(s, intercept)
 	for j, v := range yy {
 		if !(v > 0) {
-			return nil, fmt.Errorf("learn.ScoreLambdas: output %d is constant (its centred sum of squares is %v): the evidence is unbounded", j+1, v)
+			return nil, fmt.Errorf("learn.ScoreLambdas: output %d is constant (its centred sum of squares is %v): every λ fits it exactly, so there is nothing to choose (GCV is 0/0, the evidence unbounded); fit it with a given λ", j+1, v)
 		}
 	}
 	A, B := s.NormalEquations(intercept)

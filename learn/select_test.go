@@ -358,7 +358,7 @@ func TestSelectLambdaErrors(t *testing.T) {
 		{"λ < 0", call(good, []float64{-1}, true), "λ = -1"},
 		{"λ = Inf", call(good, []float64{math.Inf(1)}, true), "λ = +Inf"},
 		{"λ = NaN", call(good, []float64{math.NaN()}, false), "λ = NaN"},
-		{"constant target", call(constant, []float64{1}, true), "constant"},
+		{"constant target", call(constant, []float64{1}, true), "constant (its centred sum of squares is 0): every λ fits it exactly, so there is nothing to choose"},
 		{"one row with intercept", call(one, []float64{1}, true), "at least 2 row(s), have 1"},
 		{"no rows", call(statsOf(t, nil, 0, 2, nil, 1), []float64{1}, false), "at least 1 row(s), have 0"},
 	})
