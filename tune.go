@@ -32,6 +32,9 @@ type TuneResult struct {
 	Points int     `json:"points"`
 	Sigma  float64 `json:"sigma"`
 	Lambda float64 `json:"lambda"`
+	// ScaleFree reports a kernel without a bandwidth (the arc-cosine kernels): only λ was chosen, and Sigmas is
+	// the placeholder {1}.
+	ScaleFree bool `json:"scale_free,omitempty"`
 }
 
 // maxTunePoints is D of the maps that score (σ, λ) when the fit's D is larger. Every σ costs a pass over the rows,
@@ -151,6 +154,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	}
 	if scaleFree {
 		grid = []float64{1}
+		res.ScaleFree = true
 	}
 	better := func(a, b float64) bool {
 		if math.IsNaN(b) {

@@ -112,6 +112,18 @@ func TestTuneMatchesBruteForce(t *testing.T) {
 			t.Errorf("σ grid not increasing: %v", r.Sigmas)
 		}
 	}
+	if r.ScaleFree {
+		t.Error("a Gaussian kernel's tuning reported as scale-free")
+	}
+	// A kernel without a bandwidth tunes λ alone, and says so (its σ is a placeholder).
+	cfg.Kernel, cfg.Sigmas = "arccos1", nil
+	ma, err := Fit(cfg, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra := ma.Report().Tune; ra == nil || !ra.ScaleFree || len(ra.Sigmas) != 1 {
+		t.Errorf("arc-cosine tuning: %+v", ra)
+	}
 }
 
 // TestTuneExact: an exact model is tuned on the GCV (or the evidence) of its kernel matrix — the table reported is

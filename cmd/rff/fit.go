@@ -602,6 +602,10 @@ func checkOutputAs(name, out string, inputs ...string) error {
 
 // printTune prints the tuning table: for every σ scored, the best λ and its score.
 func printTune(w io.Writer, tr *rff.TuneResult) {
+	if tr.ScaleFree {
+		fmt.Fprintf(w, "λ chosen by %s on %d rows: λ = %.3g (the kernel has no bandwidth σ)\n", tr.Criterion, tr.Rows, tr.Lambda)
+		return
+	}
 	fmt.Fprintf(w, "σ and λ chosen by %s on %d rows: σ = %.4g, λ = %.3g", tr.Criterion, tr.Rows, tr.Sigma, tr.Lambda)
 	if tr.Median > 0 {
 		fmt.Fprintf(w, " (median heuristic σ = %.4g)", tr.Median)
