@@ -215,6 +215,15 @@ func (s *settings) checkClasses(K, n int, target string, text bool) error {
 	return fmt.Errorf("%s has %d distinct values in %d rows, %s: it looks continuous; fit a regression, or raise the class limit (MaxClasses; rff fit --max-classes)", name, K, n, why)
 }
 
+// classCap is the most classes any number of rows allows: MaxClasses when set, 1000 otherwise (a stream that has
+// seen more distinct values than that can stop reading).
+func (s *settings) classCap() int {
+	if s.MaxClasses > 0 {
+		return s.MaxClasses
+	}
+	return 1000
+}
+
 // numericLabels reports whether every label is a number.
 func numericLabels(labels []string) bool {
 	for _, l := range labels {

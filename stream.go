@@ -78,6 +78,13 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	}
 	defer func() { r.s.Close() }()
 	d := r.s.D()
+	if !hasPCA(s.steps) { // the map's inputs are the columns: an SR rule's rounding is refused before reading the file
+		if kind, err := kernel.New(s.Kernel, 1); err != nil {
+			return nil, err
+		} else if err := s.checkRounding(d, kind); err != nil {
+			return nil, err
+		}
+	}
 	acc := dataset.NewScalerAccumulator(d)
 	if hasPCA(s.steps) { // the co-moments a PCA step is fitted from
 		if err := s.checkPCABudget(0, d, true); err != nil {
@@ -113,6 +120,10 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 			for i := range b.N {
 				raw[r.s.Target(i)] = true
 			}
+			// More distinct values than any class limit allows: refused now, before they take memory without bound.
+			if len(raw) > s.classCap() {
+				return nil, fmt.Errorf("%s: %w", path, s.checkClasses(len(raw), acc.Rows(), "", !r.s.Numeric()))
+			}
 		}
 	}
 	if !classify && !r.s.Numeric() {
@@ -138,6 +149,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	}
 	total := acc.Rows()
 	r.s.Close()
+	if streamBetweenPasses != nil {
+		streamBetweenPasses()
+	}
 	if r, err = open(); err != nil {
 		return nil, err
 	}
@@ -257,6 +271,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	if st.N == 0 || first == nil {
 		return nil, fmt.Errorf("%s: no data rows", path)
 	}
+	if st.N != total { // the preprocessing and the labels are the first pass's: a fit of other rows
+		return nil, fmt.Errorf("%s: the second pass read %d rows, the first %d: the file changed between the passes; fit it again once it is complete", path, st.N, total)
+	}
 	rep.Phases["features_gram"] = time.Since(t1).Seconds()
 	rep.N = st.N
 	h.Names = first.Names
@@ -336,3 +353,6 @@ func (s *settings) solveStats(st *learn.Stats, h model.Header, fmap learn.Mapper
 	m.report = rep
 	return m, nil
 }
+
+// streamBetweenPasses, when set (by tests), is called between FitCSV's two passes.
+var streamBetweenPasses func()

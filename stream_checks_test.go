@@ -1,0 +1,78 @@
+package rff
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeStreamCSV writes a CSV of rows rows (a, b, then a target) whose target is label(i) and returns its path.
+func writeStreamCSV(t *testing.T, rows int, label func(i int) string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("a,b,y\n")
+	for i := range rows {
+		fmt.Fprintf(&b, "%g,%g,%s\n", float64(i%17)/17, float64(i%5)/5, label(i))
+	}
+	path := filepath.Join(t.TempDir(), "s.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFitCSVFileChanged: a file that grows (or shrinks) between the two passes is an error — the preprocessing and
+// the labels of the first pass would be fitted with other rows' statistics — not a model.
+func TestFitCSVFileChanged(t *testing.T) {
+	num := func(i int) string { return fmt.Sprint(i % 7) }
+	for _, change := range []string{"grows", "shrinks"} {
+		path := writeStreamCSV(t, 300, num)
+		streamBetweenPasses = func() {
+			n := map[string]int{"grows": 400, "shrinks": 200}[change]
+			b, err := os.ReadFile(writeStreamCSV(t, n, num))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := FitCSV(Config{Points: 16, Sigma: 1, Lambda: 1e-3}, path, StreamOptions{ChunkRows: 64})
+		streamBetweenPasses = nil
+		if err == nil || !strings.Contains(err.Error(), "the file changed between the passes") {
+			t.Errorf("the file %s: %v", change, err)
+		}
+	}
+}
+
+// TestFitCSVClassCapEarly: a classification stream whose target takes more distinct values than any class limit
+// allows is refused as soon as the first pass has seen them (its set of values would otherwise grow with the rows).
+func TestFitCSVClassCapEarly(t *testing.T) {
+	path := writeStreamCSV(t, 5000, func(i int) string { return fmt.Sprintf("id%d", i) })
+	_, err := FitCSV(Config{Task: "classification", Points: 16, Sigma: 1, Lambda: 1e-3}, path, StreamOptions{ChunkRows: 100})
+	if err == nil || !strings.Contains(err.Error(), "distinct labels in 1100 rows") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestFitCSVRoundingFirst: an SR rule that would round -D up past twice itself is refused before the file is read
+// (here a file whose third row is malformed, which a read would report first).
+func TestFitCSVRoundingFirst(t *testing.T) {
+	var b strings.Builder
+	for j := range 300 {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("y\n")
+	b.WriteString(strings.Repeat("1,", 300) + "2\n")
+	b.WriteString("not,a,row\n")
+	path := filepath.Join(t.TempDir(), "wide.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := FitCSV(Config{Points: 64, Sigma: 1, Lambda: 1e-3}, path, StreamOptions{})
+	if err == nil || !strings.Contains(err.Error(), "whole rules") {
+		t.Errorf("err = %v", err)
+	}
+}
