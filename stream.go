@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
@@ -23,7 +24,9 @@ type StreamOptions struct {
 	Target string
 	// Rows, when > 0, uses only the first Rows rows (a training split).
 	Rows int
-	// ChunkRows is the number of rows held at a time (default 32768).
+	// ChunkRows is the number of rows read at a time (default 32768), at most: wide rows are read in fewer, about
+	// 32 MiB of values a chunk. The second pass holds three chunks at once (one accumulated, one passed on, one
+	// read ahead).
 	ChunkRows int
 }
 
@@ -78,6 +81,8 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	}
 	defer func() { r.s.Close() }()
 	d := r.s.D()
+	opt.ChunkRows = min(opt.ChunkRows, max(blocks.Rows, streamChunkBytes/(8*(d+1))))
+	r.chunk = opt.ChunkRows
 	if !hasPCA(s.steps) { // the map's inputs are the columns: an SR rule's rounding is refused before reading the file
 		if kind, err := kernel.New(s.Kernel, 1); err != nil {
 			return nil, err
@@ -165,7 +170,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		return nil, err
 	} else if err := s.checkRounding(dm, kind); err != nil {
 		return nil, err
-	} else if err := s.checkBudget(min(total, opt.ChunkRows), dm, P, kind); err != nil {
+	} else if err := s.checkBudget(streamHeldRows(total, opt.ChunkRows, sample, pool), dm, P, kind); err != nil {
 		return nil, err
 	}
 	sample.preprocess(sc) // the sample in the preprocessed coordinates, as Fit measures it
@@ -356,3 +361,23 @@ func (s *settings) solveStats(st *learn.Stats, h model.Header, fmap learn.Mapper
 
 // streamBetweenPasses, when set (by tests), is called between FitCSV's two passes.
 var streamBetweenPasses func()
+
+// streamChunkBytes is about the most a chunk of a streamed fit holds: its rows are cut to fit.
+const streamChunkBytes = 32 << 20
+
+// streamHeldRows is the rows of input a streamed fit holds at once in its second pass, for its budget: three chunks
+// (one accumulated, one passed on, one read ahead) besides the median heuristic's sample and the Nyström landmarks'
+// candidates kept from the first pass.
+func streamHeldRows(total, chunk int, sample, pool *reservoir) int {
+	kept := func(r *reservoir) int {
+		if r.limit == 0 {
+			return kernel.DefaultMedianRows
+		}
+		return r.limit
+	}
+	n := 3*min(total, chunk) + min(total, kept(sample))
+	if pool != nil {
+		n += min(total, kept(pool))
+	}
+	return n
+}

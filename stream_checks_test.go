@@ -1,6 +1,7 @@
 package rff
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,5 +75,39 @@ func TestFitCSVRoundingFirst(t *testing.T) {
 	_, err := FitCSV(Config{Points: 64, Sigma: 1, Lambda: 1e-3}, path, StreamOptions{})
 	if err == nil || !strings.Contains(err.Error(), "whole rules") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestFitCSVBudgetCountsChunks: a streamed fit's budget counts what its second pass holds at once — three chunks
+// (one accumulated, one passed on, one read ahead) and the median heuristic's sample — not one chunk: 6000 rows of
+// 600 inputs (29 MB a copy) need about 175 MiB with the fixed buffers (one chunk counted: 111 MiB), so 140 MiB is refused and 256 MiB
+// is not.
+func TestFitCSVBudgetCountsChunks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 20 MB file")
+	}
+	const rows, d = 6000, 600
+	var b strings.Builder
+	for j := range d {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("y\n")
+	for i := range rows {
+		for j := range d {
+			fmt.Fprintf(&b, "%d,", (i*7+j*3)%10)
+		}
+		fmt.Fprintf(&b, "%d\n", i%5)
+	}
+	path := filepath.Join(t.TempDir(), "wide.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Points: 8, Rule: "orf", Sigma: 20, Lambda: 1e-3, MaxMemory: 140 << 20}
+	if _, err := FitCSV(cfg, path, StreamOptions{}); !errors.As(err, new(*BudgetError)) {
+		t.Errorf("140 MiB: %v, want a refusal under the budget", err)
+	}
+	cfg.MaxMemory = 256 << 20
+	if _, err := FitCSV(cfg, path, StreamOptions{}); err != nil {
+		t.Errorf("256 MiB: %v", err)
 	}
 }
