@@ -8,10 +8,12 @@ import (
 	"math"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/numparse"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
@@ -113,6 +115,13 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		}
 		if names == nil {
 			names = b.Names
+		}
+		if !classify && b.Labels != nil { // a regression's target that is not a number: say where, at once
+			for i := range b.N {
+				if _, err := numparse.ParseField(strings.TrimSpace(r.s.Target(i)), 64); err != nil {
+					return nil, fmt.Errorf("%s: row %d: the target %q is not a number; regression needs a numeric target column", path, acc.Rows()+i+1, r.s.Target(i))
+				}
+			}
 		}
 		if err := acc.Add(b.X, b.N); err != nil {
 			return nil, err

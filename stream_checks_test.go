@@ -111,3 +111,17 @@ func TestFitCSVBudgetCountsChunks(t *testing.T) {
 		t.Errorf("256 MiB: %v", err)
 	}
 }
+
+// TestFitCSVTextTarget: a regression stream whose target has a word says which row and what, at once.
+func TestFitCSVTextTarget(t *testing.T) {
+	path := writeStreamCSV(t, 300, func(i int) string {
+		if i == 249 {
+			return "abc"
+		}
+		return fmt.Sprint(i % 7)
+	})
+	_, err := FitCSV(Config{Points: 16, Sigma: 1, Lambda: 1e-3}, path, StreamOptions{ChunkRows: 64})
+	if err == nil || !strings.Contains(err.Error(), `row 250: the target "abc" is not a number`) {
+		t.Errorf("err = %v", err)
+	}
+}
