@@ -68,6 +68,15 @@ func FitHermite(cfg Config, data *dataset.Data, values, grads []float64) (*Model
 	if values == nil && grads == nil {
 		return nil, errors.New("hermite: give observed values, partial derivatives or both")
 	}
+	if grads != nil { // the gradient rows' inner products estimate ∂²k/∂x_i∂y_j, which must exist
+		k, err := kernel.New(s.Kernel, 1)
+		if err != nil {
+			return nil, err
+		}
+		if dk, ok := k.(kernel.Differentiable); !ok || dk.MaxOrder() < 2 {
+			return nil, fmt.Errorf("hermite: the %s kernel has no second derivatives everywhere, which observed gradients need (use gaussian, cauchy, matern32 or matern52)", k.Name())
+		}
+	}
 	return s.fit(data, values, grads)
 }
 

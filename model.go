@@ -547,21 +547,21 @@ func (m *Model) preprocess(X []float64, n int) []float64 {
 	return append([]float64(nil), X[:n*m.file.MapDim()]...)
 }
 
-// inputScale returns c_j = ∂x'_j/∂x_j of the preprocessing (every step is affine per column), all ones without.
+// inputScale returns c_j = ∂x'_j/∂x_j of a preprocessing without a PCA step (every step is affine per column), all
+// ones without one: the diagonal of the scaler's Jacobian, the product of the steps' factors — not a difference of
+// preprocessed values, which loses the factor's digits to a large offset (a column of timestamps, say).
 func (m *Model) inputScale() []float64 {
 	d := m.file.Dim
 	c := make([]float64, d)
 	for j := range c {
 		c[j] = 1
 	}
-	if m.scaler == nil {
+	if m.scaler == nil || m.scaler.HasPCA() {
 		return c
 	}
-	zero := make([]float64, d)
-	m.scaler.Apply(zero, 1, d)
-	m.scaler.Apply(c, 1, d)
+	J := m.scaler.Jacobian()
 	for j := range c {
-		c[j] -= zero[j]
+		c[j] = J[j*d+j]
 	}
 	return c
 }
@@ -633,6 +633,10 @@ func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 	var gm learn.GradientMapper = m.fmap
 	if _, ok := m.fmap.Kernel().(kernel.Spectral); m.fmap != nil && !ok {
 		return nil, fmt.Errorf("%w: the %s kernel is not shift-invariant (its pointwise features are not differentiable)", ErrNoGradient, m.fmap.Kernel().Name())
+	}
+	if dk, ok := m.fmap.Kernel().(kernel.Differentiable); m.fmap != nil && (!ok || dk.MaxOrder() < 1) {
+		// The features are differentiable, but their derivative has no mean: it estimates nothing as D grows.
+		return nil, fmt.Errorf("%w: the %s kernel has no first derivatives everywhere (its random features' derivatives estimate nothing)", ErrNoGradient, m.fmap.Kernel().Name())
 	}
 	if m.nmap != nil {
 		if dk, ok := m.nmap.Kernel().(kernel.Differentiable); !ok || dk.MaxOrder() < 1 {
