@@ -2,6 +2,7 @@ package rff
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -70,5 +71,41 @@ func TestGradientsNeedDerivatives(t *testing.T) {
 	}
 	if _, err := FitHermite(Config{Kernel: "matern32", Points: 16, Sigma: 1, Lambda: 1e-3}, data, nil, grads); err != nil {
 		t.Errorf("hermite, matern32: %v", err)
+	}
+}
+
+// TestRawRowsChecked: Gradients, PredictStd, Sample and Jacobian name a NaN by its raw row, column and name, as
+// PredictRows does — not by a column of the preprocessed rows behind a PCA step, with library prefixes.
+func TestRawRowsChecked(t *testing.T) {
+	data := &dataset.Data{N: 60, D: 4, Names: []string{"a", "b", "c", "d"}}
+	for i := range data.N {
+		row := []float64{float64(i % 7), float64(i % 5), float64(i % 3), float64(i % 11)}
+		data.X = append(data.X, row...)
+		data.Y = append(data.Y, math.Sin(row[0])+row[2])
+	}
+	m, err := Fit(Config{Points: 16, Sigma: 2, Lambda: 1e-3, Preprocess: "standardize,pca:3", Uncertainty: true}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{1, 2, math.NaN(), 4}
+	want := "row 1, column 3 (c) is NaN"
+	for name, call := range map[string]func() error{
+		"Gradients":  func() error { _, err := m.Gradients(x, 1); return err },
+		"PredictStd": func() error { _, err := m.PredictStd(x, 1, false); return err },
+		"Sample":     func() error { _, err := m.Sample(x, 1, 2, 1); return err },
+	} {
+		if err := call(); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+	}
+	ovk, err := Load("testdata/v2/ovk-curl.rff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xo := make([]float64, len(ovk.Info().Inputs))
+	xo[len(xo)-1] = math.Inf(1)
+	wantOVK := fmt.Sprintf("row 1, column %d (%s) is +Inf", len(xo), ovk.Info().Inputs[len(xo)-1])
+	if _, err := ovk.Jacobian(xo); err == nil || err.Error() != wantOVK {
+		t.Errorf("Jacobian: %v, want %q", err, wantOVK)
 	}
 }

@@ -383,11 +383,8 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 		return nil, errNoModel
 	}
 	h := m.file.Header
-	if n < 0 || !size.Is(len(X), n, h.Dim) {
-		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
-	}
-	if i := finite.Index(X); i >= 0 {
-		return nil, fmt.Errorf("row %d, column %d (%s) is %v", i/h.Dim+1, i%h.Dim+1, m.inputNames()[i%h.Dim], X[i])
+	if err := m.checkRows(X, n); err != nil {
+		return nil, err
 	}
 	P := h.Outputs
 	out := make([]float64, n*P)
@@ -578,8 +575,8 @@ func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
 	if m.post == nil {
 		return nil, ErrNoUncertainty
 	}
-	if n < 0 || !size.Is(len(X), n, m.file.Dim) {
-		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, m.file.Dim)
+	if err := m.checkRows(X, n); err != nil {
+		return nil, err
 	}
 	dst := make([]float64, n*m.file.Outputs)
 	if err := m.post.StdMap(dst, m.mapper(), m.preprocess(X, n), n, noise); err != nil {
@@ -606,6 +603,9 @@ func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
 	if n > 0 && K > (1<<31)/n/m.file.Outputs {
 		return nil, fmt.Errorf("%d samples of %d rows are too many", K, n)
 	}
+	if err := m.checkRows(X, n); err != nil {
+		return nil, err
+	}
 	dst := make([]float64, K*n*m.file.Outputs)
 	if err := m.post.SampleMap(dst, m.mapper(), m.preprocess(X, n), n, K, seed); err != nil {
 		return nil, err
@@ -614,6 +614,19 @@ func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
 		return nil, &RowError{Row: i/m.file.Outputs%n + 1, Reason: "the posterior sample overflows (an input far outside the training data?)"}
 	}
 	return dst, nil
+}
+
+// checkRows returns an error for n raw rows X that are not n×Dim values, or hold a NaN or an infinity (named by its
+// row, column and column name, in the raw coordinates the caller gave).
+func (m *Model) checkRows(X []float64, n int) error {
+	h := m.file.Header
+	if n < 0 || !size.Is(len(X), n, h.Dim) {
+		return fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
+	}
+	if i := finite.Index(X); i >= 0 {
+		return fmt.Errorf("row %d, column %d (%s) is %v", i/h.Dim+1, i%h.Dim+1, m.inputNames()[i%h.Dim], X[i])
+	}
+	return nil
 }
 
 // ErrNoGradient is returned for models that do not provide the derivative asked for.
@@ -644,8 +657,8 @@ func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 		}
 		gm = m.nmap
 	}
-	if n < 0 || !size.Is(len(X), n, h.Dim) {
-		return nil, fmt.Errorf("input has %d values, want %d rows × %d columns", len(X), n, h.Dim)
+	if err := m.checkRows(X, n); err != nil {
+		return nil, err
 	}
 	Z := m.preprocess(X, n)
 	g := make([]float64, n*h.MapDim())
@@ -677,6 +690,9 @@ func (m *Model) Jacobian(x []float64) ([]float64, error) {
 	}
 	if len(x) != h.Dim {
 		return nil, fmt.Errorf("input has %d values, want %d", len(x), h.Dim)
+	}
+	if err := m.checkRows(x, 1); err != nil {
+		return nil, err
 	}
 	J := make([]float64, h.Outputs*h.MapDim())
 	if err := m.ofit.Jacobian(J, m.omap, m.preprocess(x, 1)); err != nil {
