@@ -385,7 +385,9 @@ func (s *settings) resolveOVK() error {
 	switch {
 	case len(s.Targets) == 0:
 		return fmt.Errorf("the %s kernel needs the target columns (Targets)", s.OVK)
-	case s.Task != "regression" || s.loss != learn.Squared || (s.CV != 0 && !s.Tune):
+	case s.Task != "regression":
+		return fmt.Errorf("vector-valued models fit regression (their targets are the columns of Targets), not the %s task", s.Task)
+	case s.loss != learn.Squared || (s.CV != 0 && !s.Tune):
 		return fmt.Errorf("vector-valued models fit regression with the squared loss and a fixed or tuned λ (not cross-validated alone)")
 	case s.Kernel != "gaussian":
 		return fmt.Errorf("vector-valued models use the Gaussian kernel, not %s", s.Kernel)

@@ -72,6 +72,10 @@ func TestMisuse(t *testing.T) {
 		}, "cos+phase form"},
 		{"cos+phase on an arc-cosine kernel", func() error { _, err := Fit(Config{Points: 8, Kernel: "arccos1", Form: "cosphase"}, data); return err }, "cos+phase form"},
 		{"unknown fallback rule", func() error { _, err := Fit(Config{Points: 8, Fallback: "foo"}, data); return err }, `unknown rule "foo"`},
+		{"hermite vector-valued model", func() error {
+			_, err := FitHermite(Config{Points: 8, Lambda: 1e-3, OVK: "curl-free", Targets: []string{"a"}}, data, data.Y, nil)
+			return err
+		}, "not the hermite task"},
 		{"regression on a target with a stray non-number", func() error {
 			_, err := Fit(Config{Points: 8, Sigma: 1}, &dataset.Data{X: []float64{1, 2, 3, 4}, N: 4, D: 1, TargetName: "y",
 				Labels: []string{"-0.5", "1_000", "2"}, Y: []float64{0, 2, 1, 0}})
