@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -64,6 +65,9 @@ func FitHermite(cfg Config, data *dataset.Data, values, grads []float64) (*Model
 	s, err := cfg.resolve()
 	if err != nil {
 		return nil, err
+	}
+	if values != nil && !slices.ContainsFunc(values, func(v float64) bool { return !math.IsNaN(v) }) {
+		values = nil // no value observed: as without values (no intercept)
 	}
 	if values == nil && grads == nil {
 		return nil, errors.New("hermite: give observed values, partial derivatives or both")

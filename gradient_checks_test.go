@@ -109,3 +109,31 @@ func TestRawRowsChecked(t *testing.T) {
 		t.Errorf("Jacobian: %v, want %q", err, wantOVK)
 	}
 }
+
+// TestHermiteAllValuesMissing: a values column with no observed value (every entry NaN) is a fit on the gradients
+// alone, as without values, not a refusal for the intercept it cannot have.
+func TestHermiteAllValuesMissing(t *testing.T) {
+	data := &dataset.Data{N: 30, D: 2, Names: []string{"a", "b"}}
+	grads := make([]float64, 0, 60)
+	vals := make([]float64, 30)
+	for i := range data.N {
+		a, b := float64(i%7)/7, float64(i%5)/5
+		data.X = append(data.X, a, b)
+		grads = append(grads, math.Cos(a), 1)
+		vals[i] = math.NaN()
+	}
+	cfg := Config{Points: 16, Sigma: 1, Lambda: 1e-3}
+	m, err := FitHermite(cfg, data, vals, grads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := FitHermite(cfg, data, nil, grads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.PredictRows(data.X[:2], 1)
+	q, _ := ref.PredictRows(data.X[:2], 1)
+	if p.Values[0] != q.Values[0] {
+		t.Errorf("all-NaN values predict %v, no values %v", p.Values[0], q.Values[0])
+	}
+}
