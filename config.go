@@ -450,12 +450,17 @@ func newReservoir(d int, seed uint64) *reservoir {
 
 func (r *reservoir) len() int { return len(r.rows) / r.d }
 
+// capacity is the most rows the sample keeps.
+func (r *reservoir) capacity() int {
+	if r.limit > 0 {
+		return r.limit
+	}
+	return kernel.DefaultMedianRows
+}
+
 // add offers the n rows of X (n×d) to the sample.
 func (r *reservoir) add(X []float64, n int) {
-	k := kernel.DefaultMedianRows
-	if r.limit > 0 {
-		k = r.limit
-	}
+	k := r.capacity()
 	for i := range n {
 		row := X[i*r.d : (i+1)*r.d]
 		r.seen++

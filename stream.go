@@ -378,15 +378,9 @@ const streamChunkBytes = 32 << 20
 // (one accumulated, one passed on, one read ahead) besides the median heuristic's sample and the Nyström landmarks'
 // candidates kept from the first pass.
 func streamHeldRows(total, chunk int, sample, pool *reservoir) int {
-	kept := func(r *reservoir) int {
-		if r.limit == 0 {
-			return kernel.DefaultMedianRows
-		}
-		return r.limit
-	}
-	n := 3*min(total, chunk) + min(total, kept(sample))
+	n := 3*min(total, chunk) + min(total, sample.capacity())
 	if pool != nil {
-		n += min(total, kept(pool))
+		n += min(total, pool.capacity())
 	}
 	return n
 }

@@ -68,12 +68,8 @@ func parseMemory(s string) (int64, error) {
 func budgetHint(err error) error {
 	var fe *rff.BudgetError
 	if errors.As(err, &fe) {
-		lower := map[string]string{"points": "lower -D", "centres": "lower --centres", "rows": "use fewer rows (--train)"}[fe.Lower]
-		if lower == "" {
-			lower = fe.Hint
-		}
 		return usagef("the fit needs about %s (%s), over the memory budget of %s: %s",
-			rff.FormatBytes(fe.Bytes), fe.What, rff.FormatBytes(fe.Budget), advice(fe.Budget, lower))
+			rff.FormatBytes(fe.Bytes), fe.What, rff.FormatBytes(fe.Budget), advice(fe.Budget, fitRemedy(fe)))
 	}
 	var de *dataset.BudgetError
 	if errors.As(err, &de) {
@@ -117,4 +113,12 @@ func checkMemory(m memoryFlag, bytes float64, what, lower string) error {
 			what, rff.FormatBytes(int64(min(bytes, math.MaxInt64/2))), rff.FormatBytes(b), advice(b, "lower "+lower))
 	}
 	return nil
+}
+
+// fitRemedy is the flag that lowers what a fit refused under the budget needs: -D, --centres or --train.
+func fitRemedy(fe *rff.BudgetError) string {
+	if r := map[string]string{"points": "lower -D", "centres": "lower --centres", "rows": "use fewer rows (--train)"}[fe.Lower]; r != "" {
+		return r
+	}
+	return fe.Hint
 }

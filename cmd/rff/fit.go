@@ -719,11 +719,7 @@ func dataBudgetHint(err error, held int64, mem memoryFlag) error {
 	if !ok || mem < 0 {
 		return err
 	}
-	lower := map[string]string{"points": "lower -D", "centres": "lower --centres", "rows": "use fewer rows (--train)"}[fe.Lower]
-	if lower == "" {
-		lower = fe.Hint
-	}
 	b := budgetOf(mem)
 	return usagef("the fit needs about %s (%s) beside the %s of training data, over the memory budget of %s: %s",
-		rff.FormatBytes(fe.Bytes), fe.What, rff.FormatBytes(held), rff.FormatBytes(b), advice(b, lower))
+		rff.FormatBytes(fe.Bytes), fe.What, rff.FormatBytes(held), rff.FormatBytes(b), advice(b, fitRemedy(fe)))
 }
