@@ -71,6 +71,11 @@ func TestMisuse(t *testing.T) {
 			return err
 		}, "cos+phase form"},
 		{"cos+phase on an arc-cosine kernel", func() error { _, err := Fit(Config{Points: 8, Kernel: "arccos1", Form: "cosphase"}, data); return err }, "cos+phase form"},
+		{"points of an exact model", func() error { _, err := Fit(Config{Exact: true, Points: 8, Lambda: 1e-3}, data); return err }, "exact model uses the kernel itself"},
+		{"rule of an exact model", func() error { _, err := Fit(Config{Exact: true, Rule: "orf", Lambda: 1e-3}, data); return err }, "exact model uses the kernel itself"},
+		{"form of an exact model", func() error { _, err := Fit(Config{Exact: true, Form: "cossin", Lambda: 1e-3}, data); return err }, "exact model uses the kernel itself"},
+		{"fallback of an exact model", func() error { _, err := Fit(Config{Exact: true, Fallback: "orf", Lambda: 1e-3}, data); return err }, "exact model uses the kernel itself"},
+		{"tuning points of an exact model", func() error { _, err := Fit(Config{Exact: true, Tune: true, TunePoints: 8}, data); return err }, "exact model uses the kernel itself"},
 		{"unknown fallback rule", func() error { _, err := Fit(Config{Points: 8, Fallback: "foo"}, data); return err }, `unknown rule "foo"`},
 		{"hermite vector-valued model", func() error {
 			_, err := FitHermite(Config{Points: 8, Lambda: 1e-3, OVK: "curl-free", Targets: []string{"a"}}, data, data.Y, nil)

@@ -38,6 +38,8 @@ func (s *settings) resolveMap(c Config) error {
 			return errors.New("FALKON's iterations, tolerance and stored kernel belong to the falkon solver on a Nyström map")
 		case c.NystromBasis != "":
 			return errors.New("the Nyström basis belongs to Nyström maps (Map \"nystrom\")")
+		case c.Exact && (c.Rule != "" || c.Points != 0 || c.Form != "" || c.Fallback != "" || c.TunePoints != 0):
+			return errors.New("an exact model uses the kernel itself, not random features: leave Rule, Points, Form, Fallback and TunePoints unset")
 		}
 		s.Map = "features"
 		return nil

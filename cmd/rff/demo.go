@@ -91,7 +91,7 @@ func demoLearning(w io.Writer, seed uint64) error {
 		}
 	}
 	cfg := base
-	cfg.Exact = true
+	cfg.Exact, cfg.Points = true, 0
 	if err := row("exact kernel ridge", cfg); err != nil {
 		return err
 	}

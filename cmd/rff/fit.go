@@ -151,7 +151,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := checkRuleFlags(fs, &cfg); err != nil {
 		return err
 	}
-	if cfg.Points < 1 && cfg.Map != "nystrom" {
+	if cfg.Points < 1 && cfg.Map != "nystrom" && !cfg.Exact {
 		return usagef("-D must be at least 1, got %d", cfg.Points)
 	}
 	inputs := []string{df.path, df.labels, *testData, *testLabels, *valuesPath, *gradsPath, *landmarksFile}
@@ -517,7 +517,7 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--form chooses the cos/sin or cos+phase features of a shift-invariant kernel; the %s kernel's features are pointwise: leave --form out", fs.Lookup("kernel").Value.String())
 	}
 	if cfg.Exact {
-		for _, name := range []string{"D", "rule", "form", "rule-fallback"} {
+		for _, name := range []string{"D", "rule", "form", "rule-fallback", "tune-points"} {
 			if set(name) {
 				return usagef("%s does not go with --exact: exact kernel ridge regression draws no random features; leave it out", dashed(name))
 			}
@@ -525,6 +525,7 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 		if set("solver") && cfg.Solver != "cholesky" {
 			return usagef("--solver %s does not go with --exact: exact kernel ridge regression solves by Cholesky; leave --solver out", cfg.Solver)
 		}
+		cfg.Points, cfg.Rule, cfg.Form = 0, "", "" // the random-feature defaults, which an exact model has no use for
 	}
 	return nil
 }
