@@ -107,7 +107,8 @@ type Config struct {
 	// Precision is the arithmetic of ZᵀZ for the squared loss on features held in memory: "double" (the default),
 	// "mixed" or "auto" (learn.Precision).
 	Precision string
-	// Exact fits exact kernel ridge regression on the N×N Gram matrix instead of features.
+	// Exact fits exact kernel ridge regression on the N×N Gram matrix instead of features; it takes no Rule, Points,
+	// Form, Fallback or TunePoints.
 	Exact bool
 	// Preprocess is a comma list of dataset steps fitted on the training inputs and stored in the model
 	// ("standardize", "minmax", "maxscale", "isotropic", "none"). The default is "standardize", and "isotropic" for
