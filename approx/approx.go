@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
@@ -96,11 +97,15 @@ func RunSeed(seed uint64, ruleName string, n, run int) uint64 {
 	return h.Sum64()
 }
 
+// machineMemory is dataset.MachineMemory, read once.
+var machineMemory = sync.OnceValue(dataset.MachineMemory)
+
 // Run executes the study on X (nx×d) and Y (ny×d), row-major. The exact Gram is computed once. It returns an error
 // for a missing kernel, rule, n or run, shapes that do not match, an n whose D = 2n(d+1) overflows, matrices beyond
-// the size limit of one array (1 TiB), a nil ctx, and the errors of the feature maps (a panic while drawing or
-// applying one, on a worker goroutine, is returned as an error too) — of the first failed run in the order of Rules,
-// Ns and runs. When ctx is cancelled, the runs not yet started are skipped and Run returns ctx's error.
+// the size limit of one array (1 TiB), more runs than the machine's memory can keep the errors of, a nil ctx, and
+// the errors of the feature maps (a panic while drawing or applying one, on a worker goroutine, is returned as an
+// error too) — of the first failed run in the order of Rules, Ns and runs. When ctx is cancelled, the runs not yet
+// started are skipped and Run returns ctx's error.
 func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int, d int) ([]Result, error) {
 	if ctx == nil {
 		return nil, errors.New("approx: nil context (use context.Background())")
@@ -118,6 +123,16 @@ func (s Study) Run(ctx context.Context, X []float64, nx int, Y []float64, ny int
 	}
 	if _, err := size.Floats("approx: Gram matrix", nx, ny); err != nil {
 		return nil, err
+	}
+	// Every run's errors are kept (3 values each), for summaries that do not depend on the order runs finish in.
+	held, err := size.Floats("approx: the errors of all runs", len(s.Rules), len(s.Ns), s.Runs, 3)
+	if err != nil {
+		return nil, err
+	}
+	if mem := machineMemory(); mem > 0 && 8*int64(held) > mem {
+		return nil, fmt.Errorf("approx: the errors of %d runs for each of %d rules and %d n need %s, "+
+			"more than this machine's memory and swap (%s)",
+			s.Runs, len(s.Rules), len(s.Ns), size.Format(8*int64(held)), size.Format(mem))
 	}
 	for _, n := range s.Ns {
 		if n < 1 {
