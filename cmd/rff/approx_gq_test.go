@@ -192,3 +192,24 @@ func TestLargerDegree(t *testing.T) {
 		}
 	}
 }
+
+// TestApproxCollapsedKernelWarns: a bandwidth that makes the kernel constant on the rows compared gives a study whose
+// errors say nothing about the rules; both studies say so on stderr (once, after the table is computed) and still
+// print the table.
+func TestApproxCollapsedKernelWarns(t *testing.T) {
+	train := writeCSV(t, 200, 3)
+	for _, args := range [][]string{
+		{"approx", "--data", train, "--samples", "20", "--runs", "2", "--n", "1", "--rules", "g", "--sigma", "1e200"},
+		{"approx", "--ovk", "curl-free", "--runs", "2", "--samples", "20", "--Ds", "10", "--rules", "g", "--sigma", "1e200"},
+	} {
+		t.Run(strings.Join(args[:3], " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(args...)
+			if code != 0 || stdout == "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+			if strings.Count(stderr, "warning:") != 1 || !strings.Contains(stderr, "constant") {
+				t.Errorf("stderr %q: want one warning that the kernel is constant", stderr)
+			}
+		})
+	}
+}

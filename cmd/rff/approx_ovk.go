@@ -13,6 +13,7 @@ import (
 	"github.com/rffkit/rff/approx"
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/progress"
+	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/metrics"
 	"github.com/rffkit/rff/ovk"
 	"github.com/rffkit/rff/rule"
@@ -37,9 +38,17 @@ func runApproxOVK(kind string, data *dataset.Data, d int, sf *studyFlags, Ds []i
 	if d < 1 {
 		return usagef("--ovk without --data needs --dim ≥ 1")
 	}
-	sigma := sf.sigma
-	if sf.gamma > 0 {
-		sigma = 1 / math.Sqrt(2*sf.gamma)
+	name, sigma, err := sf.config()
+	if err != nil {
+		return err
+	}
+	if k0, err := kernel.New(name, 1); err != nil {
+		return usageError{err.Error()}
+	} else if k0.Name() != "gaussian" {
+		return usagef("--ovk %s is built on a Gaussian kernel k₀, not %s; leave --kernel out", kind, k0.Name())
+	}
+	if sf.form != "cossin" {
+		return usagef("--ovk maps have one form, cos/sin pairs; leave --form out")
 	}
 	if sigma == 0 {
 		sigma = math.Sqrt(float64(d) / 2)
@@ -63,9 +72,10 @@ func runApproxOVK(kind string, data *dataset.Data, d int, sf *studyFlags, Ds []i
 	for _, D := range Ds {
 		maxD = max(maxD, D)
 	}
-	// Memory: the pairs, and per map its points, frequencies and matrices B(ω) (up to d×d per point).
+	// Memory: the pairs, per map its points, frequencies and matrices B(ω) (up to d×d per point), and one error per run.
 	dd := float64(d)
-	if err := checkMemory(*sf.mem, 8*(2*float64(sf.samples)*dd+float64(maxD)*dd*(dd+2)), "the study", "--Ds, --dim or --samples"); err != nil {
+	need := 8 * (2*float64(sf.samples)*dd + float64(maxD)*dd*(dd+2) + float64(sf.runs))
+	if err := checkMemory(*sf.mem, need, "the study", "--runs, --Ds, --dim or --samples"); err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(sf.seed, 0x0f1))
@@ -81,6 +91,16 @@ func runApproxOVK(kind string, data *dataset.Data, d int, sf *studyFlags, Ds []i
 		for i := range X {
 			X[i], Z[i] = 2*rng.Float64()-1, 2*rng.Float64()-1
 		}
+	}
+	warn := ""
+	k0, err := kernel.New("gaussian", sigma)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if lo, hi, err := gramRange(k0, &dataset.Data{X: X, N: n, D: d}, &dataset.Data{X: Z, N: n, D: d}); err != nil {
+		return err
+	} else if !(hi-lo > 1e-6) { // warned once the study has run (a study that fails says why instead)
+		warn = fmt.Sprintf("rff approx: warning: the Gaussian kernel k₀ is constant within %.1g on these pairs (k₀ ≈ %.6g): the bandwidth collapses the data, so the errors below say nothing about the rules\n", hi-lo, hi)
 	}
 	bar := progress.New(stderr, "approx --ovk", len(rules)*len(Ds)*sf.runs)
 	var res []ovkResult
@@ -100,11 +120,15 @@ func runApproxOVK(kind string, data *dataset.Data, d int, sf *studyFlags, Ds []i
 				bar.Add(1)
 			}
 			sum := metrics.Summarize(errs)
+			if math.IsNaN(sum.Mean) || math.IsInf(sum.Mean, 0) || math.IsNaN(sum.Std) || math.IsInf(sum.Std, 0) {
+				return usagef("the error of %s at D = %d is not finite (mean %v, std %v) at σ = %g: choose a --sigma or --gamma on the scale of the data", r.Name(), D, sum.Mean, sum.Std, sigma)
+			}
 			out.Mean, out.Std, out.CI95 = sum.Mean, sum.Std, sum.CI95
 			res = append(res, out)
 		}
 	}
 	bar.Done()
+	fmt.Fprint(stderr, warn)
 	if sf.json {
 		return json.NewEncoder(stdout).Encode(map[string]any{"ovk": k.Name(), "d": d, "sigma": sigma, "pairs": n,
 			"runs": sf.runs, "seed": sf.seed, "results": res})
