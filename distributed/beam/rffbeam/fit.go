@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -207,7 +206,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if cfg.MaxClasses > 0 {
 		maxLabels = cfg.MaxClasses
 	}
-	b, err := runPass(ctx, runner, files, spec, &ScanFn{D: d, Classify: classify, MaxLabels: maxLabels}, path.Join(dir, "pass1"))
+	b, err := runPass(ctx, runner, files, spec, &ScanFn{D: d, Classify: classify, MaxLabels: maxLabels}, resultPath(dir, "pass1"))
 	if errors.Is(err, errNoStats) {
 		err = fmt.Errorf("%s: no data rows", describeFiles(files))
 	}
@@ -270,7 +269,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, err := runPass(ctx, runner, files, spec, &SampleFn{D: d, Want: want}, path.Join(dir, "sample"))
+		b, err := runPass(ctx, runner, files, spec, &SampleFn{D: d, Want: want}, resultPath(dir, "sample"))
 		if err != nil {
 			return nil, err
 		}
@@ -305,7 +304,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	}
 	fn.BatchRows = o.BatchRows
 	var st *learn.Stats
-	b, err = runPass(ctx, runner, files, spec, fn, path.Join(dir, "pass2"))
+	b, err = runPass(ctx, runner, files, spec, fn, resultPath(dir, "pass2"))
 	switch {
 	case errors.Is(err, errNoStats):
 	case err != nil:
@@ -457,11 +456,20 @@ func runDir(ctx context.Context, tempDir string, local bool) (string, func(), er
 		}
 		defer fs.Close()
 		if rm, ok := fs.(filesystem.Remover); ok {
-			for _, f := range []string{"pass1", "pass2"} {
+			for _, f := range []string{"pass1", "sample", "pass2"} {
 				rm.Remove(ctx, dir+"/"+f)
 			}
 		}
 	}, nil
+}
+
+// resultPath is the result of a pass named name in the run directory dir: a local path, or a location with a scheme
+// (gs://bucket/tmp/…), which path.Join would turn into "gs:/bucket/…", a local path.
+func resultPath(dir, name string) string {
+	if strings.Contains(dir, "://") {
+		return strings.TrimSuffix(dir, "/") + "/" + name
+	}
+	return filepath.Join(dir, name)
 }
 
 // makeTempDir makes sure the local directory dir exists: it creates dir (and reports it, for the caller to remove)

@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/rffkit/rff"
@@ -454,5 +456,33 @@ func TestListFilesRegularOnly(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("Fit blocked on a named pipe")
+	}
+}
+
+// A temporary location with a scheme (gs://, s3://, memfs://) keeps its "//": the passes' results go to that file
+// system, not to a local directory named "gs:" under the working directory, and all three are removed after the fit.
+func TestRemoteTempDir(t *testing.T) {
+	ctx := context.Background()
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	header, lines := dataLines(600, 3, "reg", 13)
+	glob, all := writeShards(t, t.TempDir(), header, lines, fourShards)
+	cfg := rff.Config{Points: 16, Lambda: 1e-4, Seed: 2}
+	r := fitBeam(t, Options{Config: cfg, Input: glob, TempDir: "memfs://rff-remote-tmp"})
+	want, err := rff.FitCSV(cfg, all, rff.StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePredictions(t, "memfs temporary location", r.Model, want, all, 1e-10)
+	if left, _ := os.ReadDir(cwd); len(left) != 0 {
+		t.Errorf("results written under the working directory: %v", left)
+	}
+	fs, err := filesystem.New(ctx, "memfs://rff-remote-tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	if left, err := fs.List(ctx, "memfs://rff-remote-tmp/*"); err != nil || len(left) != 0 {
+		t.Errorf("left in the temporary location: %v (%v)", left, err)
 	}
 }
