@@ -102,9 +102,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		}
 	}
 	sample := newReservoir(d, s.Seed)
-	pool := s.landmarkPool(d) // Nyström landmarks' candidates (nil for random features)
-	raw := map[string]bool{}
-	var names []string // the input columns' names, from the first chunk
+	pool := s.landmarkPool(d)                           // Nyström landmarks' candidates (nil for random features)
+	raw, values := map[string]bool{}, map[string]bool{} // the distinct targets, and the classes of those that are numbers
+	var names []string                                  // the input columns' names, from the first chunk
 	for {
 		b, err := r.next()
 		if err == io.EOF {
@@ -132,11 +132,24 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		}
 		if classify {
 			for i := range b.N {
-				raw[r.s.Target(i)] = true
+				t := r.s.Target(i)
+				raw[t] = true
+				if v, err := numparse.ParseField(strings.TrimSpace(t), 64); err == nil {
+					values[dataset.ClassNumber(v)] = true
+				}
 			}
-			// More distinct values than any class limit allows: refused now, before they take memory without bound.
-			if len(raw) > s.classCap() {
-				return nil, fmt.Errorf("%s: %w", path, s.checkClasses(len(raw), acc.Rows(), "", !r.s.Numeric()))
+			// More classes than any class limit allows — numbers that are equal are one class while every target is
+			// a number (1, 1.0, 01) — are refused now, before they take memory without bound; so are more than 8
+			// spellings per class allowed.
+			classes := len(values)
+			if !r.s.Numeric() {
+				classes = len(raw)
+			}
+			if classes > s.classCap() {
+				return nil, fmt.Errorf("%s: %w", path, s.checkClasses(classes, acc.Rows(), "", !r.s.Numeric()))
+			}
+			if len(raw) > 8*s.classCap() {
+				return nil, fmt.Errorf("%s: the target is written in more than %d different ways in %d rows: it looks continuous; fit a regression", path, 8*s.classCap(), acc.Rows())
 			}
 		}
 	}

@@ -58,6 +58,20 @@ func TestFitCSVClassCapEarly(t *testing.T) {
 	}
 }
 
+// TestFitCSVClassSpellings: numeric targets are classes by value, as Fit's are — 0 and −0, 2 and 2.0 are one class —
+// and the class limit counts those classes, not their spellings.
+func TestFitCSVClassSpellings(t *testing.T) {
+	spell := [][]string{{"0", "-0", "0.0"}, {"2", "2.0", "02", "2e0"}, {"10", "1e1"}}
+	path := writeStreamCSV(t, 300, func(i int) string { s := spell[i%3]; return s[i/3%len(s)] })
+	m, err := FitCSV(Config{Task: "classification", Points: 16, Sigma: 1, Lambda: 1e-3, MaxClasses: 3}, path, StreamOptions{ChunkRows: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Info().Labels; strings.Join(got, " ") != "0 2 10" {
+		t.Errorf("classes %v, want 0 2 10", got)
+	}
+}
+
 // TestFitCSVRoundingFirst: an SR rule that would round -D up past twice itself is refused before the file is read
 // (here a file whose third row is malformed, which a read would report first).
 func TestFitCSVRoundingFirst(t *testing.T) {

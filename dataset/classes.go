@@ -32,7 +32,7 @@ func NewClasses(raw []string, numeric bool) *Classes {
 		}
 		slices.Sort(vals)
 		for _, v := range slices.Compact(vals) {
-			c.Labels = append(c.Labels, classNumber(v))
+			c.Labels = append(c.Labels, ClassNumber(v))
 		}
 	} else {
 		c.Labels = slices.Compact(slices.Sorted(slices.Values(raw)))
@@ -77,7 +77,7 @@ func (c *Classes) Class(s string) (int, bool) {
 		if err != nil {
 			return 0, false
 		}
-		s = classNumber(v)
+		s = ClassNumber(v)
 	}
 	k, ok := c.index[s]
 	return k, ok
@@ -118,12 +118,12 @@ func (d *Data) Target(i int) string {
 		}
 		return fmt.Sprintf("(not a label index: %v)", d.Y[i]) // a hand-built Data; Code then refuses it
 	}
-	return classNumber(d.Y[i])
+	return ClassNumber(d.Y[i])
 }
 
-// classNumber is the name of the numeric class v: its shortest 'g' form, −0 named as 0 (the same class: numerically
+// ClassNumber is the name of the numeric class v: its shortest 'g' form, −0 named as 0 (the same class: numerically
 // equal targets are one class, whichever zero a file writes).
-func classNumber(v float64) string {
+func ClassNumber(v float64) string {
 	if v == 0 {
 		v = 0 // +0
 	}

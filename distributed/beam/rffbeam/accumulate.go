@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
@@ -174,7 +173,7 @@ func (f *StatsFn) AddInput(a *statsAcc, r Rows) (*statsAcc, error) {
 			key := t
 			if f.Numeric {
 				v, _ := dataset.ParseTarget(t)
-				key = strconv.FormatFloat(v, 'g', -1, 64)
+				key = dataset.ClassNumber(v) // −0 is the class 0, as in rff fit
 			}
 			k, ok := f.coder.Class(key)
 			if !ok {

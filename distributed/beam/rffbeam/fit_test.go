@@ -486,3 +486,33 @@ func TestRemoteTempDir(t *testing.T) {
 		t.Errorf("left in the temporary location: %v (%v)", left, err)
 	}
 }
+
+// Numeric labels are classes by value, as in rff.FitCSV: 1, 1.0 and 01 are one class, and so are 0 and −0, on any
+// shard; the class limit counts those classes (not spellings, nor the NaN targets that are bad rows).
+func TestNumericLabelSpellings(t *testing.T) {
+	spell := map[string][]string{"1": {"0", "-0", "0.0", "-0.0"}, "2": {"2", "2.0", "02", "2e0"}, "3": {"10", "1e1", "10.00"}}
+	header, lines := dataLines(600, 3, "numeric-labels", 16)
+	for i, l := range lines {
+		j := strings.LastIndex(l, ",")
+		s := spell[l[j+1:]]
+		lines[i] = l[:j+1] + s[i%len(s)]
+	}
+	glob, all := writeShards(t, t.TempDir(), header, lines, fourShards)
+	cfg := rff.Config{Task: "classification", Points: 16, Lambda: 1e-4, Seed: 2, MaxClasses: 3}
+	r := fitBeam(t, Options{Config: cfg, Input: glob})
+	if got := r.Model.Info().Labels; !slices.Equal(got, []string{"0", "2", "10"}) {
+		t.Fatalf("labels %v, want 0, 2, 10", got)
+	}
+	want, err := rff.FitCSV(cfg, all, rff.StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePredictions(t, "respelt labels", r.Model, want, all, 1e-10)
+
+	lines[333] = lines[333][:strings.LastIndex(lines[333], ",")] + ",NaN"
+	glob, _ = writeShards(t, t.TempDir(), header, lines, fourShards)
+	r = fitBeam(t, Options{Config: cfg, Input: glob, SkipBadRows: true})
+	if got := r.Model.Info().Labels; !slices.Equal(got, []string{"0", "2", "10"}) || r.Skipped != 1 {
+		t.Errorf("with a NaN target: labels %v, skipped %d; want 0, 2, 10 and the NaN row skipped", got, r.Skipped)
+	}
+}

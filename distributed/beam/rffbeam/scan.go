@@ -16,8 +16,8 @@ import (
 type ScanFn struct {
 	D        int  // input dimension
 	Classify bool // collect the targets as class labels
-	// MaxLabels is the number of distinct labels collected before the target is declared continuous (default
-	// 1000, like rff's class limit).
+	// MaxLabels is the number of classes beyond which the target is declared continuous (default 1000, like rff's
+	// class limit; Scan.TooManyLabels).
 	MaxLabels int
 }
 
@@ -31,7 +31,8 @@ type Scan struct {
 	Moments dataset.ScalerMoments
 	Wide    []int
 	// Labels are the distinct raw targets (classification), sorted; Numeric says that every one is a number.
-	// TooManyLabels is set, and Labels nil, when there were more than ScanFn.MaxLabels.
+	// TooManyLabels is set, and Labels nil, when they make more than ScanFn.MaxLabels classes (numbers that are
+	// equal are one class while every label is a number), or are more than 8·MaxLabels distinct raw strings.
 	Labels        []string
 	Numeric       bool
 	TooManyLabels bool
@@ -53,6 +54,7 @@ type scanAcc struct {
 	main, side         *dataset.ScalerAccumulator
 	mainWide, sideWide []bool // columns whose moments overflowed (Scan.Wide), or nil
 	labels, sideLabels map[string]bool
+	numClasses         map[string]bool // the classes of the numeric labels (dataset.ClassNumber: 1, 1.0 and 01 are one)
 	tooMany            bool
 	nonNumeric         bool
 	skipped            int
@@ -73,7 +75,7 @@ func newScanAcc(d int) (*scanAcc, error) {
 		return nil, fmt.Errorf("rffbeam: the first pass needs at least 1 input column, got D = %d", d)
 	}
 	return &scanAcc{main: dataset.NewScalerAccumulator(d), side: dataset.NewScalerAccumulator(d),
-		labels: map[string]bool{}, sideLabels: map[string]bool{}, files: map[string][2]int{}}, nil
+		labels: map[string]bool{}, sideLabels: map[string]bool{}, numClasses: map[string]bool{}, files: map[string][2]int{}}, nil
 }
 
 // CreateAccumulator, AddInput, MergeAccumulators and ExtractOutput are ScanFn's methods as a Beam CombineFn.
@@ -156,15 +158,35 @@ func addMoments(acc *dataset.ScalerAccumulator, x []float64, n int) error {
 	return nil
 }
 
+// addLabel adds the raw label t to set (a.labels, or a.sideLabels for NaN and infinite numbers) and checks the limit.
 func (a *scanAcc) addLabel(set map[string]bool, t string, limit int) {
 	if a.tooMany {
 		return
 	}
 	set[t] = true
-	if len(a.labels)+len(a.sideLabels) > limit {
+	if v, ok := dataset.ParseTarget(t); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		a.numClasses[dataset.ClassNumber(v)] = true
+	}
+	a.checkLimit(limit)
+}
+
+// checkLimit sets tooMany, and drops the labels, when they make more than limit classes: the distinct numbers while
+// every label is one (NaN and infinite targets are then bad rows, not classes), the distinct raw labels once one is
+// not a number (rff fit's classes either way) — or when there are more than 8·limit raw spellings, which bounds the
+// memory whatever they spell.
+func (a *scanAcc) checkLimit(limit int) {
+	raw := len(a.labels) + len(a.sideLabels)
+	classes := len(a.numClasses)
+	if a.nonNumeric {
+		classes = raw
+	}
+	if classes > limit || raw > 8*limit {
 		a.tooMany = true
+	}
+	if a.tooMany {
 		clear(a.labels)
 		clear(a.sideLabels)
+		clear(a.numClasses)
 	}
 }
 
@@ -186,17 +208,14 @@ func (f *ScanFn) MergeAccumulators(a, b *scanAcc) (*scanAcc, error) {
 	}
 	a.mainWide, a.sideWide = orWide(a.mainWide, b.mainWide), orWide(a.sideWide, b.sideWide)
 	a.tooMany = a.tooMany || b.tooMany
+	a.nonNumeric = a.nonNumeric || b.nonNumeric
 	for l := range b.labels {
 		a.addLabel(a.labels, l, f.maxLabels())
 	}
 	for l := range b.sideLabels {
 		a.addLabel(a.sideLabels, l, f.maxLabels())
 	}
-	if a.tooMany {
-		clear(a.labels)
-		clear(a.sideLabels)
-	}
-	a.nonNumeric = a.nonNumeric || b.nonNumeric
+	a.checkLimit(f.maxLabels())
 	a.skipped += b.skipped
 	for f, c := range b.files {
 		ac := a.files[f]
@@ -298,7 +317,8 @@ func decodeScanAcc(b []byte) (*scanAcc, error) {
 	sm, sw := decodeMoments(r), decodeWide(r)
 	labels, side := r.strs(), r.strs()
 	flags := r.int(3)
-	a := &scanAcc{labels: map[string]bool{}, sideLabels: map[string]bool{}, tooMany: flags&1 != 0, nonNumeric: flags&2 != 0}
+	a := &scanAcc{labels: map[string]bool{}, sideLabels: map[string]bool{}, numClasses: map[string]bool{}, tooMany: flags&1 != 0,
+		nonNumeric: flags&2 != 0}
 	a.skipped = r.int(math.MaxInt)
 	a.first, a.firstSide = decodeRowError(r), decodeRowError(r)
 	a.files = map[string][2]int{}
@@ -321,6 +341,9 @@ func decodeScanAcc(b []byte) (*scanAcc, error) {
 	}
 	for _, l := range labels {
 		a.labels[l] = true
+		if v, ok := dataset.ParseTarget(l); ok {
+			a.numClasses[dataset.ClassNumber(v)] = true
+		}
 	}
 	for _, l := range side {
 		a.sideLabels[l] = true
