@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/cliflag"
 )
 
 // memoryFlag is the --max-memory flag: the memory budget of a command in bytes (0: half the memory available,
@@ -21,7 +21,7 @@ const memoryHelp = "memory budget: the most the command may allocate, in bytes o
 func (m *memoryFlag) String() string { return strconv.FormatInt(int64(*m), 10) }
 
 func (m *memoryFlag) Set(s string) error {
-	v, err := parseMemory(s)
+	v, err := cliflag.ParseMemory(s)
 	if err != nil {
 		return err
 	}
@@ -34,33 +34,6 @@ func registerMemory(fs *flag.FlagSet) *memoryFlag {
 	m := new(memoryFlag)
 	fs.Var(m, "max-memory", memoryHelp)
 	return m
-}
-
-// parseMemory parses "123", "1.5e9", "512MiB", "8GiB", "2GB", "-1". -1 is the only negative value (no limit).
-func parseMemory(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	mult := 1.0
-	for _, u := range units {
-		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
-			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || v*mult >= math.MaxInt64 {
-		return 0, fmt.Errorf("%q is not a number of bytes (e.g. 8GiB, 512MiB, 0 for the default, -1 for no limit)", s)
-	}
-	if v < 0 {
-		if v != -1 || mult != 1 {
-			return 0, fmt.Errorf("%q: the only negative budget is -1 (no limit); give a number of bytes (e.g. 8GiB), 0 for half of the memory available, or -1", s)
-		}
-		return -1, nil
-	}
-	return int64(v * mult), nil
 }
 
 // budgetHint rewrites the memory-budget errors of the library into one line that names the flag that changes the

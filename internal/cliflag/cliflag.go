@@ -66,3 +66,32 @@ func (c *CheckedWriter) Write(p []byte) (int, error) {
 	c.Err = err
 	return n, err
 }
+
+// ParseMemory parses a memory budget in bytes: "123", "1.5e9", "512MiB", "8GiB", "2GB" (units are not case
+// sensitive), 0 (the command's default) or -1 (no limit), the only negative value. Values of 2^63 bytes or more are
+// refused, not taken for "no limit".
+func ParseMemory(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || v*mult >= math.MaxInt64 {
+		return 0, fmt.Errorf("%q is not a number of bytes (e.g. 8GiB, 512MiB, 0 for the default, -1 for no limit)", s)
+	}
+	if v < 0 {
+		if v != -1 || mult != 1 {
+			return 0, fmt.Errorf("%q: the only negative budget is -1 (no limit); give a number of bytes (e.g. 8GiB), 0 for half of the memory available, or -1", s)
+		}
+		return -1, nil
+	}
+	return int64(v * mult), nil
+}

@@ -18,7 +18,6 @@ import (
 	"io"
 	"log"
 	"log/slog"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -600,29 +599,10 @@ type memoryFlag int64
 func (m *memoryFlag) String() string { return strconv.FormatInt(int64(*m), 10) }
 
 func (m *memoryFlag) Set(s string) error {
-	t := strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	mult := 1.0
-	for _, u := range units {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
+	v, err := cliflag.ParseMemory(s)
+	if err != nil {
+		return err
 	}
-	v, err := strconv.ParseFloat(t, 64)
-	switch {
-	case err != nil || math.IsNaN(v):
-		return fmt.Errorf("%q is not an amount of memory (bytes, or with a unit: 512MiB, 8GiB)", s)
-	case v < 0:
-		*m = -1
-		return nil
-	case v*mult >= math.MaxInt64:
-		*m = -1
-		return nil
-	}
-	*m = memoryFlag(v * mult)
+	*m = memoryFlag(v)
 	return nil
 }
