@@ -93,5 +93,8 @@ func ParseMemory(s string) (int64, error) {
 		}
 		return -1, nil
 	}
+	if v > 0 && v*mult < 1 {
+		return 0, fmt.Errorf("%q is less than a byte; give a number of bytes (e.g. 8GiB), 0 for half of the memory available, or -1 for no limit", s)
+	}
 	return int64(v * mult), nil
 }
