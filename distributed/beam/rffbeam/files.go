@@ -144,9 +144,32 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, name string) *lineReader {
-	sc := bufio.NewScanner(r)
+	er := &errReader{r: r}
+	sc := bufio.NewScanner(er)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	// After a read error the scanner hands back what it holds of the last line as a line: a truncated file's cut
+	// line would be parsed as a row (and reported as one with too few fields) before the error.
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if atEOF && er.err != nil && bytes.IndexByte(data, '\n') < 0 {
+			return 0, nil, er.err
+		}
+		return bufio.ScanLines(data, atEOF)
+	})
 	return &lineReader{sc: sc, name: name}
+}
+
+// errReader is r, keeping the first error other than io.EOF that a read returned.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // next returns the next non-blank line (valid until the next call) and its number, or nil at the end.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -514,5 +515,32 @@ func TestNumericLabelSpellings(t *testing.T) {
 	r = fitBeam(t, Options{Config: cfg, Input: glob, SkipBadRows: true})
 	if got := r.Model.Info().Labels; !slices.Equal(got, []string{"0", "2", "10"}) || r.Skipped != 1 {
 		t.Errorf("with a NaN target: labels %v, skipped %d; want 0, 2, 10 and the NaN row skipped", got, r.Skipped)
+	}
+}
+
+// A gzip shard cut short is a read error at the line it cuts, as rff fit reports it — not a row with too few fields
+// (the cut line's beginning, which the line scanner hands back after the error).
+func TestTruncatedGzip(t *testing.T) {
+	dir := t.TempDir()
+	header, lines := dataLines(400, 3, "reg", 17)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(header + "\n" + strings.Join(lines, "\n") + "\n"))
+	zw.Close()
+	cut := gz.Bytes()[:gz.Len()/2]
+	path := filepath.Join(dir, "part-0.csv.gz")
+	if err := os.WriteFile(path, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The line the cut falls in: one more than the complete lines the cut stream holds.
+	zr, err := gzip.NewReader(bytes.NewReader(cut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(zr)
+	want := fmt.Sprintf("%s:%d: read error: unexpected EOF", path, bytes.Count(text, []byte("\n"))+1)
+	_, err = Fit(context.Background(), Options{Config: rff.Config{Points: 16, Sigma: 1, Lambda: 1e-3}, Input: path})
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
 	}
 }
