@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestForVisitsEachOnce: every index is visited exactly once, for any worker count (run with -race).
@@ -93,6 +94,10 @@ func TestForPanicReachesCaller(t *testing.T) {
 				if i == 3 {
 					panic("boom")
 				}
+				// The other items take a little time, as real work does: a worker that ran them all while the panicking
+				// one was descheduled would otherwise finish a million empty items in milliseconds on a busy
+				// machine, and the test would say nothing about For.
+				time.Sleep(time.Microsecond)
 			})
 			t.Fatalf("workers=%d: For returned normally after a panicking item", workers)
 		}()
