@@ -35,6 +35,11 @@ type DistributedStats struct {
 	// the numbers for regression, the one-hot or simplex codes of the classes (learn.OneHot, learn.SimplexEncode)
 	// for classification. FitFromStats consumes them (learn.Ridge.SolveInPlace).
 	Stats *learn.Stats
+	// TargetShift is a number subtracted from every regression target before it was accumulated — best the
+	// targets' mean, from the pass that fits the Scaler — and FitFromStats adds it to the intercept; 0 for none.
+	// Targets far from zero lose the digits of their spread in the sums of squares of Stats (Σy² − (Σy)²/N)
+	// unless shifted. It must be 0 for classification.
+	TargetShift float64
 	// Extra is provenance stored in the model file's header (model.Header.Extra), such as rows skipped.
 	Extra map[string]any
 }
@@ -164,6 +169,15 @@ func FitFromStats(cfg Config, ds DistributedStats) (*Model, error) {
 	if classify != (ds.Labels != nil) {
 		return nil, fmt.Errorf("a %s fit with %d class labels", s.Task, len(ds.Labels))
 	}
+	var shift []float64
+	switch {
+	case math.IsNaN(ds.TargetShift) || math.IsInf(ds.TargetShift, 0):
+		return nil, fmt.Errorf("target shift %v: want a finite number", ds.TargetShift)
+	case classify && ds.TargetShift != 0:
+		return nil, errors.New("a target shift belongs to regression: the codes of classes are not shifted")
+	case ds.TargetShift != 0:
+		shift = []float64{ds.TargetShift}
+	}
 	P := 1
 	if classify {
 		K := len(ds.Labels)
@@ -208,7 +222,7 @@ func FitFromStats(cfg Config, ds DistributedStats) (*Model, error) {
 	if len(ds.Extra) > 0 {
 		h.Extra = maps.Clone(ds.Extra)
 	}
-	return s.solveStats(st, h, fmap, rep)
+	return s.solveStats(st, h, fmap, rep, shift)
 }
 
 // checkStreamed refuses what a fit from accumulated statistics cannot do, as FitCSV does.

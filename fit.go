@@ -211,6 +211,17 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	if err := checkTargets(Y, Yovk, h.Targets, s.Targets, 0); err != nil {
 		return nil, err
 	}
+	// A regression's targets are centred before any statistics are taken, and their means added to the intercept:
+	// the sums of squares of targets far from zero (Σy² − (Σy)²/N) would lose the digits of their spread.
+	var shift []float64
+	if s.Task == "regression" {
+		if Y != nil {
+			Y, shift = centreColumns(Y, P)
+		}
+		if Yovk != nil {
+			Yovk, shift = centreColumns(Yovk, P)
+		}
+	}
 	h.Outputs = P
 	rep.Phases["load"] = time.Since(t0).Seconds()
 	if s.nystrom {
@@ -307,6 +318,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 		f.Theta, f.Bias = fit.Theta, fit.Bias
 		setMap(&h, f, fmap, s.Form)
 	}
+	for j, c := range shift {
+		f.Bias[j] += c
+	}
 	rep.Lambda = h.Lambda
 	rep.Phases["fit"] = time.Since(t1).Seconds()
 	f.Header = h
@@ -316,6 +330,27 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	}
 	m.report = rep
 	return m, nil
+}
+
+// centreColumns returns a copy of Y (rows of P values, row-major) with each column's mean subtracted, and the means.
+func centreColumns(Y []float64, P int) ([]float64, []float64) {
+	n := len(Y) / P
+	mean := make([]float64, P)
+	for i := range n {
+		for j, v := range Y[i*P : (i+1)*P] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	out := make([]float64, len(Y))
+	for i := range n {
+		for j, v := range Y[i*P : (i+1)*P] {
+			out[i*P+j] = v - mean[j]
+		}
+	}
+	return out, mean
 }
 
 // maxInput bounds the preprocessed inputs: beyond it a projection ωᵀx, a squared distance or the statistics of the

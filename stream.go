@@ -104,6 +104,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	sample := newReservoir(d, s.Seed)
 	pool := s.landmarkPool(d)                           // Nyström landmarks' candidates (nil for random features)
 	raw, values := map[string]bool{}, map[string]bool{} // the distinct targets, and the classes of those that are numbers
+	var ySum float64                                    // of a regression's targets, whose mean is subtracted from them (as Fit does)
 	var names []string                                  // the input columns' names, from the first chunk
 	for {
 		b, err := r.next()
@@ -125,6 +126,11 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		}
 		if err := acc.Add(b.X, b.N); err != nil {
 			return nil, err
+		}
+		if !classify {
+			for _, v := range b.Y[:b.N] {
+				ySum += v
+			}
 		}
 		sample.add(b.X, b.N)
 		if pool != nil {
@@ -175,6 +181,10 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		}
 	}
 	total := acc.Rows()
+	var shift float64 // the mean of a regression's targets, subtracted from them in the second pass (as in Fit)
+	if !classify && total > 0 {
+		shift = ySum / float64(total)
+	}
 	r.s.Close()
 	if streamBetweenPasses != nil {
 		streamBetweenPasses()
@@ -252,6 +262,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 					c.err = CheckInputMagnitude(b.X, dm, names, seen)
 					if c.err == nil && coder == nil {
 						c.err = checkTargets(c.y, nil, []string{orDefault(b.TargetName, "y")}, nil, seen)
+						for i := range c.y {
+							c.y[i] -= shift
+						}
 					}
 					if c.err != nil {
 						c.err = fmt.Errorf("%s: %w", path, c.err)
@@ -305,7 +318,11 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	rep.N = st.N
 	h.Names = first.Names
 	h.Targets = []string{orDefault(first.TargetName, "y")}
-	return s.solveStats(st, h, fmap, rep)
+	var shifts []float64
+	if !classify {
+		shifts = []float64{shift}
+	}
+	return s.solveStats(st, h, fmap, rep, shifts)
 }
 
 // chunker reads a CSV stream in chunks, stopping after limit rows when that is set.
@@ -349,8 +366,9 @@ func chunkTargets(s *dataset.CSVStream, b *dataset.Data, coder *dataset.Classes,
 
 // solveStats solves the ridge problem of the accumulated statistics st (λ and the solver of s; the posterior when
 // s.Uncertainty), completes the header h with the map fmap and returns the model with the report rep: the last step
-// of a streamed and of a distributed fit. st is overwritten.
-func (s *settings) solveStats(st *learn.Stats, h model.Header, fmap learn.Mapper, rep *Report) (*Model, error) {
+// of a streamed and of a distributed fit. st is overwritten. shift, when not nil, was subtracted from the targets
+// before they were accumulated (one value per output): it is added to the intercept.
+func (s *settings) solveStats(st *learn.Stats, h model.Header, fmap learn.Mapper, rep *Report, shift []float64) (*Model, error) {
 	ts := time.Now()
 	f := &model.Model{Version: model.Version}
 	var fit *learn.Fit
@@ -371,6 +389,9 @@ func (s *settings) solveStats(st *learn.Stats, h model.Header, fmap learn.Mapper
 	rep.Phases["solve"] = time.Since(ts).Seconds()
 	rep.Solve, rep.Lambda = &fit.Stats, s.Lambda
 	f.Theta, f.Bias = fit.Theta, fit.Bias
+	for j, c := range shift {
+		f.Bias[j] += c
+	}
 	storeMap(&h, f, fmap, s.Form)
 	f.Header = h
 	m, err := fromFile(f, 0)

@@ -146,7 +146,8 @@ func TestTuneExact(t *testing.T) {
 			}
 			bi, bj := 0, 0
 			for i, s := range sigmas {
-				want, err := learn.KRR{Kernel: kernel.Gaussian{S: s}, Intercept: true}.SelectLambda(data.X, n, d, data.Y, 1, lambdas)
+				Yc, _ := centreColumns(data.Y, 1) // the targets as the fit takes them: centred
+				want, err := learn.KRR{Kernel: kernel.Gaussian{S: s}, Intercept: true}.SelectLambda(data.X, n, d, Yc, 1, lambdas)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -421,6 +422,7 @@ func TestTuneDecomposable(t *testing.T) {
 		Y = append(Y, X[i*24+20:i*24+24]...)
 	}
 	m.scaler.Apply(Xin, 300, 20)
+	Y, _ = centreColumns(Y, 4) // the targets as the fit takes them: centred
 	for i, s := range sigmas {
 		fm, err := feature.New(kernel.Gaussian{S: s}, rule.SR{Rotation: rule.Butterfly}, 20, D, 0)
 		if err != nil {
@@ -568,6 +570,7 @@ func TestTuneField(t *testing.T) {
 			}
 			X := slices.Clone(raw.X)
 			m.scaler.Apply(X, raw.N, raw.D)
+			Y, _ = centreColumns(Y, len(field)) // the targets as the fit takes them: centred
 			bi, bj := -1, -1
 			for i, s := range sigmas {
 				k, err := ovk.Parse(c.kernel, s, nil)

@@ -17,6 +17,11 @@ import (
 // [Stats.Add] updates only the upper triangle of ZtZ (a symmetric rank-k update); [Stats.Finish] mirrors it into
 // the lower triangle. Statistics returned by [Accumulate] are finished. Solvers read only the upper triangle, so
 // statistics rebuilt from their exported fields (for example after travelling between machines) need no Finish.
+//
+// Σy² is of the raw targets: for targets far from zero relative to their spread, Σy² − (Σy)²/N (the centred sum
+// of squares that GCV, cross-validation and the noise variance use) loses the spread's digits — about log10 of
+// (offset/spread)² of 16. Accumulate targets minus a constant near them (their mean, or any one of them) and add
+// it to the intercept, as the fits of package rff do.
 type Stats struct {
 	F, P  int
 	ZtZ   []float64 // F×F, symmetric (upper triangle always valid; lower after Finish)

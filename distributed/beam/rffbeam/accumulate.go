@@ -37,6 +37,9 @@ type StatsFn struct {
 	Numeric bool
 	// BatchRows is the number of rows mapped at a time (default: one chunk of learn.Accumulator, ChunkRows).
 	BatchRows int
+	// Shift is subtracted from every regression target before it is accumulated: the targets' mean from the first
+	// pass (rff.DistributedStats.TargetShift), so that the sums of squares keep the digits of their spread.
+	Shift float64
 
 	cfg   rff.Config
 	fmap  *feature.Map
@@ -165,7 +168,9 @@ func (f *StatsFn) AddInput(a *statsAcc, r Rows) (*statsAcc, error) {
 	n0 := a.n
 	if f.Labels == nil {
 		a.x = append(a.x, r.X...)
-		a.y = append(a.y, r.Y...)
+		for _, y := range r.Y {
+			a.y = append(a.y, y-f.Shift)
+		}
 		a.n += r.N
 	} else {
 		cls := make([]int, 0, r.N)

@@ -303,6 +303,9 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	fn.BatchRows = o.BatchRows
+	if !classify {
+		fn.Shift = scan.TargetSum / float64(scan.Rows) // the targets' mean (scan.Rows > 0 here)
+	}
 	var st *learn.Stats
 	b, err = runPass(ctx, runner, files, spec, fn, resultPath(dir, "pass2"))
 	switch {
@@ -326,7 +329,8 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 
 	// Solve.
 	t3 := time.Now()
-	ds := rff.DistributedStats{Scaler: sc, Names: layout.Names(), Target: layout.TargetName(), Labels: labels, Stats: st}
+	ds := rff.DistributedStats{Scaler: sc, Names: layout.Names(), Target: layout.TargetName(), Labels: labels, Stats: st,
+		TargetShift: fn.Shift}
 	ds.Extra = map[string]any{"input": o.Input, "files": len(files), "rows": scan.Rows, "fitted_by": "rff-beam"}
 	if o.SkipBadRows {
 		ds.Extra["skipped_rows"] = res.Skipped

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -542,5 +543,44 @@ func TestTruncatedGzip(t *testing.T) {
 	_, err = Fit(context.Background(), Options{Config: rff.Config{Points: 16, Sigma: 1, Lambda: 1e-3}, Input: path})
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// The targets are shifted by their mean from the first pass, as rff.Fit and rff.FitCSV shift them: a constant
+// added to a regression's targets changes the model only by that constant in its intercept (without the shift,
+// Σy² − (Σy)²/N of targets near 1e8 keeps half the digits of their spread).
+func TestTargetOffset(t *testing.T) {
+	const c = 1e8
+	header, lines := dataLines(800, 3, "reg", 18)
+	shifted := slices.Clone(lines)
+	for i, l := range shifted {
+		j := strings.LastIndex(l, ",")
+		y, err := strconv.ParseFloat(l[j+1:], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shifted[i] = l[:j+1] + strconv.FormatFloat(y+c, 'g', -1, 64)
+	}
+	cfg := rff.Config{Points: 32, Lambda: 1e-8, Seed: 3, Sigma: 1, Uncertainty: true}
+	glob0, all := writeShards(t, t.TempDir(), header, lines, fourShards)
+	glob1, _ := writeShards(t, t.TempDir(), header, shifted, fourShards)
+	m0 := fitBeam(t, Options{Config: cfg, Input: glob0}).Model
+	m1 := fitBeam(t, Options{Config: cfg, Input: glob1}).Model
+	data, err := dataset.Load(all, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0, err := m0.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := m1.Predict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range p0.Values {
+		if math.Abs(v-(p1.Values[i]-c)) > 1e-6 {
+			t.Fatalf("row %d: prediction %g without the offset, %g − c with it", i+1, v, p1.Values[i]-c)
+		}
 	}
 }

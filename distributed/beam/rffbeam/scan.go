@@ -45,6 +45,9 @@ type Scan struct {
 	FirstNonFinite RowError
 	// FileRows counts the rows kept in each file.
 	FileRows map[string]int
+	// TargetSum is the sum of a regression's targets over the rows kept: their mean is subtracted from the targets
+	// before the second pass accumulates them (StatsFn.Shift).
+	TargetSum float64
 }
 
 // scanAcc is ScanFn's accumulator. Rows whose target is a NaN or infinite number are kept apart (side) until the
@@ -52,7 +55,8 @@ type Scan struct {
 // target is a class label, those included).
 type scanAcc struct {
 	main, side         *dataset.ScalerAccumulator
-	mainWide, sideWide []bool // columns whose moments overflowed (Scan.Wide), or nil
+	mainWide, sideWide []bool  // columns whose moments overflowed (Scan.Wide), or nil
+	ySum               float64 // the regression targets' sum (Scan.TargetSum)
 	labels, sideLabels map[string]bool
 	numClasses         map[string]bool // the classes of the numeric labels (dataset.ClassNumber: 1, 1.0 and 01 are one)
 	tooMany            bool
@@ -110,6 +114,9 @@ func (f *ScanFn) AddInput(a *scanAcc, r Rows) (*scanAcc, error) {
 		a.files[r.File] = c
 	}
 	if !f.Classify {
+		for _, y := range r.Y[:r.N] {
+			a.ySum += y
+		}
 		return a, addMoments(a.main, r.X, r.N)
 	}
 	limit := f.maxLabels()
@@ -209,6 +216,7 @@ func (f *ScanFn) MergeAccumulators(a, b *scanAcc) (*scanAcc, error) {
 	a.mainWide, a.sideWide = orWide(a.mainWide, b.mainWide), orWide(a.sideWide, b.sideWide)
 	a.tooMany = a.tooMany || b.tooMany
 	a.nonNumeric = a.nonNumeric || b.nonNumeric
+	a.ySum += b.ySum
 	for l := range b.labels {
 		a.addLabel(a.labels, l, f.maxLabels())
 	}
@@ -251,7 +259,7 @@ func (a *scanAcc) scan(classify bool) (*Scan, error) {
 	main, wide := a.main, a.mainWide
 	labels := a.labels
 	s := &Scan{Skipped: a.skipped, First: a.first, Numeric: !a.nonNumeric, TooManyLabels: a.tooMany,
-		FileRows: map[string]int{}}
+		FileRows: map[string]int{}, TargetSum: a.ySum}
 	for f, c := range a.files {
 		if s.FileRows[f] = c[0]; a.nonNumeric {
 			s.FileRows[f] += c[1]
@@ -291,6 +299,7 @@ func encodeScanAcc(a *scanAcc) []byte {
 	encodeAccMoments(w, a.side, a.sideWide)
 	w.strs(slices.Sorted(maps.Keys(a.labels)))
 	w.strs(slices.Sorted(maps.Keys(a.sideLabels)))
+	w.float(a.ySum)
 	flags := 0
 	if a.tooMany {
 		flags |= 1
@@ -316,9 +325,11 @@ func decodeScanAcc(b []byte) (*scanAcc, error) {
 	mm, mw := decodeMoments(r), decodeWide(r)
 	sm, sw := decodeMoments(r), decodeWide(r)
 	labels, side := r.strs(), r.strs()
+	ySum := r.float()
 	flags := r.int(3)
 	a := &scanAcc{labels: map[string]bool{}, sideLabels: map[string]bool{}, numClasses: map[string]bool{}, tooMany: flags&1 != 0,
 		nonNumeric: flags&2 != 0}
+	a.ySum = ySum
 	a.skipped = r.int(math.MaxInt)
 	a.first, a.firstSide = decodeRowError(r), decodeRowError(r)
 	a.files = map[string][2]int{}
@@ -545,6 +556,7 @@ func EncodeScan(s *Scan) []byte {
 	for _, f := range files {
 		w.int(s.FileRows[f])
 	}
+	w.float(s.TargetSum)
 	return w.b
 }
 
@@ -565,6 +577,7 @@ func DecodeScan(b []byte) (*Scan, error) {
 	for _, f := range r.strs() {
 		s.FileRows[f] = r.int(math.MaxInt)
 	}
+	s.TargetSum = r.float()
 	if err := r.done(); err != nil {
 		return nil, fmt.Errorf("rffbeam: first-pass result: %w", err)
 	}
