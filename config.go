@@ -287,6 +287,14 @@ func (c Config) resolve() (*settings, error) {
 			}
 		}
 	}
+	switch { // a σ or λ that tuning or cross-validation would replace: refused rather than silently overridden
+	case s.Tune && s.Sigma != 0:
+		return nil, errors.New("Sigma is chosen by Tune: leave it 0, or give Sigmas to tune λ at the bandwidths given")
+	case (s.Tune || s.CV != 0) && s.Lambda != 0:
+		return nil, errors.New("Lambda is chosen by Tune and CV: leave it 0, or give Lambdas (one value scores only it)")
+	case s.Tune && len(s.Sigmas) > 0 && isScaleFree(s.Kernel):
+		return nil, fmt.Errorf("Sigmas are bandwidths; the %s kernel has none (tuning chooses λ alone)", s.Kernel)
+	}
 	if !s.Tune { // settings of tuning alone would be ignored: refused rather than fit something else than asked
 		switch {
 		case len(s.Sigmas) > 0 || s.Select != "" || s.TuneRows != 0 || s.TunePoints != 0:
@@ -346,8 +354,11 @@ func (c Config) resolve() (*settings, error) {
 	if s.Uncertainty && (s.Task != "regression" || s.Exact || s.OVK != "" || s.loss != learn.Squared) {
 		return nil, errors.New("uncertainty is for regression with the squared loss on scalar random features (not classification, exact or vector-valued models)")
 	}
-	if s.precision == learn.Mixed && (s.Exact || s.OVK != "" || s.Task == "hermite" || s.loss != learn.Squared || s.solver != learn.Cholesky) {
-		return nil, fmt.Errorf("mixed precision is for the squared loss on random features with the Cholesky solver (not exact, vector-valued or hermite models)")
+	if s.Uncertainty && !(s.Lambda > 0) && !s.Tune && s.CV == 0 {
+		return nil, errors.New("uncertainty needs λ > 0: the weights' prior variance is σ²/(Nλ) (give Lambda, or choose it with Tune or CV)")
+	}
+	if s.precision == learn.Mixed && (s.Exact || s.OVK != "" || s.Task == "hermite" || s.loss != learn.Squared || s.solver != learn.Cholesky || s.Uncertainty) {
+		return nil, fmt.Errorf("mixed precision is for the squared loss on random features with the Cholesky solver, without uncertainty (not exact, vector-valued or hermite models; the posterior's Cholesky factor is of the double-precision ZᵀZ)")
 	}
 	pre := s.Preprocess
 	if strings.TrimSpace(pre) == "" {

@@ -110,7 +110,7 @@ func determinismCases() []determinismCase {
 	vecSmall, _ := vec.Split(300)
 	rf := func(c Config) Config {
 		c.Points, c.Seed = 128, seed
-		if c.Lambda == 0 {
+		if c.Lambda == 0 && !c.Tune && c.CV == 0 { // tuning and CV choose λ
 			c.Lambda = 1e-4
 		}
 		return c
@@ -136,7 +136,7 @@ func determinismCases() []determinismCase {
 		{"tune-classification", fit(rf(Config{Task: "classification", Tune: true, Sigmas: []float64{2, 4}, Lambdas: []float64{1e-6, 1e-3}}), cls)},
 		{"tune-decomposable", fit(func() Config {
 			c := vecCfg("decomposable", false)
-			c.Tune, c.A, c.Sigmas, c.Lambdas = true, "covariance", []float64{0.5, 1}, []float64{1e-6, 1e-3}
+			c.Tune, c.A, c.Sigmas, c.Lambdas, c.Lambda = true, "covariance", []float64{0.5, 1}, []float64{1e-6, 1e-3}, 0
 			return c
 		}(), vec)},
 		{"hinge", fit(rf(Config{Task: "classification", Loss: "hinge", Lambda: 1e-3, Rule: "g"}), clsWide)},

@@ -76,6 +76,25 @@ func TestMisuse(t *testing.T) {
 		{"form of an exact model", func() error { _, err := Fit(Config{Exact: true, Form: "cossin", Lambda: 1e-3}, data); return err }, "exact model uses the kernel itself"},
 		{"fallback of an exact model", func() error { _, err := Fit(Config{Exact: true, Fallback: "orf", Lambda: 1e-3}, data); return err }, "exact model uses the kernel itself"},
 		{"tuning points of an exact model", func() error { _, err := Fit(Config{Exact: true, Tune: true, TunePoints: 8}, data); return err }, "exact model uses the kernel itself"},
+		{"Sigma with Tune", func() error { _, err := Fit(Config{Points: 8, Tune: true, Sigma: 2}, data); return err }, "Sigma is chosen by Tune"},
+		{"Lambda with Tune", func() error { _, err := Fit(Config{Points: 8, Tune: true, Lambda: 1e-3}, data); return err }, "Lambda is chosen by Tune and CV"},
+		{"Lambda with CV", func() error {
+			_, err := Fit(Config{Points: 8, CV: 3, Lambdas: []float64{1e-3, 1e-2}, Lambda: 0.5}, data)
+			return err
+		}, "Lambda is chosen by Tune and CV"},
+		{"Sigmas of a scale-free kernel", func() error {
+			_, err := Fit(Config{Points: 8, Tune: true, Kernel: "arccos1", Sigmas: []float64{1, 2}}, data)
+			return err
+		}, "has none"},
+		{"uncertainty without λ", func() error { _, err := Fit(Config{Points: 8, Sigma: 1, Uncertainty: true}, data); return err }, "uncertainty needs λ > 0"},
+		{"uncertainty in mixed precision", func() error {
+			_, err := Fit(Config{Points: 8, Sigma: 1, Lambda: 1e-3, Uncertainty: true, Precision: "mixed"}, data)
+			return err
+		}, "without uncertainty"},
+		{"tuning rows fewer than folds", func() error {
+			_, err := Fit(Config{Points: 8, Tune: true, Select: "cv", TuneRows: 3}, data)
+			return err
+		}, "tuning uses 3"},
 		{"unknown fallback rule", func() error { _, err := Fit(Config{Points: 8, Fallback: "foo"}, data); return err }, `unknown rule "foo"`},
 		{"hermite vector-valued model", func() error {
 			_, err := FitHermite(Config{Points: 8, Lambda: 1e-3, OVK: "curl-free", Targets: []string{"a"}}, data, data.Y, nil)

@@ -500,7 +500,7 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 	}
 	switch {
 	case cfg.TunePoints < 0:
-		return usagef("--tune-points must be a positive number of points, got %d", cfg.TunePoints)
+		return usagef("--tune-points must be a number of points ≥ 1 (or 0 for the default: -D, at most 512), got %d", cfg.TunePoints)
 	case cfg.MaxClasses < 0:
 		return usagef("--max-classes must be positive, got %d", cfg.MaxClasses)
 	case set("test-labels") && !set("test-data"):
@@ -515,6 +515,9 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--uncertainty keeps the Cholesky factor of the posterior, so it solves by Cholesky: leave --solver out")
 	case set("form") && fs.Lookup("kernel") != nil && strings.HasPrefix(fs.Lookup("kernel").Value.String(), "arccos"):
 		return usagef("--form chooses the cos/sin or cos+phase features of a shift-invariant kernel; the %s kernel's features are pointwise: leave --form out", fs.Lookup("kernel").Value.String())
+	}
+	if cfg.Tune || cfg.CV != 0 {
+		cfg.Lambda = 0 // --lambda's default: the grid chooses λ
 	}
 	if cfg.Exact {
 		for _, name := range []string{"D", "rule", "form", "rule-fallback", "tune-points"} {
@@ -616,12 +619,13 @@ func printTune(w io.Writer, tr *rff.TuneResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "σ\tbest λ\t%s\t\n", what)
 	for i, sg := range tr.Sigmas {
-		bj := -1
+		bj := -1 // the best λ of the row: ties go to the larger λ, as tuning settles them
 		for j, v := range tr.Scores[i] {
 			if math.IsNaN(v) {
 				continue
 			}
-			if bj < 0 || (tr.HigherIsBetter && v > tr.Scores[i][bj]) || (!tr.HigherIsBetter && v < tr.Scores[i][bj]) {
+			if bj < 0 || (tr.HigherIsBetter && v > tr.Scores[i][bj]) || (!tr.HigherIsBetter && v < tr.Scores[i][bj]) ||
+				(v == tr.Scores[i][bj] && tr.Lambdas[j] > tr.Lambdas[bj]) {
 				bj = j
 			}
 		}

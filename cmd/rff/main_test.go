@@ -305,7 +305,7 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 		{append(fit, "--select", "gcv"), "--select belongs to --tune"},
 		{append(fit, "--tune-rows", "10"), "--tune-rows belongs to --tune"},
 		{append(fit, "--tune-points", "4"), "--tune-points belongs to --tune"},
-		{append(fit, "--tune", "--tune-points", "-1"), "--tune-points must be a positive"},
+		{append(fit, "--tune", "--tune-points", "-1"), "--tune-points must be a number of points ≥ 1 (or 0 for the default"},
 		{append(fit, "--max-classes", "-1"), "--max-classes must be positive"},
 		{append(fit, "--test-labels", data), "--test-labels belongs to --test-data"},
 		{append(fit, "--encoding", "simplex"), "--encoding codes the classes"},

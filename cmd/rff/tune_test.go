@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rffkit/rff"
 )
 
 // TestFitTuneTasks: rff fit --tune for classifiers (held-out accuracy by default; the hinge loss by refits over its
@@ -146,5 +148,19 @@ func TestFitTuneRefusals(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// TestPrintTuneTies: the table's best λ of a σ is the one tuning would choose — on ties the larger λ — so that the
+// starred row shows the pair of the header.
+func TestPrintTuneTies(t *testing.T) {
+	tr := &rff.TuneResult{Criterion: "cv", Score: "CV accuracy", HigherIsBetter: true, Rows: 30,
+		Sigmas: []float64{1, 2}, Lambdas: []float64{1e-3, 1e-2, 1e-1},
+		Scores: [][]float64{{0.3, 0.3, 0.2}, {0.1, 0.2, 0.2}}, Sigma: 1, Lambda: 1e-2}
+	var b strings.Builder
+	printTune(&b, tr)
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 4 || strings.Fields(lines[2])[1] != "0.01" || !strings.HasSuffix(lines[2], "*") || strings.Fields(lines[3])[1] != "0.1" {
+		t.Errorf("table:\n%s\nwant σ = 1 at λ = 0.01 (starred) and σ = 2 at λ = 0.1", b.String())
 	}
 }
