@@ -118,6 +118,23 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 	if t.hgrads != nil {
 		hg = t.hgrads[:rows*d]
 	}
+	// A constant regression target fits exactly at every σ and λ: GCV is 0/0 and the evidence unbounded, and held-out
+	// errors are rounding noise that would choose a pair at random.
+	if Yt != nil && t.cls == nil && t.scale == nil && !t.field {
+		for j := range t.P {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for i := j; i < len(Yt); i += t.P {
+				lo, hi = math.Min(lo, Yt[i]), math.Max(hi, Yt[i])
+			}
+			if lo == hi {
+				what := "the target"
+				if t.P > 1 {
+					what = fmt.Sprintf("target %d of %d", j+1, t.P)
+				}
+				return nil, fmt.Errorf("%s is constant on the %d rows tuned on: every σ and λ fit it exactly, so there is nothing to tune; fit it with a given σ and λ", what, rows)
+			}
+		}
+	}
 	accuracy := s.Select == "cv" && t.cls != nil
 	res := &TuneResult{Criterion: s.Select, Rows: rows, Lambdas: s.Lambdas}
 	switch {

@@ -486,12 +486,19 @@ func TestTuneRefusals(t *testing.T) {
 	reg, _ := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
 	curl, _ := dataset.Load("testdata/generated/curl.csv", dataset.Options{Target: "none"})
 	field := []string{"y1", "y2", "y3", "y4", "y5"}
+	constant := smoothData(100)
+	for i := range constant.Y {
+		constant.Y[i] = 5
+	}
 	for _, c := range []struct {
 		name string
 		cfg  Config
 		data *dataset.Data
 		want string
 	}{
+		// A constant target: held-out errors of rounding size would choose a pair at random.
+		{"constant target cv", Config{Tune: true, Select: "cv", Points: 8}, constant, "the target is constant"},
+		{"constant target gcv", Config{Tune: true, Points: 8}, constant, "the target is constant"},
 		{"exact cv", Config{Exact: true, Tune: true, Select: "cv"}, reg, "not cv"},
 		{"exact ovk", Config{Exact: true, Tune: true, OVK: "curl-free", Targets: field}, curl, "exact vector-valued"},
 		{"curl-free cv", Config{OVK: "curl-free", Targets: field, Tune: true, Select: "cv", Points: 8}, curl, "not cv"},
