@@ -130,6 +130,11 @@ func TestBadInputs(t *testing.T) {
 		{"fit", "--data", e.train, "--out", out, "--lambda", "1e308"},
 		{"approx", "--data", e.train, "--samples", "100", "--rules", "orf:zzz"},
 		{"bound", "--d", "5", "--diameter", "2", "-D", "9223372036854775807"},
+		{"bound", "--d", "3", "--diameter", "2", "--eps", "0.1", "--theorem", "krr", "--lambda0", "0.1", "--sigma-y", "0"},
+		{"bound", "--d", "3", "--diameter", "2", "--eps", "0.1", "--theorem", "orff", "--ovk", "decomposable", "--outputs", "0"},
+		{"bound", "--d", "3", "--diameter", "2", "--eps", "0.1", "--theorem", "orff", "--ovk", "decomposable", "--norm-a", "0"},
+		{"bound", "--d", "3", "--diameter", "2", "--eps", "0.1", "--sigma", "1e300"},
+		{"bound", "--d", "3", "--diameter", "2", "--eps", "0.1", "--sigma", "1e-300"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c, " "), func(t *testing.T) {

@@ -127,8 +127,16 @@ func runBound(args []string, stdout, stderr io.Writer) error {
 		return usagef("--eps and -D must be positive")
 	}
 	switch {
+	case set["sigma-y"] && (!(p.SigmaY > 0) || math.IsInf(p.SigmaY, 0)):
+		return usagef("--sigma-y must be a positive finite bound on the targets, got %v (leave it out for 1, standardized targets)", p.SigmaY)
+	case set["outputs"] && p.Outputs < 1:
+		return usagef("--outputs must be at least 1, got %d (leave it out for 1)", p.Outputs)
+	case set["norm-a"] && (!(p.NormA > 0) || math.IsInf(p.NormA, 0)):
+		return usagef("--norm-a must be a positive finite ‖A‖₂, got %v (leave it out for 1)", p.NormA)
 	case set["sigma"] && (!(p.Sigma > 0) || math.IsInf(p.Sigma, 0)):
 		return usagef("--sigma must be a positive bandwidth, got %v (leave it out for σ = sqrt(d/2))", p.Sigma)
+	case set["sigma"] && !(float64(max(p.Dim, 1))/(p.Sigma*p.Sigma) > 0 && p.Sigma*p.Sigma < math.Inf(1) && p.Sigma*p.Sigma > 0):
+		return usagef("--sigma %v: its square (and d/σ², the frequencies' second moment) over- or underflows floating point; give a bandwidth between 1e-150 and 1e150", p.Sigma)
 	case set["nu"] && strings.ToLower(strings.TrimSpace(p.Kernel)) != "matern":
 		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(p.Kernel)), "matern") {
 			return usagef("--nu is the smoothness of --kernel matern, not of %s, whose ν is fixed by its name; leave --nu out", p.Kernel)

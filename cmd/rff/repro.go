@@ -60,8 +60,22 @@ func runRepro(args []string, stdout, stderr io.Writer) error {
 	if err := checkMemory(*maxMemory, need, e.Name, s.MemoryFlags()); err != nil {
 		return err
 	}
+	if strings.TrimSpace(*out) == "" {
+		return usagef("--out must name a directory for the figures")
+	}
+	// The directory is made before the run (a run that could not write its figures would be lost), and removed again,
+	// if it was made here and is still empty, when the run fails.
+	_, statErr := os.Stat(*out)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
+		return usagef("--out %s: %v", *out, err)
+	}
+	wrote := false
+	if os.IsNotExist(statErr) {
+		defer func() {
+			if !wrote {
+				os.Remove(*out) // only if empty
+			}
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -75,6 +89,7 @@ func runRepro(args []string, stdout, stderr io.Writer) error {
 	}
 	seconds := time.Since(start).Seconds()
 	paths, err := res.Write(*out)
+	wrote = len(paths) > 0
 	if err != nil {
 		return err
 	}

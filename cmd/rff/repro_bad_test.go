@@ -32,6 +32,10 @@ var reproHostile = map[string][][2]string{
 		{"--sigma nan", "σ"},
 		{"--D 8,-1", "D must be at least 1"},
 		{"--max-memory lots", "max-memory"},
+		{"--D 8", "--D needs at least 2 distinct values"},
+		{"--D 8,8", "--D needs at least 2 distinct values"},
+		{"--points 1", "points at least 2"},
+		{"--sigma 1e-200", "over- or underflows"},
 	},
 	"orff-fig1b": {
 		{"--seeds 2000000000", "memory budget"},
@@ -40,6 +44,7 @@ var reproHostile = map[string][][2]string{
 		{"--runs 2000000000 --max-memory 8GiB", "memory budget"},
 		{"--seeds -3", "seeds"},
 		{"--sigma nan", "σ"},
+		{"--D 8", "--D needs at least 2 distinct values"},
 	},
 	"orff-fig2": {
 		{"--N 10000000000", "--N × d"},
@@ -101,6 +106,8 @@ var reproHostile = map[string][][2]string{
 		{"--rows -1", "rows"},
 	},
 	"rates-sup": {
+		{"--m 32", "--m needs at least 2 distinct values"},
+		{"--sigma 1e300", "over- or underflows"},
 		{"--m 10000000000", "--m × --d"},
 		{"--d 1000000000", "× --d"},
 		{"--d 100000", "memory budget"},
@@ -198,5 +205,13 @@ func TestReproMaxMemory(t *testing.T) {
 			!strings.Contains(stderr, "memory budget of 1 KiB") || !strings.Contains(stderr, "lower "+s.MemoryFlags()+" or raise --max-memory") {
 			t.Errorf("%s --max-memory 1KiB: exit %d, stdout %q, stderr %q", e.Name, code, stdout, stderr)
 		}
+	}
+}
+
+// TestReproEmptyOut: an empty --out is refused by name, not as "mkdir : no such file or directory".
+func TestReproEmptyOut(t *testing.T) {
+	code, stdout, stderr := runCLI("repro", "rates-sup", "--out", "")
+	if code != 2 || stdout != "" || stderr != "rff repro: --out must name a directory for the figures\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

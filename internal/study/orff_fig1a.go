@@ -50,14 +50,14 @@ func NewORFFFig1A() *ORFFFig1A {
 
 // Validate checks the settings, without building anything of the size of d.
 func (s *ORFFFig1A) Validate() error {
-	if s.Dim < 1 || s.Points < 1 || s.Pairs < 1 || len(s.Kernels) == 0 {
-		return fmt.Errorf("d, points and pairs must be at least 1 and a kernel given, got %d, %d, %d and %d kernels",
+	if s.Dim < 1 || s.Points < 2 || s.Pairs < 1 || len(s.Kernels) == 0 {
+		return fmt.Errorf("d and pairs must be at least 1, points at least 2 (the pairs are drawn among them), and a kernel given, got %d, %d, %d and %d kernels",
 			s.Dim, s.Points, s.Pairs, len(s.Kernels))
 	}
 	errs := []error{checkArray("--points × --d (the points)", s.Points, s.Dim),
 		checkArray("--pairs × --d (the pairs)", s.Pairs, s.Dim),
 		checkArray("--d × --d (the d×d kernel values)", s.Dim, s.Dim),
-		checkPositiveInts("D", s.Ds), checkPositive("bandwidth σ", s.Sigma), s.Draws.check(),
+		checkPositiveInts("D", s.Ds), checkBandwidth(s.Sigma), s.Draws.check(),
 		checkWork("--kernels × --D × --runs", len(s.Kernels), len(s.Ds), s.Runs)}
 	for _, name := range s.Kernels {
 		kind, err := s.kind(name)
@@ -69,7 +69,7 @@ func (s *ORFFFig1A) Validate() error {
 			}
 		}
 	}
-	return firstError(errs...)
+	return firstError(append(errs, checkSweep("--D", s.Ds))...)
 }
 
 // kind checks the named kernel in dimension d, without building its d×d matrix A = I (kernel does), and returns

@@ -54,13 +54,13 @@ func (s *ORFFFig1B) Validate() error {
 	if (s.X != nil || s.Z != nil) && (len(s.X) != s.Dim || len(s.Z) != s.Dim) {
 		return fmt.Errorf("the pair has %d and %d coordinates, want %d", len(s.X), len(s.Z), s.Dim)
 	}
-	errs := []error{checkPositive("bandwidth σ", s.Sigma), checkPositiveInts("D", s.Ds), s.Draws.check(),
+	errs := []error{checkBandwidth(s.Sigma), checkPositiveInts("D", s.Ds), s.Draws.check(),
 		checkArray("--seeds × --d × --d (the squared errors of the maps)", s.Seeds, s.Dim, s.Dim),
 		checkWork("--runs × --seeds (the maps)", s.Runs, s.Seeds, len(s.Ds))}
 	for _, D := range s.Ds {
 		errs = append(errs, checkORFF("--D × --d", D, s.Dim, 1))
 	}
-	return firstError(errs...)
+	return firstError(append(errs, checkSweep("--D", s.Ds))...)
 }
 
 // Memory is, for the largest D, one curl-free map per worker of ovk.EmpiricalVariance (orffMapBytes, with the

@@ -93,7 +93,7 @@ func (s *ORFFFig2) Validate() error {
 		return fmt.Errorf("orff-fig2 needs error N ≥ 4 and time D, exact max N, test rows ≥ 1 (got %d, %d, %d, %d)",
 			s.ErrorN, s.TimeD, s.ExactMaxN, s.Test)
 	}
-	errs := []error{checkPositive("bandwidth σ", s.Sigma), checkPositive("λ grid values", s.LambdaGrid...),
+	errs := []error{checkBandwidth(s.Sigma), checkPositive("λ grid values", s.LambdaGrid...),
 		checkPositiveInts("D", s.Ds), checkPositiveInts("N", s.Ns), s.Draws.check(), s.Data.check()}
 	if err := firstError(errs...); err != nil {
 		return err

@@ -98,7 +98,7 @@ func (s *ORFFFig3) Validate() error {
 			"checks ≥ 1 and a positive memory guard (got %d, %d, %d, %d, %d, %d, %d)", s.Train, s.Test, s.ExactN,
 			s.TimeD, s.TimeExactMaxRows, s.Checks, s.ExactMaxBytes)
 	}
-	errs := []error{checkPositive("bandwidth σ", s.Sigma), checkPositive("λ", s.Lambda), checkPositiveInts("D", s.Ds),
+	errs := []error{checkBandwidth(s.Sigma), checkPositive("λ", s.Lambda), checkPositiveInts("D", s.Ds),
 		checkPositiveInts("N", s.TimeNs), s.Draws.check()}
 	if err := firstError(errs...); err != nil {
 		return err

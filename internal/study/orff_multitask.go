@@ -85,7 +85,7 @@ func (s *ORFFMultitask) Validate() error {
 			"covariance); got %d, %d, %d, N = %v", s.Test, s.Validation, s.D, s.Ns)
 	}
 	const d, p = dataset.MultitaskDim, dataset.MultitaskOutputs
-	return firstError(checkPositive("bandwidth σ", s.Sigma), checkPositive("λ grid values", s.LambdaGrid...),
+	return firstError(checkBandwidth(s.Sigma), checkPositive("λ grid values", s.LambdaGrid...),
 		s.Draws.check(), checkORFF("--D", s.D, d, p), checkWork("--N × --runs", len(s.Ns), s.Runs),
 		checkRows("largest --N + --validation + --test (the rows of the data)", d+p, slices.Max(s.Ns), s.Validation,
 			s.Test))

@@ -56,8 +56,8 @@ func (s Search) check() error {
 
 // checkRates checks the kernel and bound settings of the rates studies.
 func checkRates(sigma, diameter, delta float64) error {
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return fmt.Errorf("bandwidth σ must be positive and finite, got %v", sigma)
+	if err := checkBandwidth(sigma); err != nil {
+		return err
 	}
 	if !(diameter > 0) || math.IsInf(diameter, 0) {
 		return fmt.Errorf("diameter |S| must be positive and finite, got %v", diameter)

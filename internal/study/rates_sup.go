@@ -42,7 +42,7 @@ func (s *RatesSup) Validate() error {
 	for _, d := range s.Dims {
 		errs = append(errs, checkSup(d, s.Ms, s.Search.Candidates))
 	}
-	return firstError(errs...)
+	return firstError(append(errs, checkSweep("--m", s.Ms))...)
 }
 
 // Memory is the largest map and search over d and m (supBytes) and the results of the runs.

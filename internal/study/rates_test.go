@@ -132,7 +132,7 @@ func TestRatesCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	sup := NewRatesSup()
-	sup.Ms, sup.Runs = []int{16}, 1
+	sup.Ms, sup.Runs = []int{16, 32}, 1
 	if _, err := sup.Run(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("rates-sup: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/rffkit/rff/rule"
@@ -139,6 +140,27 @@ func checkPositiveInts(what string, v []int) error {
 		if x < 1 {
 			return fmt.Errorf("%s must be at least 1, got %d", what, x)
 		}
+	}
+	return nil
+}
+
+// checkSweep refuses a swept list (flag, as the command spells it) with fewer than two distinct values: the study
+// fits a rate, a slope, over them.
+func checkSweep(flag string, v []int) error {
+	if len(slices.Compact(slices.Sorted(slices.Values(v)))) < 2 {
+		return fmt.Errorf("%s needs at least 2 distinct values (the rate is a slope fitted over them), got %v", flag, v)
+	}
+	return nil
+}
+
+// checkBandwidth refuses a bandwidth σ whose square over- or underflows (|σ| beyond 1e150 or below 1e-150): the
+// kernels and the frequencies' second moment d/σ² would be 0 or infinite in floating point.
+func checkBandwidth(sigma float64) error {
+	if err := checkPositive("bandwidth σ", sigma); err != nil {
+		return err
+	}
+	if !(sigma >= 1e-150 && sigma <= 1e150) {
+		return fmt.Errorf("bandwidth σ = %v: its square over- or underflows floating point; give σ between 1e-150 and 1e150", sigma)
 	}
 	return nil
 }
