@@ -89,6 +89,7 @@ func TestBadInputs(t *testing.T) {
 		{"approx", "--ovk", "curl-free", "--runs", "4611686018427387904", "--samples", "20", "--Ds", "10", "--rules", "g"},
 		{"approx", "--ovk", "curl-free", "--runs", "1000000000000", "--samples", "20", "--Ds", "10", "--rules", "g"},
 		{"bench", "--dims", "1000000000"},
+		{"bench", "--quick", "--dims", "1", "--rules", "g", "--max-memory", "5MiB"},
 		{"generate", "multitask", "--n", "40000000", "--max-memory", "1GiB"},
 		// Silent wrong results, now refused.
 		{"fit", "--data", bad("text-target.csv"), "--out", out},

@@ -261,6 +261,32 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	// The other measurements, each on its own (their arrays are dropped before the next starts): the products
+	// (three n×n matrices), the fused Gram (its rows, ZᵀZ and a chunk of features per core), the kernel Gram
+	// (four 784-wide inputs and two n×n results) and the standard fit in double precision (its rows, ZᵀZ and its
+	// factor); the fit runs in mixed precision only if its N×D projections fit in the budget too.
+	// chunk is the features held at once while a Gram matrix accumulates: up to 16 MiB per core and one more.
+	chunk := func(n, F int) float64 { return min(float64(n)*float64(F), float64(16<<20)/8*float64(runtime.GOMAXPROCS(0)+1)) }
+	type phase struct {
+		what   string
+		values float64
+	}
+	phases := []phase{
+		{"the products", 3 * float64(cfg.blasN) * float64(cfg.blasN)},
+		{"the kernel Gram matrix", 4*float64(cfg.kgRows)*784 + 2*float64(cfg.kgRows)*float64(cfg.kgRows)},
+		{"the fit", float64(cfg.fitN)*(benchFitDim+2) + 2*float64(2*benchFitPoints)*float64(2*benchFitPoints) + chunk(cfg.fitN, 2*benchFitPoints)},
+		{fmt.Sprintf("the Gram matrix at F = %d", cfg.blasN), float64(cfg.gramRows)*(benchFitDim+1) + 2*float64(cfg.blasN)*float64(cfg.blasN) + chunk(cfg.gramRows, cfg.blasN)},
+	}
+	for i, F := range cfg.gramFs {
+		phases = append(phases, phase{fmt.Sprintf("the Gram matrix at F = %d", F),
+			float64(cfg.gramN[i])*(benchFitDim+1) + 2*float64(F)*float64(F) + chunk(cfg.gramN[i], F)})
+	}
+	for _, p := range phases {
+		if err := checkMemory(*mem, 8*p.values, p.what, "the sizes (--quick)"); err != nil {
+			return err
+		}
+	}
+	mixed := 8*(phases[2].values+float64(cfg.fitN)*benchFitPoints+float64(2*benchFitPoints)*float64(2*benchFitPoints)) <= float64(budgetOf(*mem))
 	t0 := time.Now()
 	bar := progress.New(stderr, "bench", 3+len(cfg.gramFs)+len(cfg.mapDims)*len(rules)+2)
 	defer bar.Done()
@@ -309,7 +335,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bar.Add(1)
-	if rep.Fit, err = benchFit(cfg.fitN, io.Discard); err != nil {
+	if rep.Fit, err = benchFit(cfg.fitN, mixed, io.Discard); err != nil {
 		return err
 	}
 	bar.Add(1)
@@ -530,7 +556,7 @@ func benchFitData(n int) (X, Y []float64) {
 
 // benchFit fits the standard problem as rff fit does (fused map → ZᵀZ, ZᵀY, then Cholesky)
 // and reports its phases: draw (the map's points), features_gram, solve, and predict (the training rows).
-func benchFit(n int, stderr io.Writer) (fitResult, error) {
+func benchFit(n int, mixed bool, stderr io.Writer) (fitResult, error) {
 	X, Y := benchFitData(n)
 	k := kernel.Gaussian{S: kernel.SigmaFromGamma(1.0 / benchFitDim)}
 	r, err := rule.Parse(benchFitRule)
@@ -548,7 +574,11 @@ func benchFit(n int, stderr io.Writer) (fitResult, error) {
 	res.Points, res.Features = m.Points(), m.Features()
 	tg := time.Now()
 	bar := progress.New(stderr, "features+gram", n)
-	fit, err := learn.Ridge{Lambda: benchFitLambda, Intercept: true, Precision: learn.Auto, Progress: bar.Add}.FitMap(m, X, n, Y, 1)
+	precision := learn.Auto
+	if !mixed {
+		precision = learn.Double
+	}
+	fit, err := learn.Ridge{Lambda: benchFitLambda, Intercept: true, Precision: precision, Progress: bar.Add}.FitMap(m, X, n, Y, 1)
 	bar.Done()
 	if err != nil {
 		return res, err
