@@ -266,7 +266,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// (four 784-wide inputs and two n×n results) and the standard fit in double precision (its rows, ZᵀZ and its
 	// factor); the fit runs in mixed precision only if its N×D projections fit in the budget too.
 	// chunk is the features held at once while a Gram matrix accumulates: up to 16 MiB per core and one more.
-	chunk := func(n, F int) float64 { return min(float64(n)*float64(F), float64(16<<20)/8*float64(runtime.GOMAXPROCS(0)+1)) }
+	chunk := func(n, F int) float64 {
+		return min(float64(n)*float64(F), float64(16<<20)/8*float64(runtime.GOMAXPROCS(0)+1))
+	}
 	type phase struct {
 		what   string
 		values float64
