@@ -1,11 +1,13 @@
 package rff
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
@@ -35,6 +37,20 @@ type TuneResult struct {
 	// ScaleFree reports a kernel without a bandwidth (the arc-cosine kernels): only λ was chosen, and Sigmas is
 	// the placeholder {1}.
 	ScaleFree bool `json:"scale_free,omitempty"`
+}
+
+// MarshalJSON writes the result with the keys of its fields' tags, and null for a pair that could not be scored
+// (NaN).
+func (r TuneResult) MarshalJSON() ([]byte, error) {
+	type plain TuneResult // without this method
+	scores := make([][]any, len(r.Scores))
+	for i, v := range r.Scores {
+		scores[i] = finite.JSON(v)
+	}
+	return json.Marshal(struct {
+		plain
+		Scores [][]any `json:"scores"` // shadows plain's
+	}{plain(r), scores})
 }
 
 // maxTunePoints is D of the maps that score (σ, λ) when the fit's D is larger. Every σ costs a pass over the rows,

@@ -2,6 +2,7 @@ package rff
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -616,5 +617,14 @@ func TestTuneField(t *testing.T) {
 				t.Errorf("fitted with σ = %g, λ = %g", in.Sigma, in.Lambda)
 			}
 		})
+	}
+}
+
+// TestTuneResultJSON: a pair that could not be scored is null in JSON (encoding/json refuses NaN), in its place.
+func TestTuneResultJSON(t *testing.T) {
+	b, err := json.Marshal(&TuneResult{Criterion: "cv", Score: "CV MSE", Rows: 9, Sigmas: []float64{1}, Lambdas: []float64{1e-9, 1},
+		Scores: [][]float64{{math.NaN(), 0.5}}, Points: 8, Sigma: 1, Lambda: 1})
+	if err != nil || !strings.Contains(string(b), `"scores":[[null,0.5]]`) || strings.Count(string(b), `"scores"`) != 1 {
+		t.Errorf("%s, %v", b, err)
 	}
 }

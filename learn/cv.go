@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
 )
@@ -24,9 +26,26 @@ type CVResult struct {
 	MSE []float64 `json:"mse"`
 	// FoldMSE[f][i] is the mean squared error on fold f alone, Σ_fold ‖y − f(x)‖² / (N_f·P).
 	FoldMSE [][]float64 `json:"fold_mse"`
-	// Best is the λ with the smallest MSE (the first one on ties), at index BestIndex.
+	// Best is the λ with the smallest MSE (the first one on ties), at index BestIndex. The MSE of a λ at which the
+	// training system of some fold is not positive definite (numerically, for a λ too small for the features) is
+	// NaN: it could not be scored, and is never Best.
 	Best      float64 `json:"best"`
 	BestIndex int     `json:"best_index"`
+}
+
+// MarshalJSON writes the result with the keys of its fields' tags, and null for a λ that could not be scored (NaN).
+func (res CVResult) MarshalJSON() ([]byte, error) {
+	fold := make([][]any, len(res.FoldMSE))
+	for f, v := range res.FoldMSE {
+		fold[f] = finite.JSON(v)
+	}
+	return json.Marshal(struct {
+		Lambdas   []float64 `json:"lambdas"`
+		MSE       []any     `json:"mse"`
+		FoldMSE   [][]any   `json:"fold_mse"`
+		Best      float64   `json:"best"`
+		BestIndex int       `json:"best_index"`
+	}{res.Lambdas, finite.JSON(res.MSE), fold, res.Best, res.BestIndex})
 }
 
 // LogGrid returns count values spaced evenly in log scale from lo to hi inclusive ([lo] when count = 1), or nil
@@ -113,7 +132,9 @@ func CrossValidate(m Mapper, X []float64, n int, Y []float64, p int, k int, lamb
 			res.FoldMSE[f][i] = e / float64(folds[f].N*p)
 		}
 	}
-	res.finish(n * p)
+	if err := res.finish(n * p); err != nil {
+		return nil, fmt.Errorf("learn.CrossValidate: %w", err)
+	}
 	return res, nil
 }
 
@@ -177,6 +198,10 @@ func foldErrors(tr, v *Stats, lambdas []float64, intercept bool) ([]float64, err
 	}
 	out := make([]float64, len(lambdas))
 	err := foldPath(tr, lambdas, intercept, func(li int, theta []float64) {
+		if theta == nil {
+			out[li] = math.NaN()
+			return
+		}
 		out[li] = h.sse(theta)
 	})
 	return out, err
@@ -196,7 +221,8 @@ func means(s *Stats) (zbar, ybar []float64) {
 }
 
 // foldPath computes θ(λ) (F×P, centred normal equations when intercept) of the ridge fit on the statistics tr for
-// every λ of lambdas and calls each(i, θ(lambdas[i])) in order; θ is scratch, valid only during the call. Grids of
+// every λ of lambdas and calls each(i, θ(lambdas[i])) in order; θ is scratch, valid only during the call, and nil
+// for a λ at which the training system is not positive definite (numerically: λ too small for the features). Grids of
 // cvEigenMinGrid λ or more eigendecompose the training system once, θ(λ) = U diag(1/(μ_i + N_t λ)) UᵀZᵀY; shorter
 // grids factorise it by Cholesky once per λ.
 func foldPath(tr *Stats, lambdas []float64, intercept bool, each func(i int, theta []float64)) error {
@@ -216,6 +242,10 @@ func foldPath(tr *Stats, lambdas []float64, intercept bool, each func(i int, the
 				M[i*F+i] += Nt * lambda
 			}
 			theta, _, err := cholSolve(M, B, F, P, false)
+			if errors.Is(err, errIndefinite) {
+				each(li, nil)
+				continue
+			}
 			if err != nil {
 				return fmt.Errorf("λ = %g: %w", lambda, err)
 			}
@@ -244,11 +274,13 @@ func foldPath(tr *Stats, lambdas []float64, intercept bool, each func(i int, the
 		blas64.General{Rows: F, Cols: P, Stride: P, Data: G})
 	Hs := make([]float64, F*P)
 	theta := make([]float64, F*P)
+lambdas:
 	for li, lambda := range lambdas {
 		for i := range F {
 			den := mu[i] + Nt*lambda
-			if !(den > 0) {
-				return fmt.Errorf("λ = %g: μ_%d + N_tλ = %g ≤ 0, the training system is not positive definite", lambda, i+1, den)
+			if !(den > 0) { // μ_i + N_tλ ≤ 0: the training system is not positive definite at this λ
+				each(li, nil)
+				continue lambdas
 			}
 			for j := range P {
 				Hs[i*P+j] = G[i*P+j] / den
@@ -379,7 +411,9 @@ func CrossValidateScaled(m Mapper, X []float64, n int, Y []float64, p int, k int
 			}
 		}
 	}
-	res.finish(n * p)
+	if err := res.finish(n * p); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
 	return res, nil
 }
 
@@ -397,13 +431,22 @@ func outputs(s *Stats, idx []int) *Stats {
 	return o
 }
 
-// finish divides the pooled squared errors by the number of entries and picks the best λ (the first on ties).
-func (res *CVResult) finish(entries int) {
+// finish divides the pooled squared errors by the number of entries and picks the best λ (the first on ties) among
+// those scored (not NaN); it returns errNoLambda when none was.
+func (res *CVResult) finish(entries int) error {
+	res.BestIndex = -1
 	for i := range res.MSE {
 		res.MSE[i] /= float64(entries)
-		if res.MSE[i] < res.MSE[res.BestIndex] {
+		if !math.IsNaN(res.MSE[i]) && (res.BestIndex < 0 || res.MSE[i] < res.MSE[res.BestIndex]) {
 			res.BestIndex = i
 		}
 	}
+	if res.BestIndex < 0 {
+		return errNoLambda
+	}
 	res.Best = res.Lambdas[res.BestIndex]
+	return nil
 }
+
+// errNoLambda is the error of a cross-validation that could score no λ of its grid.
+var errNoLambda = errors.New("the ridge system ZᵀZ + NλI of some fold is not positive definite at every λ of the grid: raise the grid's values")

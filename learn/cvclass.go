@@ -72,12 +72,16 @@ type ClassCVResult struct {
 	// FoldCorrect[f][i] counts the correct rows of fold f alone at Lambdas[i].
 	FoldCorrect [][]int
 	// Best is the λ with the largest accuracy, the largest such λ on ties (the smoothest model), at index BestIndex.
+	// The accuracy of a λ at which the training system of some fold is not positive definite (numerically, for a λ
+	// too small for the features) is NaN: it could not be scored, and is never Best.
 	Best      float64
 	BestIndex int
+
+	unscored []bool // per λ: some fold could not fit it
 }
 
-// finish sums the fold counts and picks the best λ.
-func (r *ClassCVResult) finish() {
+// finish sums the fold counts and picks the best λ among those scored; it returns errNoLambda when none was.
+func (r *ClassCVResult) finish() error {
 	r.Correct = make([]int, len(r.Lambdas))
 	r.Accuracy = make([]float64, len(r.Lambdas))
 	for _, fc := range r.FoldCorrect {
@@ -85,14 +89,23 @@ func (r *ClassCVResult) finish() {
 			r.Correct[i] += c
 		}
 	}
+	r.BestIndex = -1
 	for i, c := range r.Correct {
+		if r.unscored != nil && r.unscored[i] {
+			r.Correct[i], r.Accuracy[i] = 0, math.NaN()
+			continue
+		}
 		r.Accuracy[i] = float64(c) / float64(r.N)
 		b := r.BestIndex
-		if c > r.Correct[b] || (c == r.Correct[b] && r.Lambdas[i] > r.Lambdas[b]) {
+		if b < 0 || c > r.Correct[b] || (c == r.Correct[b] && r.Lambdas[i] > r.Lambdas[b]) {
 			r.BestIndex = i
 		}
 	}
+	if r.BestIndex < 0 {
+		return errNoLambda
+	}
 	r.Best = r.Lambdas[r.BestIndex]
+	return nil
 }
 
 // checkClassCV validates the arguments shared by the classification cross-validations.
@@ -158,6 +171,7 @@ func CrossValidateClasses(m Mapper, X []float64, n int, labels []int, K int, cod
 	// thetaT[f] is [θ(λ₁) … θ(λ_L)]ᵀ of fold f (LP×F), bias[f] its biases (LP).
 	thetaT, bias := make([][]float64, k), make([][]float64, k)
 	errs := make([]error, k)
+	unscored := make([][]bool, k) // per fold and λ: the training system is not positive definite
 	workers := max(1, min(runtime.GOMAXPROCS(0), k, shardBytes/max(1, 4*8*F*F)))
 	parallel.For(k, workers, func(f int) {
 		tr := sub(total, folds[f])
@@ -166,7 +180,12 @@ func CrossValidateClasses(m Mapper, X []float64, n int, labels []int, K int, cod
 		if intercept && tr.N > 0 {
 			zbar, ybar = means(tr)
 		}
+		unscored[f] = make([]bool, len(lambdas))
 		errs[f] = foldPath(tr, lambdas, intercept, func(li int, theta []float64) {
+			if theta == nil {
+				unscored[f][li] = true // its θ stays 0; the λ is marked, not scored
+				return
+			}
 			for i := range F {
 				for j := range P {
 					T[(li*P+j)*F+i] = theta[i*P+j]
@@ -198,7 +217,15 @@ func CrossValidateClasses(m Mapper, X []float64, n int, labels []int, K int, cod
 		}
 		res.FoldCorrect[f] = heldOutCorrect(m, Xv, nv, lv, thetaT[f], bias[f], L, P, coding.decoder, K)
 	}
-	res.finish()
+	res.unscored = make([]bool, L)
+	for _, u := range unscored {
+		for li, b := range u {
+			res.unscored[li] = res.unscored[li] || b
+		}
+	}
+	if err := res.finish(); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
 	return res, nil
 }
 
@@ -312,6 +339,8 @@ func CrossValidateClassifier(c Classifier, m Mapper, X []float64, n int, labels 
 			}
 		}
 	}
-	res.finish()
+	if err := res.finish(); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
 	return res, nil
 }

@@ -89,3 +89,15 @@ func beyond(x []float64, limit float64) int {
 	}
 	return -1
 }
+
+// JSON returns x for encoding/json with every NaN and ±Inf as nil (null), which encoding/json cannot write as
+// numbers: scores that could not be computed stay in their place.
+func JSON(x []float64) []any {
+	out := make([]any, len(x))
+	for i, v := range x {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out[i] = v
+		}
+	}
+	return out
+}

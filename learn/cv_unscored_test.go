@@ -1,0 +1,65 @@
+package learn
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"testing"
+)
+
+// mirrorMap has the features [x, −x] of a one-dimensional input: ZᵀZ = [[s, −s], [−s, s]] with s = Σx², singular.
+// With x = ±1 and s a power of 4, N_tλ below half an ulp of s vanishes in s + N_tλ, and Cholesky's second pivot
+// (s + N_tλ) − s²/(s + N_tλ) is exactly 0 in IEEE arithmetic: the system is not positive definite numerically.
+type mirrorMap struct{}
+
+func (mirrorMap) Dim() int      { return 1 }
+func (mirrorMap) Features() int { return 2 }
+func (mirrorMap) Points() int   { return 1 }
+func (mirrorMap) TransformBlock(z, x []float64, rows int, _ []float64) {
+	for i := range rows {
+		z[2*i], z[2*i+1] = x[i], -x[i]
+	}
+}
+
+// TestCVUnscoredLambda: a λ at which a fold's training system is not positive definite is scored NaN — the other λ
+// of the grid are scored and chosen from — and a grid of only such λ is an error, for the squared loss on targets
+// and on classes (short grids: one Cholesky factorisation per λ; the eigendecomposition of long grids scores this
+// λ, whose μ + N_tλ is not ≤ 0).
+func TestCVUnscoredLambda(t *testing.T) {
+	const n, k = 32, 2 // 16 training rows per fold: s = 16
+	X, Y, labels := make([]float64, n), make([]float64, n), make([]int, n)
+	for i := range n {
+		X[i] = float64(1 - 2*(i/2%2)) // +1, +1, −1, −1, …: each fold has both signs
+		Y[i], labels[i] = X[i]+0.1*float64(i%3), (i/2)%2
+	}
+	tiny, ok := 1e-20, 1.0
+	cv, err := CrossValidate(mirrorMap{}, X, n, Y, 1, k, []float64{tiny, ok}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(cv.MSE[0]) || math.IsNaN(cv.MSE[1]) || cv.BestIndex != 1 || cv.Best != ok {
+		t.Errorf("MSE %v, best %g (index %d); want NaN at λ = %g and λ = %g chosen", cv.MSE, cv.Best, cv.BestIndex, tiny, ok)
+	}
+	cls, err := CrossValidateClasses(mirrorMap{}, X, n, labels, 2, OneHotCoding, k, []float64{tiny, ok}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(cls.Accuracy[0]) || math.IsNaN(cls.Accuracy[1]) || cls.Best != ok {
+		t.Errorf("classes: accuracy %v, best %g; want NaN at λ = %g and λ = %g chosen", cls.Accuracy, cls.Best, tiny, ok)
+	}
+	if _, err := CrossValidate(mirrorMap{}, X, n, Y, 1, k, []float64{tiny}, false); !errors.Is(err, errNoLambda) {
+		t.Errorf("a grid of one unscorable λ: %v", err)
+	}
+	if _, err := CrossValidateClasses(mirrorMap{}, X, n, labels, 2, OneHotCoding, k, []float64{tiny}, false); !errors.Is(err, errNoLambda) {
+		t.Errorf("classes, a grid of one unscorable λ: %v", err)
+	}
+}
+
+// TestCVResultJSON: a λ that could not be scored is null in JSON (encoding/json refuses NaN), in its place.
+func TestCVResultJSON(t *testing.T) {
+	b, err := json.Marshal(CVResult{Lambdas: []float64{1e-9, 1}, MSE: []float64{math.NaN(), 0.5},
+		FoldMSE: [][]float64{{math.NaN(), 0.25}}, Best: 1, BestIndex: 1})
+	if want := `{"lambdas":[1e-9,1],"mse":[null,0.5],"fold_mse":[[null,0.25]],"best":1,"best_index":1}`; err != nil || string(b) != want {
+		t.Errorf("%s, %v; want %s", b, err, want)
+	}
+}
