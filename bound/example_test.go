@@ -135,7 +135,7 @@ func ExampleORFF() {
 
 func ExampleORFF_Terms() {
 	terms, _ := bound.ORFF{Kind: "div-free", Dim: 3, Sigma: 1, Diameter: 2}.Terms()
-	fmt.Printf("C = %.2f, σ_p² = %g, m = %.3f, b = %.3f, ū = %.2f\n", terms["C_dp"], terms["sigma_p2"], terms["m"],
+	fmt.Printf("C = %.2f, σ_p² = %g, m = %.3f, b = %.3f, ū = %.2f\n", terms["c_dp"], terms["sigma_p2"], terms["m_const"],
 		terms["b"], terms["u_bar"])
 	// Output: C = 94.09, σ_p² = 105, m = 29.619, b = 28.927, ū = 263.72
 }

@@ -221,15 +221,16 @@ type orffTerms struct {
 	d, logC, sigmaP, diam, b, ubar float64
 }
 
-// Terms returns the constants of Theorem 10 by name: C_dp, sigma_p2, b, m, u_bar.
+// Terms returns the constants of Theorem 10 by name: c_dp, sigma_p2, b, m_const (its m), u_bar, and e_a, v_a,
+// v_a_exact, psi1_inv and k_sup.
 func (o ORFF) Terms() (map[string]float64, error) {
 	t, c, err := o.prepare()
 	if err != nil {
 		return nil, err
 	}
 	return map[string]float64{
-		"C_dp": math.Exp(t.logC), "sigma_p2": c.SigmaP2, "b": t.b, "m": c.M, "u_bar": t.ubar,
-		"E_A": c.EA, "V_A": c.VarA, "V_A_exact": c.VarAExact, "psi1_inv": c.InvPsi1, "K_sup": c.KSup,
+		"c_dp": math.Exp(t.logC), "sigma_p2": c.SigmaP2, "b": t.b, "m_const": c.M, "u_bar": t.ubar,
+		"e_a": c.EA, "v_a": c.VarA, "v_a_exact": c.VarAExact, "psi1_inv": c.InvPsi1, "k_sup": c.KSup,
 	}, nil
 }
 

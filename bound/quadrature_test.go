@@ -37,7 +37,7 @@ func TestQuadratureHand(t *testing.T) {
 		if err != nil || g.M != int(math.Ceil(wantD)) {
 			t.Errorf("%+v: M = %d, %v; want ⌈%v⌉", c, g.M, err, wantD)
 		}
-		if g.Derived["M"] != 0.5 || g.Derived["rules"] != math.Ceil(float64(g.M)/(2*(d+1))) {
+		if g.Derived["curv_m"] != 0.5 || g.Derived["rules"] != math.Ceil(float64(g.M)/(2*(d+1))) {
 			t.Errorf("%+v: derived %v", c, g.Derived)
 		}
 		// Probability form at D.
@@ -50,8 +50,8 @@ func TestQuadratureHand(t *testing.T) {
 	}
 	// l > σ: M = l²/(2σ²) replaces the paper's ½.
 	g, _ := Compute("quadrature", Params{Dim: 3, Diameter: 4, Sigma: 1, Eps: 0.1, Delta: 0.1})
-	if g.Derived["M"] != 8 || len(g.Notes) == 0 {
-		t.Errorf("M = %v, notes %v", g.Derived["M"], g.Notes)
+	if g.Derived["curv_m"] != 8 || len(g.Notes) == 0 {
+		t.Errorf("M = %v, notes %v", g.Derived["curv_m"], g.Notes)
 	}
 }
 

@@ -39,12 +39,12 @@ type Params struct {
 	SecondMoment float64 `json:"second_moment,omitempty"`
 	// T, T2, C2 override T_{p,q}, T_{2p,2q}, C_{2p,2q} of Theorem 4 (0: from the kernel, which must then have
 	// bounded spectral support unless p = q = 0).
-	T  float64 `json:"T,omitempty"`
-	T2 float64 `json:"T2,omitempty"`
-	C2 float64 `json:"C2,omitempty"`
+	T  float64 `json:"t_pq,omitempty"`
+	T2 float64 `json:"t_2p2q,omitempty"`
+	C2 float64 `json:"c_2p2q,omitempty"`
 	// BernsteinVar and BernsteinL override σ² and L of Theorem 5's moment condition (0: [Spectrum.Bernstein]).
 	BernsteinVar float64 `json:"bernstein_var,omitempty"`
-	BernsteinL   float64 `json:"bernstein_L,omitempty"`
+	BernsteinL   float64 `json:"bernstein_l,omitempty"`
 	// GradSup overrides D_{p,q,S} of Theorem 5 (0: its upper bound E_{p,q}); NormMoment overrides E_{p,q}
 	// (0: from the kernel).
 	GradSup    float64 `json:"grad_sup,omitempty"`
@@ -54,7 +54,7 @@ type Params struct {
 	// Kappa, Mu, CurvM override κ, μ, M of Proposition 3.1 (0: 1, 1, max(½, ℓ²/(2σ²)) for cos/sin features).
 	Kappa float64 `json:"kappa,omitempty"`
 	Mu    float64 `json:"mu,omitempty"`
-	CurvM float64 `json:"curv_M,omitempty"`
+	CurvM float64 `json:"curv_m,omitempty"`
 	// SigmaY (default 1) and Lambda0 (required) are σ_y and λ₀ = λ/n of Proposition 3.2 (krr).
 	SigmaY  float64 `json:"sigma_y,omitempty"`
 	Lambda0 float64 `json:"lambda0,omitempty"`
@@ -64,7 +64,7 @@ type Params struct {
 	OVK string `json:"ovk,omitempty"`
 	// Outputs is p for a decomposable kernel (default 1); NormA is its ‖A‖₂ (default 1).
 	Outputs int     `json:"outputs,omitempty"`
-	NormA   float64 `json:"norm_A,omitempty"`
+	NormA   float64 `json:"norm_a,omitempty"`
 	// ExactVariance makes orff use the exact V[A] instead of the printed one (see [OVKConst]).
 	ExactVariance bool `json:"exact_variance,omitempty"`
 	// PrintedUBar makes orff use Theorem 10's ū literally as printed (see [ORFF]).
@@ -376,7 +376,7 @@ func buildSSDerivBounded(p Params, g *Guarantee) (Bound, string, string, error) 
 	if err != nil {
 		return nil, "", "", err
 	}
-	g.Derived["T"], g.Derived["T2"], g.Derived["C2"], g.Derived["H"] = t.T, t.T2, t.C2, h
+	g.Derived["t_pq"], g.Derived["t_2p2q"], g.Derived["c_2p2q"], g.Derived["h"] = t.T, t.T2, t.C2, h
 	return t, closedForm, closedForm, nil
 }
 
@@ -424,8 +424,8 @@ func buildSSDerivUnbounded(p Params, g *Guarantee) (Bound, string, string, error
 		t.GradSup = t.NormMoment
 		g.Notes = append(g.Notes, "D_{p,q,S} replaced by its upper bound E_{p,q} (still a valid bound)")
 	}
-	g.Derived["bernstein_var"], g.Derived["bernstein_L"] = t.BernsteinVar, t.BernsteinL
-	g.Derived["D_pqS"], g.Derived["E_pq"], g.Derived["F_d"] = t.GradSup, t.NormMoment, Fd(p.Dim)
+	g.Derived["bernstein_var"], g.Derived["bernstein_l"] = t.BernsteinVar, t.BernsteinL
+	g.Derived["d_pqs"], g.Derived["e_pq"], g.Derived["f_d"] = t.GradSup, t.NormMoment, Fd(p.Dim)
 	return t, search, search, t.check()
 }
 
@@ -495,7 +495,7 @@ func quadratureBound(p Params, g *Guarantee) (Quadrature, error) {
 				t.CurvM))
 		}
 	}
-	g.Derived["kappa"], g.Derived["mu"], g.Derived["M"] = t.Kappa, t.Mu, t.CurvM
+	g.Derived["kappa"], g.Derived["mu"], g.Derived["curv_m"] = t.Kappa, t.Mu, t.CurvM
 	g.Derived["beta_d"] = QuadratureBeta(p.Dim)
 	return t, t.check()
 }
@@ -579,7 +579,7 @@ func buildORFF(p Params, g *Guarantee) (Bound, string, string, error) {
 			o.NormA = 1
 			g.Notes = append(g.Notes, "‖A‖₂ defaulted to 1")
 		}
-		g.Inputs["outputs"], g.Inputs["norm_A"] = float64(o.Outputs), o.NormA
+		g.Inputs["outputs"], g.Inputs["norm_a"] = float64(o.Outputs), o.NormA
 	}
 	terms, err := o.Terms()
 	if err != nil {

@@ -79,7 +79,7 @@ func TestComputeDefaultsAndOverrides(t *testing.T) {
 	}
 	// Decomposable ORFF defaults.
 	g, err = Compute("orff", Params{Dim: 2, Diameter: 1, Sigma: 1, Delta: 0.1, Eps: 0.5, OVK: "decomposable"})
-	if err != nil || g.Inputs["outputs"] != 1 || g.Inputs["norm_A"] != 1 {
+	if err != nil || g.Inputs["outputs"] != 1 || g.Inputs["norm_a"] != 1 {
 		t.Errorf("decomposable defaults: %+v, %v", g, err)
 	}
 	// krr with RFF features.

@@ -106,7 +106,7 @@ func TestSSDerivBoundedHand(t *testing.T) {
 	if err != nil || !near(g.Eps, want, 1e-12) {
 		t.Fatalf("Compute: %v, %v; want %v", g.Eps, err, want)
 	}
-	if g.Derived["T"] != T || g.Derived["T2"] != T2 || !near(g.Derived["C2"], C2, 1e-14) || g.Method != closedForm {
+	if g.Derived["t_pq"] != T || g.Derived["t_2p2q"] != T2 || !near(g.Derived["c_2p2q"], C2, 1e-14) || g.Method != closedForm {
 		t.Errorf("derived constants %v", g.Derived)
 	}
 	b := SSDerivBounded{Dim: 2, Diameter: S, T: T, T2: T2, C2: C2}
@@ -146,7 +146,7 @@ func TestSSDerivUnboundedHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(g.Derived["E_pq"], E, 1e-14) || g.Derived["bernstein_var"] != s2 || g.Derived["bernstein_L"] != L {
+	if !near(g.Derived["e_pq"], E, 1e-14) || g.Derived["bernstein_var"] != s2 || g.Derived["bernstein_l"] != L {
 		t.Errorf("derived %v", g.Derived)
 	}
 	want2, _ := b.Points(eps, 0.05)
