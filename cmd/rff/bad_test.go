@@ -130,6 +130,7 @@ func TestBadInputs(t *testing.T) {
 		{"fit", "--data", e.train, "--out", out, "--rule", "g:5"},
 		{"fit", "--data", e.train, "--out", out, "--lambda", "1e308"},
 		{"approx", "--data", e.train, "--samples", "100", "--rules", "orf:zzz"},
+		{"approx", "--data", e.train, "--samples", "100", "--preprocess", ""},
 		{"bound", "--d", "5", "--diameter", "2", "-D", "9223372036854775807"},
 		{"bound", "--d", "3", "--diameter", "2", "--eps", "0.1", "--theorem", "krr", "--lambda0", "0.1", "--sigma-y", "0"},
 		{"bound", "--d", "3", "--diameter", "2", "--eps", "0.1", "--theorem", "orff", "--ovk", "decomposable", "--outputs", "0"},

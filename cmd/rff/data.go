@@ -45,9 +45,9 @@ func (f *dataFlags) register(fs *flag.FlagSet, defaultPreprocess string) {
 
 // load reads the dataset (see loadRaw) and applies the preprocessing fitted on it, which it returns.
 func (f *dataFlags) load() (*dataset.Data, *dataset.Scaler, error) {
-	steps, err := dataset.ParseSteps(strings.ReplaceAll(f.preprocess, "paper", string(dataset.StepMaxScale)))
+	steps, err := f.steps()
 	if err != nil {
-		return nil, nil, usageError{err.Error()}
+		return nil, nil, err
 	}
 	data, err := f.loadRaw()
 	if err != nil {
@@ -59,11 +59,23 @@ func (f *dataFlags) load() (*dataset.Data, *dataset.Scaler, error) {
 
 // scale fits the --preprocess steps on data's inputs, applies them to a copy and returns the fitted scaler.
 func (f *dataFlags) scale(data *dataset.Data) (*dataset.Scaler, error) {
+	steps, err := f.steps()
+	if err != nil {
+		return nil, err
+	}
+	return scaleWith(data, steps)
+}
+
+// steps parses --preprocess ("paper" is maxscale); an empty value is refused rather than read as no steps.
+func (f *dataFlags) steps() ([]dataset.Step, error) {
+	if strings.TrimSpace(f.preprocess) == "" {
+		return nil, usagef("--preprocess is empty: give the steps (e.g. standardize), or none")
+	}
 	steps, err := dataset.ParseSteps(strings.ReplaceAll(f.preprocess, "paper", string(dataset.StepMaxScale)))
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	return scaleWith(data, steps)
+	return steps, nil
 }
 
 func scaleWith(data *dataset.Data, steps []dataset.Step) (*dataset.Scaler, error) {
