@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rffkit/rff/dataset"
 )
@@ -76,7 +77,7 @@ func Lookup(name string) (Benchmark, error) {
 		}
 		names = append(names, b.Name)
 	}
-	return Benchmark{}, fmt.Errorf("unknown dataset %q (have %v)", name, names)
+	return Benchmark{}, fmt.Errorf("unknown dataset %q (have %s)", name, strings.Join(names, ", "))
 }
 
 // ErrNoData reports that the data directory (or a file in it) is missing; tests skip on it.

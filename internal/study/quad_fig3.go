@@ -78,7 +78,7 @@ func (q *QuadFig3) Validate() error {
 	}
 	for _, name := range q.Datasets {
 		if !slices.Contains(QuadFig3Datasets(), name) {
-			return fmt.Errorf("unknown dataset %q (have %v)", name, QuadFig3Datasets())
+			return fmt.Errorf("unknown dataset %q (have %s)", name, strings.Join(QuadFig3Datasets(), ", "))
 		}
 	}
 	if len(q.Datasets) == 0 {
