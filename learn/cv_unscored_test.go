@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,19 @@ func TestCVResultJSON(t *testing.T) {
 		FoldMSE: [][]float64{{math.NaN(), 0.25}}, Best: 1, BestIndex: 1})
 	if want := `{"lambdas":[1e-9,1],"mse":[null,0.5],"fold_mse":[[null,0.25]],"best":1,"best_index":1}`; err != nil || string(b) != want {
 		t.Errorf("%s, %v; want %s", b, err, want)
+	}
+}
+
+// TestPosteriorHugeLambda: a λ whose N·λ overflows is refused by name, with the remedy that helps (lower λ), not
+// reported as "no residual degrees of freedom … increase λ".
+func TestPosteriorHugeLambda(t *testing.T) {
+	st, err := NewStats(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Add([]float64{1, 0, 0, 1, 1, 1}, []float64{1, 2, 3}, 3)
+	st.Finish()
+	if _, err := NewPosterior(st, 1e307, true); err == nil || !strings.Contains(err.Error(), "lower λ") {
+		t.Errorf("λ = 1e307: %v", err)
 	}
 }
