@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,5 +212,21 @@ func TestApproxCollapsedKernelWarns(t *testing.T) {
 				t.Errorf("stderr %q: want one warning that the kernel is constant", stderr)
 			}
 		})
+	}
+}
+
+// TestApproxOVKPairsOnly: the operator-valued study measures n pairs, and so does its check of the kernel: no n×n
+// matrix of every cross pair (12000 pairs: 1.1 GiB), whatever the memory budget allows.
+func TestApproxOVKPairsOnly(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, _, stderr := runCLI("approx", "--ovk", "div-free", "--dim", "4", "--Ds", "10", "--runs", "1", "--samples", "12000", "--rules", "g")
+	runtime.ReadMemStats(&after)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("allocated %d MiB for 12000 pairs in dimension 4", grew>>20)
 	}
 }
