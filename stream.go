@@ -145,8 +145,8 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 				}
 			}
 			// More classes than any class limit allows — numbers that are equal are one class while every target is
-			// a number (1, 1.0, 01) — are refused now, before they take memory without bound; so are more than 8
-			// spellings per class allowed.
+			// a number (1, 1.0, 01) — are refused now, before they take memory without bound; so are more spellings
+			// than spellingCap allows.
 			classes := len(values)
 			if !r.s.Numeric() {
 				classes = len(raw)
@@ -154,8 +154,8 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 			if classes > s.classCap() {
 				return nil, fmt.Errorf("%s: %w", path, s.checkClasses(classes, acc.Rows(), "", !r.s.Numeric()))
 			}
-			if len(raw) > 8*s.classCap() {
-				return nil, fmt.Errorf("%s: the target is written in more than %d different ways in %d rows: it looks continuous; fit a regression", path, 8*s.classCap(), acc.Rows())
+			if len(raw) > spellingCap(s.classCap()) {
+				return nil, fmt.Errorf("%s: the target is written in more than %d different ways in %d rows: it looks continuous; fit a regression", path, spellingCap(s.classCap()), acc.Rows())
 			}
 		}
 	}
@@ -324,6 +324,10 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	}
 	return s.solveStats(st, h, fmap, rep, shifts)
 }
+
+// spellingCap is the most distinct spellings of the targets (1, 1.0, 01 …) a streamed classification keeps for a
+// class limit: 8 per class, and at least 65536 (a few MiB), so that a small limit is not reached by spellings alone.
+func spellingCap(classes int) int { return max(8*classes, 1<<16) }
 
 // chunker reads a CSV stream in chunks, stopping after limit rows when that is set.
 type chunker struct {

@@ -70,6 +70,15 @@ func TestFitCSVClassSpellings(t *testing.T) {
 	if got := m.Info().Labels; strings.Join(got, " ") != "0 2 10" {
 		t.Errorf("classes %v, want 0 2 10", got)
 	}
+	// Two classes spelt twelve ways each, under a limit of 2 classes: spellings are not classes.
+	path = writeStreamCSV(t, 300, func(i int) string { return fmt.Sprintf("%d.%0*d", i%2, i/2%12, 0) })
+	m, err = FitCSV(Config{Task: "classification", Points: 16, Sigma: 1, Lambda: 1e-3, MaxClasses: 2}, path, StreamOptions{ChunkRows: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Info().Labels; strings.Join(got, " ") != "0 1" {
+		t.Errorf("classes %v, want 0 1", got)
+	}
 }
 
 // TestFitCSVRoundingFirst: an SR rule that would round -D up past twice itself is refused before the file is read

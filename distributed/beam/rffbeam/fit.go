@@ -240,7 +240,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	var labels []string
 	if classify {
 		if scan.TooManyLabels {
-			return nil, fmt.Errorf("the target has more than %d distinct values: it looks continuous; fit a regression, or raise the class limit", maxLabels)
+			return nil, fmt.Errorf("the target has more than %d classes (or more than %d distinct spellings of its values): it looks continuous; fit a regression, or raise the class limit", maxLabels, max(8*maxLabels, 1<<16))
 		}
 		labels = dataset.NewClasses(scan.Labels, scan.Numeric).Labels
 		if len(labels) < 2 {

@@ -32,7 +32,8 @@ type Scan struct {
 	Wide    []int
 	// Labels are the distinct raw targets (classification), sorted; Numeric says that every one is a number.
 	// TooManyLabels is set, and Labels nil, when they make more than ScanFn.MaxLabels classes (numbers that are
-	// equal are one class while every label is a number), or are more than 8·MaxLabels distinct raw strings.
+	// equal are one class while every label is a number), or are more than max(8·MaxLabels, 65536) distinct raw
+	// strings.
 	Labels        []string
 	Numeric       bool
 	TooManyLabels bool
@@ -179,15 +180,15 @@ func (a *scanAcc) addLabel(set map[string]bool, t string, limit int) {
 
 // checkLimit sets tooMany, and drops the labels, when they make more than limit classes: the distinct numbers while
 // every label is one (NaN and infinite targets are then bad rows, not classes), the distinct raw labels once one is
-// not a number (rff fit's classes either way) — or when there are more than 8·limit raw spellings, which bounds the
-// memory whatever they spell.
+// not a number (rff fit's classes either way) — or when there are more raw spellings than max(8·limit, 65536),
+// which bounds the memory whatever they spell.
 func (a *scanAcc) checkLimit(limit int) {
 	raw := len(a.labels) + len(a.sideLabels)
 	classes := len(a.numClasses)
 	if a.nonNumeric {
 		classes = raw
 	}
-	if classes > limit || raw > 8*limit {
+	if classes > limit || raw > max(8*limit, 1<<16) {
 		a.tooMany = true
 	}
 	if a.tooMany {
