@@ -45,8 +45,13 @@ func TestCVUnscoredLambda(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(cls.Accuracy[0]) || math.IsNaN(cls.Accuracy[1]) || cls.Best != ok {
+	if !math.IsNaN(cls.Accuracy[0]) || math.IsNaN(cls.Accuracy[1]) || cls.Best != ok || cls.Correct[0] != 0 {
 		t.Errorf("classes: accuracy %v, best %g; want NaN at λ = %g and λ = %g chosen", cls.Accuracy, cls.Best, tiny, ok)
+	}
+	for f, fc := range cls.FoldCorrect {
+		if fc[0] != 0 {
+			t.Errorf("fold %d counts %d correct rows at λ = %g, which could not be fitted", f+1, fc[0], tiny)
+		}
 	}
 	if _, err := CrossValidate(mirrorMap{}, X, n, Y, 1, k, []float64{tiny}, false); !errors.Is(err, errNoLambda) {
 		t.Errorf("a grid of one unscorable λ: %v", err)

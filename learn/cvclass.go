@@ -69,7 +69,7 @@ type ClassCVResult struct {
 	N        int
 	Correct  []int
 	Accuracy []float64
-	// FoldCorrect[f][i] counts the correct rows of fold f alone at Lambdas[i].
+	// FoldCorrect[f][i] counts the correct rows of fold f alone at Lambdas[i] (0 for a λ that could not be scored).
 	FoldCorrect [][]int
 	// Best is the λ with the largest accuracy, the largest such λ on ties (the smoothest model), at index BestIndex.
 	// The accuracy of a λ at which the training system of some fold is not positive definite (numerically, for a λ
@@ -86,6 +86,9 @@ func (r *ClassCVResult) finish() error {
 	r.Accuracy = make([]float64, len(r.Lambdas))
 	for _, fc := range r.FoldCorrect {
 		for i, c := range fc {
+			if r.unscored != nil && r.unscored[i] {
+				fc[i] = 0 // the count of a model that was not fitted
+			}
 			r.Correct[i] += c
 		}
 	}
