@@ -28,7 +28,8 @@ type Config struct {
 	Kernel string
 	// Sigma is the bandwidth σ of a shift-invariant kernel in the preprocessed coordinates. 0 means the median
 	// heuristic: the median distance between up to 2000 training rows sampled with the seed (kernel.MedianSigma,
-	// docs/conventions.md §12.1). Arc-cosine kernels have none.
+	// docs/conventions.md §12.1), and must be 0 with Tune (which chooses it; Sigmas restricts its grid). Arc-cosine
+	// kernels have none.
 	Sigma float64
 	// Tune chooses σ and λ together from the training data: for each σ of a log grid around the median heuristic (or
 	// Sigmas), one pass accumulates the ridge statistics, and the whole λ path (Lambdas, or a default grid) is scored
@@ -87,7 +88,8 @@ type Config struct {
 	// Form is "cossin" (the default: [√w cos ωᵀx, √w sin ωᵀx], 2D columns) or "cosphase" (√(2w) cos(ωᵀx + b), D
 	// columns).
 	Form string
-	// Lambda is the ridge penalty λ ≥ 0 of (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖², taken as given (0 is no penalty).
+	// Lambda is the ridge penalty λ ≥ 0 of (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖², taken as given (0 is no penalty). Tune and
+	// CV choose λ from Lambdas: Lambda must then be 0; Uncertainty needs λ > 0.
 	Lambda float64
 	// CV, when ≥ 2, chooses λ among Lambdas by CV-fold cross-validation (squared loss on scalar features).
 	CV      int
@@ -105,7 +107,8 @@ type Config struct {
 	// the centres, solved by preconditioned conjugate gradients without forming ZᵀZ: Rudi, Carratino & Rosasco 2017).
 	Solver string
 	// Precision is the arithmetic of ZᵀZ for the squared loss on features held in memory: "double" (the default),
-	// "mixed" or "auto" (learn.Precision).
+	// "mixed" or "auto" (learn.Precision). Mixed is refused with Uncertainty, whose posterior factor is of the
+	// double-precision ZᵀZ (auto then means double).
 	Precision string
 	// Exact fits exact kernel ridge regression on the N×N Gram matrix instead of features; it takes no Rule, Points,
 	// Form, Fallback or TunePoints.
@@ -131,7 +134,8 @@ type Config struct {
 	Seed uint64
 	// Uncertainty keeps the posterior of Bayesian linear regression on the features in the model (regression with
 	// the squared loss on scalar features): Model.PredictStd gives predictive standard deviations and Model.Sample
-	// joint posterior samples (docs/conventions.md §12.4). It stores the F×F Cholesky factor.
+	// joint posterior samples (docs/conventions.md §12.4). It stores the F×F Cholesky factor, and needs λ > 0
+	// (given, or chosen by Tune or CV) and double precision.
 	Uncertainty bool
 	// MaxMemory is the memory budget of the fit in bytes: a fit whose estimated peak exceeds it is refused before
 	// anything large is allocated (BudgetError). 0 means half of the memory available to the process
