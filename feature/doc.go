@@ -9,7 +9,9 @@
 // with D points and 2D columns, and the kernel estimate is k̂(x,y) = ⟨ψ(x), ψ(y)⟩ + c with the offset c = w₀ (the
 // zero node's φ(0)ᵀφ(0) = cos²0 + sin²0 = 1). For plain random features w_j = 1/D and c = 0, which is the usual
 // (1/√D)[cos, sin] map. The cos+phase form √(2w_j) cos(ω_jᵀx + b_j), b_j ~ U[0, 2π) (Rahimi & Recht 2007; scikit-learn's
-// RBFSampler) has D columns and twice the variance.
+// RBFSampler) has D columns and, per point, an extra zero-mean term cos(ω_jᵀ(x+y) + 2b_j) of variance 1/2: at least
+// twice the variance of the cos/sin pair far from the diagonal (k → 0), and far more near it (at x = y the cos/sin
+// estimate of a plain rule is exact, the cos+phase one has variance 1/(2D)).
 //
 // For a pointwise kernel k = c·E[φ(wᵀx)φ(wᵀy)] (arc-cosine) the map is ψ_j(x) = √(c·w_j) φ(w_jᵀx), D columns, and the
 // offset c·w₀·φ(0)², which is 0 for φ₁ = max(0,·) and c·w₀/4 for φ₀ = Θ with Θ(0) = 1/2.
