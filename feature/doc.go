@@ -9,7 +9,7 @@
 // with D points and 2D columns, and the kernel estimate is k̂(x,y) = ⟨ψ(x), ψ(y)⟩ + c with the offset c = w₀ (the
 // zero node's φ(0)ᵀφ(0) = cos²0 + sin²0 = 1). For plain random features w_j = 1/D and c = 0, which is the usual
 // (1/√D)[cos, sin] map. The cos+phase form √(2w_j) cos(ω_jᵀx + b_j), b_j ~ U[0, 2π) (Rahimi & Recht 2007; scikit-learn's
-// RBFSampler) has D columns and, per point, an extra zero-mean term cos(ω_jᵀ(x+y) + 2b_j) of variance 1/2: at least
+// RBFSampler) has D columns and, per point, an extra zero-mean term cos(ω_jᵀ(x+y) + 2b_j) of variance 1/2: about
 // twice the variance of the cos/sin pair far from the diagonal (k → 0), and far more near it (at x = y the cos/sin
 // estimate of a plain rule is exact, the cos+phase one has variance 1/(2D)).
 //
