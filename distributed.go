@@ -28,6 +28,9 @@ type DistributedStats struct {
 	// Names are the d input column names; Target is the target column's name ("" means "y").
 	Names  []string
 	Target string
+	// TargetColumn is the target's column in CSV files without a header, counting from 1 (0 when a header names it):
+	// the model reads files of the same layout with it (dataset.Data.TargetColumn).
+	TargetColumn int
 	// Labels are a classifier's class labels in index order, as dataset.NewClasses orders the distinct targets;
 	// nil for regression.
 	Labels []string
@@ -169,6 +172,9 @@ func FitFromStats(cfg Config, ds DistributedStats) (*Model, error) {
 	if classify != (ds.Labels != nil) {
 		return nil, fmt.Errorf("a %s fit with %d class labels", s.Task, len(ds.Labels))
 	}
+	if ds.TargetColumn < 0 || ds.TargetColumn > d+1 {
+		return nil, fmt.Errorf("target column %d: want 0 (named by a header) or a position among the %d columns", ds.TargetColumn, d+1)
+	}
 	var shift []float64
 	switch {
 	case math.IsNaN(ds.TargetShift) || math.IsInf(ds.TargetShift, 0):
@@ -209,7 +215,8 @@ func FitFromStats(cfg Config, ds DistributedStats) (*Model, error) {
 
 	rep := &Report{N: st.N, Phases: map[string]float64{}}
 	h := model.Header{Task: s.Task, Kernel: k.Name(), Seed: s.Seed, Dim: d, Intercept: true, Lambda: s.Lambda,
-		Preprocess: sc, Names: slices.Clone(ds.Names), Targets: []string{orDefault(ds.Target, "y")}, Outputs: P}
+		Preprocess: sc, Names: slices.Clone(ds.Names), Targets: []string{orDefault(ds.Target, "y")}, Outputs: P,
+		TargetColumn: ds.TargetColumn}
 	if _, ok := k.(kernel.Spectral); ok && !math.IsNaN(sigma) {
 		h.Sigma, rep.Sigma = sigma, sigma
 	}

@@ -161,6 +161,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	}
 	names := orNames(raw.Names, raw.D)
 	h := model.Header{Task: s.Task, Exact: s.Exact, Seed: s.Seed, Dim: raw.D, Intercept: true, Names: names, Preprocess: sc}
+	if s.OVK == "" {
+		h.TargetColumn = data.TargetColumn // a headerless file: where its target was
+	}
 	f := &model.Model{Version: model.Version}
 
 	// Targets.

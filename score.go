@@ -3,6 +3,7 @@ package rff
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rffkit/rff/dataset"
@@ -83,9 +84,11 @@ func (m *Model) targetName() string {
 }
 
 // TargetOption returns the dataset.Options.Target that loads a CSV file for this model when the user named none:
-// the model's stored target column when the file's header has it, "none" when the header lacks it (a file of inputs
-// only) or for vector-valued models (whose targets are ordinary named columns), and for a file without a header
-// "last" when it has one column more than the model's inputs, else "none". Other formats keep their labels ("").
+// the model's stored target column when the file's header has it (by its position when its name is also one of
+// the keywords first, last and none), "none" when the header lacks it (a file of inputs only) or for vector-valued
+// models (whose targets are ordinary named columns), and for a file without a header with one column more than the
+// model's inputs the column the target had in the training file when that had no header either (else "last"),
+// and "none" for other widths. Other formats keep their labels ("").
 func (m *Model) TargetOption(path string, format dataset.Format) (string, error) {
 	if !m.ok() {
 		return "", errNoModel
@@ -105,6 +108,10 @@ func (m *Model) TargetOption(path string, format dataset.Format) (string, error)
 	}
 	if names != nil {
 		if t := m.targetName(); len(m.file.Targets) == 1 && slices.Contains(names, t) {
+			switch strings.ToLower(strings.TrimSpace(t)) {
+			case "", "first", "last", "none": // a column named as a keyword: by its position
+				return strconv.Itoa(slices.Index(names, t) + 1), nil
+			}
 			return t, nil
 		}
 		if m.file.Task == "classification" && len(m.file.Targets) == 0 && cols == m.file.Dim+1 {
@@ -117,6 +124,9 @@ func (m *Model) TargetOption(path string, format dataset.Format) (string, error)
 		return "none", nil
 	}
 	if cols == m.file.Dim+1 {
+		if c := m.file.TargetColumn; c > 0 {
+			return strconv.Itoa(c), nil
+		}
 		return "last", nil
 	}
 	return "none", nil

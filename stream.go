@@ -318,6 +318,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	rep.N = st.N
 	h.Names = first.Names
 	h.Targets = []string{orDefault(first.TargetName, "y")}
+	h.TargetColumn = first.TargetColumn
 	var shifts []float64
 	if !classify {
 		shifts = []float64{shift}

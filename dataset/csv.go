@@ -254,6 +254,8 @@ func (h *csvHead) data(p *csvRows) *Data {
 		data.TargetName = "y"
 		if h.header {
 			data.TargetName = h.names[h.tcol]
+		} else {
+			data.TargetColumn = h.tcol + 1
 		}
 	}
 	return data

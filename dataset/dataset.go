@@ -30,6 +30,9 @@ type Data struct {
 	// files with a header, "y" for CSV files without one, "label" for LibSVM
 	// and IDX; "" when Y is nil.
 	TargetName string
+	// TargetColumn is the target's column in a CSV file without a header, counting from 1; 0 otherwise (a header
+	// names the target, the file has none, or another format).
+	TargetColumn int
 	// Labels is set for classification-like string targets: Y[i] is then the
 	// index into Labels (which is sorted). Labels is nil for numeric targets.
 	Labels []string
@@ -66,12 +69,13 @@ func (d *Data) Split(n int) (head, tail *Data) {
 // rows returns rows [i, j) sharing memory with d.
 func (d *Data) rows(i, j int) *Data {
 	p := &Data{
-		X:          d.X[i*d.D : j*d.D : j*d.D],
-		N:          j - i,
-		D:          d.D,
-		Names:      d.Names,
-		TargetName: d.TargetName,
-		Labels:     d.Labels,
+		X:            d.X[i*d.D : j*d.D : j*d.D],
+		N:            j - i,
+		D:            d.D,
+		Names:        d.Names,
+		TargetName:   d.TargetName,
+		TargetColumn: d.TargetColumn,
+		Labels:       d.Labels,
 	}
 	if d.Y != nil {
 		p.Y = d.Y[i:j:j]
@@ -87,12 +91,13 @@ func (d *Data) Subset(idx []int) *Data {
 		return nil
 	}
 	p := &Data{
-		X:          make([]float64, len(idx)*d.D),
-		N:          len(idx),
-		D:          d.D,
-		Names:      d.Names,
-		TargetName: d.TargetName,
-		Labels:     d.Labels,
+		X:            make([]float64, len(idx)*d.D),
+		N:            len(idx),
+		D:            d.D,
+		Names:        d.Names,
+		TargetName:   d.TargetName,
+		TargetColumn: d.TargetColumn,
+		Labels:       d.Labels,
 	}
 	if d.Y != nil {
 		p.Y = make([]float64, len(idx))

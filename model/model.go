@@ -62,6 +62,9 @@ type Header struct {
 	Labels    []string `json:"labels,omitempty"`   // class names, in class-index order
 	Targets   []string `json:"targets,omitempty"`  // names of the target columns
 	Names     []string `json:"names,omitempty"`    // names of the input columns
+	// TargetColumn is the target's column in the training file when it was a CSV file without a header, counting
+	// from 1 (0: a header named it, or another format): a file of the same layout is read with it.
+	TargetColumn int `json:"target_column,omitempty"`
 	// Preprocess is the preprocessing of the inputs, applied before the map.
 	Preprocess *dataset.Scaler `json:"preprocess,omitempty"`
 	// OVK names the operator-valued kernel of a vector-valued model ("decomposable", "curl-free", "div-free",
@@ -433,6 +436,8 @@ func (m *Model) Check() error {
 		return fmt.Errorf("model: %d biases for %d outputs", len(m.Bias), h.Outputs)
 	case h.Names != nil && len(h.Names) != h.Dim:
 		return fmt.Errorf("model: %d input names for %d inputs", len(h.Names), h.Dim)
+	case h.TargetColumn < 0 || h.TargetColumn > h.Dim+1 || (h.TargetColumn > 0 && (h.OVK != "" || len(h.Targets) > 1)):
+		return fmt.Errorf("model: target column %d of %d inputs and %d targets", h.TargetColumn, h.Dim, len(h.Targets))
 	}
 	for _, list := range []struct {
 		what  string

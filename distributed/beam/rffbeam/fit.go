@@ -331,6 +331,9 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	t3 := time.Now()
 	ds := rff.DistributedStats{Scaler: sc, Names: layout.Names(), Target: layout.TargetName(), Labels: labels, Stats: st,
 		TargetShift: fn.Shift}
+	if layout.Header == nil && layout.Target >= 0 {
+		ds.TargetColumn = layout.Target + 1 // headerless files: where the target is, for the model's readers
+	}
 	ds.Extra = map[string]any{"input": o.Input, "files": len(files), "rows": scan.Rows, "fitted_by": "rff-beam"}
 	if o.SkipBadRows {
 		ds.Extra["skipped_rows"] = res.Skipped
