@@ -94,9 +94,12 @@ func (m *Model) TargetOption(path string, format dataset.Format) (string, error)
 		return "", errNoModel
 	}
 	if format == dataset.FormatAuto {
-		format = dataset.GuessFormat(path)
+		var err error
+		if format, err = dataset.DetectFormat(path); err != nil { // the name, or else the content, as Load reads it
+			return "", err
+		}
 	}
-	if format != dataset.FormatAuto && format != dataset.FormatCSV {
+	if format != dataset.FormatCSV {
 		return "", nil
 	}
 	if m.file.OVK != "" {

@@ -80,3 +80,24 @@ func TestTargetColumnHeaderless(t *testing.T) {
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TestTargetOptionSniffs: a LibSVM file whose name says nothing is read as LibSVM by Load, and TargetOption keeps its
+// labels ("") as for any LibSVM file, instead of reading it as a CSV header and asking for its last column.
+func TestTargetOptionSniffs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "noext")
+	text := "3 1:1 2:2\n4 1:2 2:1\n7 1:3 2:3\n10 1:4 2:5\n11 1:5 2:4\n13 1:6 2:6\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := dataset.Load(path, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Fit(Config{Points: 8, Sigma: 1, Lambda: 1e-6}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tgt, err := m.TargetOption(path, dataset.FormatAuto); err != nil || tgt != "" {
+		t.Errorf("TargetOption = %q, %v; want \"\" (LibSVM keeps its labels)", tgt, err)
+	}
+}

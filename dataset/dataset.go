@@ -391,11 +391,8 @@ func (r *readCloser) Close() error { return r.close() }
 func Load(path string, opt Options) (*Data, error) {
 	format := opt.Format
 	if format == FormatAuto {
-		format = GuessFormat(path)
-	}
-	if format == FormatAuto {
 		var err error
-		if format, err = sniffFile(path); err != nil {
+		if format, err = DetectFormat(path); err != nil {
 			return nil, err
 		}
 	}
@@ -435,6 +432,16 @@ func dropTarget(name, target string, format Format) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("%s: target %q applies only to CSV files (format is %v; use \"\" or \"none\")", name, target, format)
+}
+
+// DetectFormat returns the format Load reads path in when Options.Format is FormatAuto: GuessFormat's from the name,
+// or, when the name says nothing, from the content (an IDX magic number, a first line "label idx:val …" of LibSVM,
+// else CSV). It returns an error when the file cannot be read.
+func DetectFormat(path string) (Format, error) {
+	if f := GuessFormat(path); f != FormatAuto {
+		return f, nil
+	}
+	return sniffFile(path)
 }
 
 // sniffFile guesses the format of a file from its content.
