@@ -284,7 +284,11 @@ func (s *Scaler) finishPCA(d int, mean, lam []float64, total float64, fromGram b
 			return fmt.Errorf("preprocessing step %q: the inputs are constant; there are no principal components", string(st))
 		}
 		if fromGram {
-			return fmt.Errorf("preprocessing step %q: the %d training rows span only %d directions of the %d columns (component %d has variance %.3g); keep at most %d components", string(st), len(lam)+1, k, d, k+1, lam[min(k, len(lam)-1)], k)
+			v := 0.0 // beyond the rows' Gram matrix: no variance at all
+			if k < len(lam) {
+				v = lam[k]
+			}
+			return fmt.Errorf("preprocessing step %q: the %d training rows span only %d directions of the %d columns (component %d has variance %.3g); keep at most %d components", string(st), len(lam)+1, k, d, k+1, v, k)
 		}
 		return fmt.Errorf("preprocessing step %q: component %d has variance %.3g, numerically zero (the inputs have rank %d); whiten fewer components (pca-whiten:%d) or use pca without whitening", string(st), k+1, lam[k], k, k)
 	}
