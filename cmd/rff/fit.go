@@ -295,6 +295,12 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if data, err = df.loadRaw(); err != nil {
 			return err
 		}
+		if data.Y == nil && cfg.OVK == "" {
+			if f, _ := dataset.DetectFormat(df.path); f == dataset.FormatIDX && df.format != "csv" && df.format != "libsvm" {
+				return usagef("%s: IDX images hold no labels: give them with --labels FILE", df.path)
+			}
+			return usagef("%s: the data have no target column (--target %s); name it with --target", df.path, df.target)
+		}
 		rep.Seconds["load"] = time.Since(t0).Seconds()
 		if err := checkLambdaScale(&cfg, data.N); err != nil {
 			return err

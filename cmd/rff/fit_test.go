@@ -339,6 +339,10 @@ func TestFitIDXDefaultTarget(t *testing.T) {
 	if rep.Test == nil || rep.Test.Classification.Accuracy != 1 { // two classes 200 grey levels apart
 		t.Errorf("test %+v", rep.Test)
 	}
+	// Without --labels the images have no target: said so, with the flag that gives it.
+	if code, _, errOut := runCLI("fit", "--data", ip, "--task", "classification", "-D", "20", "--out", filepath.Join(dir, "m3.rff")); code != 2 || !strings.Contains(errOut, "give them with --labels FILE") {
+		t.Errorf("no --labels: exit %d, stderr %q", code, errOut)
+	}
 	// A labels file is an input: --out and --report must not replace it.
 	for _, args := range [][]string{
 		{"--labels", lp, "--out", lp},
