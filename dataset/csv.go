@@ -194,8 +194,20 @@ func (h *csvHead) selectColumns(columns []string) error {
 		}
 	}
 	if h.d == 0 {
-		return fmt.Errorf("%s: none of the columns asked for (%s) is in the file (columns: %s)", h.name,
-			strings.Join(columns, ", "), strings.Join(h.names, ", "))
+		asked, hint := make([]string, 0, len(columns)), ""
+		for _, c := range columns {
+			if h.tcol >= 0 && c == h.names[h.tcol] {
+				continue // the target is read, but it is not an input
+			}
+			asked = append(asked, c)
+			for _, s := range h.names {
+				if hint == "" && strings.EqualFold(s, c) {
+					hint = fmt.Sprintf("; names must match exactly (%q is not %q)", s, c)
+				}
+			}
+		}
+		return fmt.Errorf("%s: none of the input columns asked for (%s) is in the file (columns: %s)%s", h.name,
+			strings.Join(asked, ", "), strings.Join(h.names, ", "), hint)
 	}
 	return nil
 }

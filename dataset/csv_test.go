@@ -575,7 +575,9 @@ func TestCSVColumns(t *testing.T) {
 		{name: "two of four", text: text, columns: []string{"a", "b"}, x: []float64{2, 1, 3, 2, 1, 3}, names: []string{"b", "a"}},
 		{name: "one, with a missing name", text: text, columns: []string{"a", "zz"}, x: []float64{1, 2, 3}, names: []string{"a"}},
 		{name: "the target named too", text: text, columns: []string{"y", "a"}, x: []float64{1, 2, 3}, names: []string{"a"}},
-		{name: "none", text: text, columns: []string{"zz"}, err: "x.csv: none of the columns asked for (zz) is in the file (columns: id, b, note, a, y)"},
+		{name: "none", text: text, columns: []string{"zz"}, err: "x.csv: none of the input columns asked for (zz) is in the file (columns: id, b, note, a, y)"},
+		{name: "other case, and the target", text: "A,B,y\n1,2,3\n", columns: []string{"a", "b", "y"},
+			err: `x.csv: none of the input columns asked for (a, b) is in the file (columns: A, B, y); names must match exactly ("A" is not "a")`},
 		{name: "all, without Columns", text: text, err: `x.csv:2: column 1: "r1" is not a number`},
 		{name: "no header", text: "1,2,3\n4,5,6\n", columns: []string{"a"}, x: []float64{1, 2, 4, 5}, names: []string{"x1", "x2"}},
 	} {
