@@ -71,7 +71,7 @@ func TestCVResultJSON(t *testing.T) {
 }
 
 // TestPosteriorHugeLambda: a λ whose N·λ overflows is refused by name, with the remedy that helps (lower λ), not
-// reported as "no residual degrees of freedom … increase λ".
+// reported as "no residual degrees of freedom … increase λ"; a large λ whose N·λ is finite still fits.
 func TestPosteriorHugeLambda(t *testing.T) {
 	st, err := NewStats(2, 1)
 	if err != nil {
@@ -79,7 +79,11 @@ func TestPosteriorHugeLambda(t *testing.T) {
 	}
 	st.Add([]float64{1, 0, 0, 1, 1, 1}, []float64{1, 2, 3}, 3)
 	st.Finish()
-	if _, err := NewPosterior(st, 1e307, true); err == nil || !strings.Contains(err.Error(), "lower λ") {
-		t.Errorf("λ = 1e307: %v", err)
+	if _, err := NewPosterior(st, 1e308, true); err == nil || !strings.Contains(err.Error(), "lower λ") { // N·λ = 3e308 = +Inf
+		t.Errorf("λ = 1e308: %v", err)
+	}
+	// A large λ whose N·λ is finite fits: the posterior of a model that predicts the mean.
+	if p, err := NewPosterior(st, 1e200, true); err != nil || !(p.DF >= 1 && p.DF < 1+1e-9) {
+		t.Errorf("λ = 1e200: %v (DF %v, want 1: the intercept alone)", err, p)
 	}
 }

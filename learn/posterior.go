@@ -80,7 +80,7 @@ func NewPosterior(s *Stats, lambda float64, intercept bool) (*Posterior, error) 
 	F, P := s.F, s.P
 	N := float64(s.N)
 	t := N * lambda
-	if math.IsInf(t, 0) || math.IsInf(t*t, 0) {
+	if math.IsInf(t, 0) {
 		return nil, fmt.Errorf("learn.NewPosterior: λ = %g: N·λ = %g overflows floating point in the posterior; lower λ", lambda, t)
 	}
 	M, B := s.NormalEquations(intercept)
@@ -140,6 +140,9 @@ func NewPosterior(s *Stats, lambda float64, intercept bool) (*Posterior, error) 
 	p.DF = min(max(float64(F)-t*tr, 0), float64(F))
 	if intercept {
 		p.DF++
+	}
+	if math.IsNaN(p.DF) { // t·tr((A + tI)⁻¹) of a t near the largest float: the trace underflowed
+		return nil, fmt.Errorf("learn.NewPosterior: λ = %g: N·λ = %g is too large for the posterior's arithmetic; lower λ", lambda, t)
 	}
 	if !(N-p.DF > 0) {
 		return nil, fmt.Errorf("learn.NewPosterior: no residual degrees of freedom (N = %d, DF = %.6g): increase λ", s.N, p.DF)
