@@ -216,9 +216,9 @@ func (f dataFlags) testFile(path, labels string, hermite bool) dataFlags {
 	case f.target != "":
 		format, err := dataset.ParseFormat(f.format)
 		if err == nil && format == dataset.FormatAuto {
-			format = dataset.GuessFormat(path)
+			format, err = dataset.DetectFormat(path) // the name, else the content, as the file will be read
 		}
-		if err == nil && (format == dataset.FormatCSV || format == dataset.FormatAuto) {
+		if err == nil && format == dataset.FormatCSV {
 			if names, _, err := dataset.CSVHeader(path); err == nil && names == nil {
 				t.target = f.target
 			}

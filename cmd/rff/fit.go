@@ -296,10 +296,15 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if data.Y == nil && cfg.OVK == "" {
-			if f, _ := dataset.DetectFormat(df.path); f == dataset.FormatIDX && df.format != "csv" && df.format != "libsvm" {
-				return usagef("%s: IDX images hold no labels: give them with --labels FILE", df.path)
+			if strings.EqualFold(strings.TrimSpace(df.target), "none") {
+				return usagef("%s: --target none reads the data without their target, which a fit needs: leave --target out, or name the target column", df.path)
 			}
-			return usagef("%s: the data have no target column (--target %s); name it with --target", df.path, df.target)
+			if df.labels == "" {
+				if f, _ := dataset.DetectFormat(df.path); f == dataset.FormatIDX {
+					return usagef("%s: IDX images hold no labels: give them with --labels FILE", df.path)
+				}
+			}
+			return usagef("%s: the data have no target; name its column with --target", df.path)
 		}
 		rep.Seconds["load"] = time.Since(t0).Seconds()
 		if err := checkLambdaScale(&cfg, data.N); err != nil {

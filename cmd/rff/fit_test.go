@@ -343,6 +343,10 @@ func TestFitIDXDefaultTarget(t *testing.T) {
 	if code, _, errOut := runCLI("fit", "--data", ip, "--task", "classification", "-D", "20", "--out", filepath.Join(dir, "m3.rff")); code != 2 || !strings.Contains(errOut, "give them with --labels FILE") {
 		t.Errorf("no --labels: exit %d, stderr %q", code, errOut)
 	}
+	// With --labels but --target none the labels are dropped: said so, not "give --labels".
+	if code, _, errOut := runCLI("fit", "--data", ip, "--labels", lp, "--target", "none", "-D", "20", "--out", filepath.Join(dir, "m3.rff")); code != 2 || !strings.Contains(errOut, "--target none reads the data without their target") {
+		t.Errorf("--target none: exit %d, stderr %q", code, errOut)
+	}
 	// A labels file is an input: --out and --report must not replace it.
 	for _, args := range [][]string{
 		{"--labels", lp, "--out", lp},
@@ -714,5 +718,25 @@ func TestOutputIsInput(t *testing.T) {
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link was replaced (%v)", err)
+	}
+}
+
+// TestFitTestDataSniffed: a headerless training CSV with --target first, scored on a LibSVM test file whose name has
+// no extension: the test file is read as LibSVM (by its content, as the training file would be), with its labels,
+// not as CSV with --target first.
+func TestFitTestDataSniffed(t *testing.T) {
+	dir := t.TempDir()
+	var train, test strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&train, "%d,%d,%d\n", 3*i, i, i%5)
+	}
+	for i := 31; i <= 40; i++ {
+		fmt.Fprintf(&test, "%d 1:%d 2:%d\n", 3*i, i, i%5)
+	}
+	tr, te := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test")
+	os.WriteFile(tr, []byte(train.String()), 0o644)
+	os.WriteFile(te, []byte(test.String()), 0o644)
+	if code, _, errOut := runCLI("fit", "--data", tr, "--target", "first", "-D", "20", "--test-data", te, "--out", filepath.Join(dir, "m.rff")); code != 0 {
+		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

@@ -31,7 +31,7 @@ type modelFlags struct {
 
 func (f *modelFlags) register(fs *cmdFlags) {
 	f.data.register(fs.FlagSet, "")
-	fs.Lookup("target").Usage = "CSV target column: first|last|none|NAME|INDEX (default: the model's target column when the header has it; for a file without a header, the last column when there is one more column than the model's inputs)"
+	fs.Lookup("target").Usage = "CSV target column: first|last|none|NAME|INDEX (default: the model's target column when the header has it; for a file without a header with one more column than the model's inputs, the column the target had in a training file without a header, else the last)"
 	fs.StringVar(&f.path, "model", "", "model file written by rff fit")
 }
 
