@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -444,7 +445,10 @@ func targetHint(fields [][]byte, j, tcol int) string {
 }
 
 // hasHeader decides whether row1 is a header, looking at the next row2 (nil
-// when the file has a single row).
+// when the file has a single row): some column has a name above a number. An
+// empty field, or a mistyped number ("2.5.1", "1e"), is no name: a first data
+// row with such a typo is read as data (and its error reported at line 1), not
+// taken for a header and dropped.
 func hasHeader(row1, row2 [][]byte) bool {
 	if row2 == nil {
 		for _, f := range row1 {
@@ -455,11 +459,28 @@ func hasHeader(row1, row2 [][]byte) bool {
 		return true
 	}
 	for j := range min(len(row1), len(row2)) {
-		if !isNumeric(row1[j]) && isNumeric(row2[j]) {
+		if !isNumeric(row1[j]) && !numberLike(row1[j]) && isNumeric(row2[j]) {
 			return true
 		}
 	}
 	return false
+}
+
+// numberLike reports an empty field, or one made only of the characters of a decimal number (digits, signs, points
+// and exponents) with at least one digit: a mistyped number rather than a column name.
+func numberLike(f []byte) bool {
+	f = bytes.TrimSpace(f)
+	digit := false
+	for _, c := range f {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E':
+		default:
+			return false
+		}
+	}
+	return len(f) == 0 || digit
 }
 
 // resolveTarget returns the 0-based target column, or -1 for none.

@@ -600,3 +600,21 @@ func TestCSVColumns(t *testing.T) {
 		t.Errorf("the target: %v, labels %q, name %q", err, d.Labels, d.TargetName)
 	}
 }
+
+// TestCSVFirstRowTypo: a headerless file whose first row holds a mistyped number or an empty field is data with an
+// error at line 1, not a header that would drop the row; names above numbers, numeric names among them, still make a
+// header.
+func TestCSVFirstRowTypo(t *testing.T) {
+	for _, c := range []struct{ text, err string }{
+		{"1,2.5.1,3\n2,1,4\n3,3,7\n", `x.csv:1: column 2: "2.5.1" is not a number`},
+		{"1,,3\n2,1,4\n3,3,7\n", `x.csv:1: column 2: empty value`},
+		{"1,1e,3\n2,1,4\n3,3,7\n", `x.csv:1: column 2: "1e" is not a number`},
+	} {
+		_, err := Options{}.ReadCSV(strings.NewReader(c.text), "x.csv")
+		checkErr(t, err, c.err)
+	}
+	d, err := Options{}.ReadCSV(strings.NewReader("id,2019,2020\n1,2,3\n2,3,4\n"), "x.csv")
+	if err != nil || d.N != 2 || !slices.Equal(d.Names, []string{"id", "2019"}) || d.TargetName != "2020" {
+		t.Errorf("a header with numeric names: %v, %+v", err, d)
+	}
+}
