@@ -422,6 +422,9 @@ func headerNames(fields [][]byte) ([]string, error) {
 // may be the target, named as Options.Target names it — or, when the file is read without a target (tcol < 0, target
 // "none"), that it may not hold one; else "".
 func targetHint(fields [][]byte, j, tcol int) string {
+	if len(fields) > 0 && bytes.HasPrefix(bytes.TrimSpace(fields[0]), []byte("#")) {
+		return " (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')"
+	}
 	ncols := len(fields)
 	if ncols < 2 || (j != 0 && j != ncols-1) || len(fields[j]) == 0 || isNumeric(fields[j]) {
 		return ""

@@ -609,6 +609,9 @@ func TestCSVFirstRowTypo(t *testing.T) {
 		{"1,2.5.1,3\n2,1,4\n3,3,7\n", `x.csv:1: column 2: "2.5.1" is not a number`},
 		{"1,,3\n2,1,4\n3,3,7\n", `x.csv:1: column 2: empty value`},
 		{"1,1e,3\n2,1,4\n3,3,7\n", `x.csv:1: column 2: "1e" is not a number`},
+		// A comment line is no data either: said so.
+		{"# made by x\na,b,y\n1,2,3\n2,1,4\n", `x.csv:1: column 1: "#" is not a number (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')`},
+		{"a,b,y\n1,2,3\n#x,1,4\n3,3,7\n", `x.csv:3: column 1: "#x" is not a number (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')`},
 	} {
 		_, err := Options{}.ReadCSV(strings.NewReader(c.text), "x.csv")
 		checkErr(t, err, c.err)
