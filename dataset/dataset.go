@@ -323,7 +323,8 @@ func openFile(path string) (*input, error) {
 				in.hint = min(in.isize, maxGzipRatio*size)
 			}
 		}
-		in.rc = &readCloser{Reader: zr, close: func() error {
+		zr.Multistream(false)
+		in.rc = &readCloser{Reader: &members{zr: zr, br: br}, close: func() error {
 			err := zr.Close()
 			if err2 := f.Close(); err == nil {
 				err = err2
@@ -333,6 +334,49 @@ func openFile(path string) (*input, error) {
 		return in, nil
 	}
 	return &input{rc: &readCloser{Reader: br, close: f.Close}, size: size, isize: -1, hint: size, held: held}, nil
+}
+
+// members reads the gzip members of br one after the other (concatenated gzip files are one stream, as gzip -d reads
+// them), ignores zero bytes after the last one (padding, which gzip -d ignores too) and reports other bytes after it
+// as such: an appended or damaged file would otherwise read as "unexpected EOF" or "invalid header", like a
+// truncated one.
+type members struct {
+	zr *gzip.Reader
+	br *bufio.Reader
+}
+
+func (m *members) Read(p []byte) (int, error) {
+	for {
+		n, err := m.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// The end of a member: the end of the file, another member, or something else.
+		if _, perr := m.br.Peek(1); perr == io.EOF {
+			return n, io.EOF
+		}
+		if magic, _ := m.br.Peek(2); len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+			for {
+				c, err := m.br.ReadByte()
+				if err == io.EOF {
+					return n, io.EOF // zero padding only
+				}
+				if err != nil {
+					return n, err
+				}
+				if c != 0 {
+					return n, errors.New("data after the end of the gzip stream (the file was appended to, or is damaged); recompress it")
+				}
+			}
+		}
+		if err := m.zr.Reset(m.br); err != nil {
+			return n, err
+		}
+		m.zr.Multistream(false)
+		if n > 0 {
+			return n, nil
+		}
+	}
 }
 
 // fileReader is what openFile reads: an *os.File, or a memFile over an input package spool kept.
