@@ -310,7 +310,7 @@ func openFile(path string) (*input, error) {
 	}
 	br := bufio.NewReaderSize(f, 1<<16)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+		zr, err := NewGzipReader(br)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: gzip: %w", path, err)
@@ -323,8 +323,7 @@ func openFile(path string) (*input, error) {
 				in.hint = min(in.isize, maxGzipRatio*size)
 			}
 		}
-		zr.Multistream(false)
-		in.rc = &readCloser{Reader: &members{zr: zr, br: br}, close: func() error {
+		in.rc = &readCloser{Reader: zr, close: func() error {
 			err := zr.Close()
 			if err2 := f.Close(); err == nil {
 				err = err2
@@ -335,6 +334,20 @@ func openFile(path string) (*input, error) {
 	}
 	return &input{rc: &readCloser{Reader: br, close: f.Close}, size: size, isize: -1, hint: size, held: held}, nil
 }
+
+// NewGzipReader returns a reader of the gzip file br holds, member after member (see members), as the readers of
+// this package read gzip files; closing it closes the decompressor only.
+func NewGzipReader(br *bufio.Reader) (io.ReadCloser, error) {
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	return &members{zr: zr, br: br}, nil
+}
+
+// Close closes the decompressor.
+func (m *members) Close() error { return m.zr.Close() }
 
 // members reads the gzip members of br one after the other (concatenated gzip files are one stream, as gzip -d reads
 // them), ignores zero bytes after the last one (padding, which gzip -d ignores too) and reports other bytes after it

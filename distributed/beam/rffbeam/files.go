@@ -3,7 +3,6 @@ package rffbeam
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -105,7 +104,7 @@ func openData(ctx context.Context, path string) (io.ReadCloser, error) {
 	br := bufio.NewReaderSize(raw, 1<<20)
 	rc := &dataFile{r: br, closers: []io.Closer{raw, fs}}
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+		zr, err := dataset.NewGzipReader(br) // members in turn, zero padding ignored, other trailing bytes an error
 		if err != nil {
 			rc.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
