@@ -298,7 +298,11 @@ const parsedData = "the parsed data"
 
 func (p *csvRows) add(fields [][]byte, line int) error {
 	if len(fields) != p.ncols {
-		return fmt.Errorf("%s:%d: row has %d fields, want %d", p.name, line, len(fields), p.ncols)
+		hint := ""
+		if commentLine(fields) {
+			hint = commentHint
+		}
+		return fmt.Errorf("%s:%d: row has %d fields, want %d%s", p.name, line, len(fields), p.ncols, hint)
 	}
 	if err := p.reserve(fields, line); err != nil {
 		return err
@@ -416,14 +420,26 @@ func headerNames(fields [][]byte) ([]string, error) {
 	}
 }
 
+// commentHint ends the error of a row that reads as a comment line.
+const commentHint = " (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')"
+
+// commentLine reports a row whose first field is "#" alone or "#" and a blank: a comment, not a label such as "#1".
+func commentLine(fields [][]byte) bool {
+	if len(fields) == 0 {
+		return false
+	}
+	f := bytes.TrimLeft(fields[0], " \t")
+	return len(f) > 0 && f[0] == '#' && (len(f) == 1 || f[1] == ' ' || f[1] == '\t')
+}
+
 // targetHint returns what to append to the error of the feature field in column j (0-based) of a row of ncols
 // fields that does not parse: when it is not a number in the first or last column, and the row has numbers
 // elsewhere (a row with none, such as a header repeated in the data, holds no class label), a hint that the column
 // may be the target, named as Options.Target names it — or, when the file is read without a target (tcol < 0, target
 // "none"), that it may not hold one; else "".
 func targetHint(fields [][]byte, j, tcol int) string {
-	if len(fields) > 0 && bytes.HasPrefix(bytes.TrimSpace(fields[0]), []byte("#")) {
-		return " (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')"
+	if commentLine(fields) {
+		return commentHint
 	}
 	ncols := len(fields)
 	if ncols < 2 || (j != 0 && j != ncols-1) || len(fields[j]) == 0 || isNumeric(fields[j]) {
@@ -469,16 +485,25 @@ func hasHeader(row1, row2 [][]byte) bool {
 	return false
 }
 
-// numberLike reports an empty field, or one made only of the characters of a decimal number (digits, signs, points
-// and exponents) with at least one digit: a mistyped number rather than a column name.
+// numberLike reports an empty field, or a mistyped decimal number: digits and points, with at least one digit, a
+// sign only first or right after the exponent's e, and e or E only after a digit or a point ("2.5.1", "1e", "-1.2.3").
+// Names such as E1, 1-2, 2019-20 or 2020-01-01 are not number-like.
 func numberLike(f []byte) bool {
 	f = bytes.TrimSpace(f)
 	digit := false
-	for _, c := range f {
+	for i, c := range f {
 		switch {
 		case c >= '0' && c <= '9':
 			digit = true
-		case c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E':
+		case c == '.':
+		case c == '+' || c == '-':
+			if i > 0 && f[i-1] != 'e' && f[i-1] != 'E' {
+				return false
+			}
+		case c == 'e' || c == 'E':
+			if i == 0 || !(f[i-1] >= '0' && f[i-1] <= '9' || f[i-1] == '.') {
+				return false
+			}
 		default:
 			return false
 		}

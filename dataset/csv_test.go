@@ -611,7 +611,10 @@ func TestCSVFirstRowTypo(t *testing.T) {
 		{"1,1e,3\n2,1,4\n3,3,7\n", `x.csv:1: column 2: "1e" is not a number`},
 		// A comment line is no data either: said so.
 		{"# made by x\na,b,y\n1,2,3\n2,1,4\n", `x.csv:1: column 1: "#" is not a number (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')`},
-		{"a,b,y\n1,2,3\n#x,1,4\n3,3,7\n", `x.csv:3: column 1: "#x" is not a number (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')`},
+		{"a,b,y\n1,2,3\n# x,1,4\n3,3,7\n", `x.csv:3: column 1: "# x" is not a number (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')`},
+		{"a,b,y\n1,2,3\n# a note\n3,3,7\n", `x.csv:3: row has 1 fields, want 3 (CSV has no comment lines: remove the lines that start with #, e.g. grep -v '^#')`},
+		// "#1" is a label, not a comment: the label hint stays.
+		{"rank,x,y\n#1,2,3\n#2,3,4\n", `x.csv:2: column 1: "#1" is not a number (a class label? target "first" makes column 1 the target)`},
 	} {
 		_, err := Options{}.ReadCSV(strings.NewReader(c.text), "x.csv")
 		checkErr(t, err, c.err)
@@ -619,5 +622,12 @@ func TestCSVFirstRowTypo(t *testing.T) {
 	d, err := Options{}.ReadCSV(strings.NewReader("id,2019,2020\n1,2,3\n2,3,4\n"), "x.csv")
 	if err != nil || d.N != 2 || !slices.Equal(d.Names, []string{"id", "2019"}) || d.TargetName != "2020" {
 		t.Errorf("a header with numeric names: %v, %+v", err, d)
+	}
+	// Names made of digits, signs and letters e that are no numbers are names: electrodes, ranges, years, dates.
+	for _, header := range []string{"E1,E2,E3", "e1,e2,e3", "1-2,3-4,5-6", "2019-20,2020-21,2021-22", "2020-01-01,2020-01-02,y"} {
+		d, err := Options{}.ReadCSV(strings.NewReader(header+"\n1,2,3\n4,5,6\n"), "x.csv")
+		if err != nil || d.N != 2 {
+			t.Errorf("header %q: %v, %+v", header, err, d)
+		}
 	}
 }

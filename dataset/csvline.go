@@ -173,7 +173,11 @@ func (p *CSVLineParser) Parse(line []byte, x []float64) ([]float64, string, erro
 		return x, "", err
 	}
 	if len(fields) != p.l.Cols {
-		return x, "", fmt.Errorf("row has %d fields, want %d", len(fields), p.l.Cols)
+		hint := ""
+		if commentLine(fields) {
+			hint = commentHint
+		}
+		return x, "", fmt.Errorf("row has %d fields, want %d%s", len(fields), p.l.Cols, hint)
 	}
 	n0 := len(x)
 	target := ""

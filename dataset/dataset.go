@@ -354,11 +354,23 @@ func (m *members) Close() error { return m.zr.Close() }
 // as such: an appended or damaged file would otherwise read as "unexpected EOF" or "invalid header", like a
 // truncated one.
 type members struct {
-	zr *gzip.Reader
-	br *bufio.Reader
+	zr  *gzip.Reader
+	br  *bufio.Reader
+	err error // the error that ended the stream, returned by every later Read
 }
 
 func (m *members) Read(p []byte) (int, error) {
+	if m.err != nil {
+		return 0, m.err
+	}
+	n, err := m.read(p)
+	if err != nil {
+		m.err = err
+	}
+	return n, err
+}
+
+func (m *members) read(p []byte) (int, error) {
 	for {
 		n, err := m.zr.Read(p)
 		if err != io.EOF {
@@ -368,7 +380,11 @@ func (m *members) Read(p []byte) (int, error) {
 		if _, perr := m.br.Peek(1); perr == io.EOF {
 			return n, io.EOF
 		}
-		if magic, _ := m.br.Peek(2); len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+		magic, _ := m.br.Peek(2)
+		if len(magic) == 1 && magic[0] == 0x1f {
+			return n, io.ErrUnexpectedEOF // a member cut after its first byte
+		}
+		if len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
 			for {
 				c, err := m.br.ReadByte()
 				if err == io.EOF {

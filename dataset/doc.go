@@ -16,9 +16,10 @@
 //   - CSV (ReadCSV; .csv .tsv .txt .data): delimited numeric text. The
 //     delimiter is detected from the first line among ',', ';' and tab; a file
 //     with none of them but blank-separated fields is split on runs of
-//     blanks. A header is detected (a first row with a non-numeric field in
-//     a column where the second row is numeric); its names must be
-//     non-empty and distinct. A UTF-8 BOM, CRLF line ends,
+//     blanks. A header is detected (a first row with a name — a field that
+//     is neither a number, nor empty, nor a mistyped number such as 2.5.1 —
+//     in a column where the second row is numeric); its names must be
+//     non-empty and distinct. CSV has no comment lines. A UTF-8 BOM, CRLF line ends,
 //     blank lines, spaces around fields and double-quoted fields are
 //     accepted. Options.Target picks the target column: "first", "last" (the
 //     default), "none", a header name or a 1-based column index. Feature

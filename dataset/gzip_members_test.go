@@ -1,7 +1,9 @@
 package dataset
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -20,6 +22,7 @@ func TestGzipMembers(t *testing.T) {
 		{"zero padding", append(bytes.Clone(one), make([]byte, 16)...), 2, ""},
 		{"appended text", append(bytes.Clone(one), "garbage\n"...), 0, "data after the end of the gzip stream"},
 		{"a member, then text", append(append(bytes.Clone(one), two...), "x"...), 0, "data after the end of the gzip stream"},
+		{"a second member cut after one byte", append(bytes.Clone(one), 0x1f), 0, "unexpected EOF"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := Load(writeTemp(t, "f.csv.gz", c.file), Options{})
@@ -34,5 +37,21 @@ func TestGzipMembers(t *testing.T) {
 				t.Errorf("%v, %d rows; want %d", err, rows, c.rows)
 			}
 		})
+	}
+}
+
+// TestGzipMembersErrorSticks: once the stream has failed, every later Read returns the same error instead of
+// reading on past the bad bytes.
+func TestGzipMembersErrorSticks(t *testing.T) {
+	file := append(append(gz(t, []byte("a\n")), 'x'), gz(t, []byte("b\n"))...)
+	r, err := NewGzipReader(bufio.NewReader(bytes.NewReader(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, err1 := io.ReadAll(r)
+	n, err2 := r.Read(make([]byte, 16))
+	if err1 == nil || n != 0 || err2 != err1 {
+		t.Errorf("first error %v; then %d bytes and %v", err1, n, err2)
 	}
 }
