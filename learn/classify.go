@@ -302,6 +302,9 @@ func (c Classifier) svm(Z []float64, n, F int, labels []int, K int, warm *warmSt
 		fit.Stats.Iterations = max(fit.Stats.Iterations, r.epochs)
 		fit.Stats.Residual = max(fit.Stats.Residual, r.gap)
 		next.alpha[k] = r.alpha
+		if r.gap > r.eps {
+			fit.Stats.Note = fmt.Sprintf("dual coordinate descent stopped after %d epochs with a projected-gradient gap of %.3g, above the tolerance %g: raise MaxIter or λ", r.epochs, r.gap, r.eps)
+		}
 	}
 	return fit, next
 }
@@ -309,7 +312,8 @@ func (c Classifier) svm(Z []float64, n, F int, labels []int, K int, warm *warmSt
 type dcdResult struct {
 	alpha  []float64 // the dual variables
 	epochs int
-	gap    float64 // max PG − min PG of the last full pass
+	gap    float64 // max PG − min PG over every variable at the end
+	eps    float64 // the tolerance of gap
 }
 
 // dualCD solves one binary SVM (labels y = ±1) by dual coordinate descent with shrinking and returns w (F+1
@@ -402,6 +406,22 @@ func (c Classifier) dualCD(Z []float64, n, F int, y, sq []float64, C float64, st
 			pgMinOld = math.Inf(-1)
 		}
 	}
+	// The loop's gap is over the variables still active: shrunk ones are rechecked only when it falls below eps.
+	// What is reported is the gap over all of them, so that a solve stopped by MaxIter (or a gap that never fell to
+	// eps) does not pass for converged.
+	pgMax, pgMin := 0.0, 0.0
+	for i := range n {
+		G := y[i]*(floats.Dot(w[:F], Z[i*F:(i+1)*F])+w[F]) - 1 + Dii*alpha[i]
+		pg := G
+		switch {
+		case alpha[i] == 0:
+			pg = min(G, 0)
+		case alpha[i] == U:
+			pg = max(G, 0)
+		}
+		pgMax, pgMin = max(pgMax, pg), min(pgMin, pg)
+	}
+	r.gap, r.eps = pgMax-pgMin, eps
 	r.alpha = alpha
 	return w, r
 }
@@ -480,6 +500,9 @@ func (c Classifier) logistic(Z []float64, n, F int, labels []int, K int, warm *w
 	fit.Stats.Iterations = res.MajorIterations
 	eval(res.X)
 	fit.Stats.Residual = floats.Norm(cacheG, math.Inf(1))
+	if fit.Stats.Residual > tol {
+		fit.Stats.Note = fmt.Sprintf("L-BFGS stopped after %d iterations with a gradient of %.3g, above the tolerance %g: raise MaxIter or λ", res.MajorIterations, fit.Stats.Residual, tol)
+	}
 	return fit, &warmStart{x: append([]float64(nil), res.X...)}, nil
 }
 

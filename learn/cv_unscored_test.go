@@ -87,3 +87,32 @@ func TestPosteriorHugeLambda(t *testing.T) {
 		t.Errorf("λ = 1e200: %v (DF %v, want 1: the intercept alone)", err, p)
 	}
 }
+
+// TestClassifierNotConvergedNoted: a classifier stopped by MaxIter short of its tolerance says so (Stats.Note) and
+// reports the gap over all of its dual variables, shrunk ones included, not the gap of the active set; a converged
+// one has no note.
+func TestClassifierNotConvergedNoted(t *testing.T) {
+	X, labels := blobs(400, 3, 2, 0.8, 5)
+	m := gaussMap(t, 3, 30, 1, 2)
+	for _, c := range []Classifier{
+		{Loss: SquaredHinge, Lambda: 1e-5, Tol: 1e-12, MaxIter: 20},
+		{Loss: Hinge, Lambda: 1e-5, MaxIter: 3},
+		{Loss: Logistic, Lambda: 1e-5, MaxIter: 2},
+	} {
+		fit, err := c.FitMap(m, X, 400, labels, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tol := c.Tol
+		if tol == 0 {
+			tol = map[Loss]float64{Hinge: 0.01, Logistic: 1e-6}[c.Loss]
+		}
+		if fit.Stats.Note == "" || !(fit.Stats.Residual > tol) {
+			t.Errorf("%v, MaxIter %d: residual %g, note %q; want a residual above %g and a note", c.Loss, c.MaxIter, fit.Stats.Residual, fit.Stats.Note, tol)
+		}
+	}
+	fit, err := Classifier{Loss: Hinge, Lambda: 1e-2}.FitMap(m, X, 400, labels, 2)
+	if err != nil || fit.Stats.Note != "" {
+		t.Errorf("a converged fit: %v, note %q", err, fit.Stats.Note)
+	}
+}

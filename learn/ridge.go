@@ -70,7 +70,8 @@ type SolveStats struct {
 	// Method is "cholesky", "cg", "cg-matrix-free" or "mixed" (a float32 Gram matrix refined in float64: see
 	// Precision).
 	Method string `json:"method"`
-	// Note says why FitMap fell back from Mixed to Double precision; empty otherwise.
+	// Note says why FitMap fell back from Mixed to Double precision, or that a classifier's iterations stopped short
+	// of their tolerance (Residual above it); empty otherwise.
 	Note string `json:"note,omitempty"`
 	// Iterations is the number of CG iterations or mixed-precision refinement steps (0 for Cholesky).
 	Iterations int `json:"iterations"`
