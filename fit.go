@@ -217,13 +217,13 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	// A regression's targets are centred before any statistics are taken, and their means added to the intercept:
 	// the sums of squares of targets far from zero (Σy² − (Σy)²/N) would lose the digits of their spread.
 	var shift []float64
-	if s.Task == "regression" {
-		if Y != nil {
-			Y, shift = centreColumns(Y, P)
-		}
-		if Yovk != nil {
-			Yovk, shift = centreColumns(Yovk, P)
-		}
+	switch {
+	case s.Task == "regression" && Y != nil:
+		Y, shift = centreColumns(Y, P)
+	case s.Task == "regression" && Yovk != nil:
+		Yovk, shift = centreColumns(Yovk, P)
+	case s.Task == "hermite" && hvals != nil: // the observed values; derivatives do not change with a constant
+		hvals, shift = centreObserved(hvals)
 	}
 	h.Outputs = P
 	rep.Phases["load"] = time.Since(t0).Seconds()
@@ -356,6 +356,27 @@ func centreColumns(Y []float64, P int) ([]float64, []float64) {
 		}
 	}
 	return out, mean
+}
+
+// centreObserved returns a copy of the values v with the mean of the observed ones (not NaN) subtracted, and that
+// mean (0 when none is observed).
+func centreObserved(v []float64) ([]float64, []float64) {
+	var sum float64
+	n := 0
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			sum, n = sum+x, n+1
+		}
+	}
+	mean := 0.0
+	if n > 0 {
+		mean = sum / float64(n)
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x - mean // NaN stays NaN: not observed
+	}
+	return out, []float64{mean}
 }
 
 // maxInput bounds the preprocessed inputs: beyond it a projection ωᵀx, a squared distance or the statistics of the

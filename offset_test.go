@@ -130,3 +130,47 @@ func TestTargetOffsetStream(t *testing.T) {
 		t.Errorf("noise variance %g without the offset, %g with it", v0, v1)
 	}
 }
+
+// TestTargetOffsetHermite: the observed values of a hermite fit are centred as a regression's targets are (the
+// derivatives do not change with a constant): a constant added to them changes the tuned scores by rounding only and
+// the predictions by the constant.
+func TestTargetOffsetHermite(t *testing.T) {
+	const c = 1e8
+	data := smoothData(200)
+	vals := slices.Clone(data.Y)
+	vals[7] = math.NaN() // one value not observed
+	shifted := slices.Clone(vals)
+	for i := range shifted {
+		shifted[i] += c
+	}
+	cfg := Config{Points: 32, Tune: true, Sigmas: []float64{0.5, 1, 2}, Lambdas: []float64{1e-8, 1e-6, 1e-4}}
+	m0, err := FitHermite(cfg, data, vals, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, err := FitHermite(cfg, data, shifted, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0, r1 := m0.Report().Tune, m1.Report().Tune
+	for i := range r0.Scores {
+		for j, v := range r0.Scores[i] {
+			if w := r1.Scores[i][j]; math.Abs(v-w) > 1e-6*math.Abs(v) {
+				t.Errorf("%s at σ = %g, λ = %g: %g without the offset, %g with it", r0.Score, r0.Sigmas[i], r0.Lambdas[j], v, w)
+			}
+		}
+	}
+	p0, err := m0.PredictRows(data.X, data.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := m1.PredictRows(data.X, data.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range p0.Values {
+		if math.Abs(v-(p1.Values[i]-c)) > 1e-6 {
+			t.Fatalf("row %d: prediction %g without the offset, %g − c with it", i+1, v, p1.Values[i]-c)
+		}
+	}
+}
