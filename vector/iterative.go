@@ -58,6 +58,25 @@ func (r Ridge) fitLBFGS(m *ovk.Map, X []float64, n int, Y []float64) (*Fit, erro
 	const where = "vector.Ridge.Fit (lbfgs)"
 	F, p := m.Features(), m.Outputs()
 	N := float64(n)
+	// With an intercept the targets are centred first and their means added to the bias at the end: the stopping
+	// threshold is relative to the gradient at the start, which with uncentred targets grows with their offset from
+	// zero, and residuals of targets far from zero lose the digits of their spread.
+	var mean []float64
+	if r.Intercept {
+		mean = make([]float64, p)
+		for i := range n {
+			for a := range p {
+				mean[a] += Y[i*p+a] / N
+			}
+		}
+		Yc := make([]float64, n*p)
+		for i := range n {
+			for a := range p {
+				Yc[i*p+a] = Y[i*p+a] - mean[a]
+			}
+		}
+		Y = Yc
+	}
 	lin := r.linear(m, mapFactors(m), X, n)
 	dim := F
 	if r.Intercept {
@@ -160,6 +179,9 @@ func (r Ridge) fitLBFGS(m *ovk.Map, X []float64, n int, Y []float64) (*Fit, erro
 	if r.Intercept {
 		if fit.Bias, err = designBias(lin, n, p, fit.Theta, ybar); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		for a := range p {
+			fit.Bias[a] += mean[a]
 		}
 	}
 	if gRel > tol {
