@@ -318,9 +318,12 @@ func openFile(path string) (*input, error) {
 		in := &input{gzip: true, size: -1, isize: -1, hint: -1, held: held}
 		var trailer [4]byte
 		if size >= 18 {
+			// A trailer that states more than DEFLATE can expand the file to is not one (bytes appended to the file,
+			// or damage): it is ignored, and the read reports what follows the last member.
 			if _, err := f.ReadAt(trailer[:], size-4); err == nil {
-				in.isize = int64(binary.LittleEndian.Uint32(trailer[:]))
-				in.hint = min(in.isize, maxGzipRatio*size)
+				if isize := int64(binary.LittleEndian.Uint32(trailer[:])); isize <= maxGzipRatio*size {
+					in.isize, in.hint = isize, isize
+				}
 			}
 		}
 		in.rc = &readCloser{Reader: zr, close: func() error {

@@ -55,3 +55,14 @@ func TestGzipMembersErrorSticks(t *testing.T) {
 		t.Errorf("first error %v; then %d bytes and %v", err1, n, err2)
 	}
 }
+
+// TestGzipAppendedNotBudget: bytes appended to a gzip file make its last four bytes no trailer; the size they would
+// state is not held against the memory budget, and the read reports the appended bytes instead of a refusal that
+// raising the budget could not cure.
+func TestGzipAppendedNotBudget(t *testing.T) {
+	file := append(gz(t, []byte("a,b,y\n1,2,3\n2,1,4\n")), "garbage\n"...)
+	_, err := Load(writeTemp(t, "f.csv.gz", file), Options{MaxBytes: 100 << 20})
+	if err == nil || !strings.Contains(err.Error(), "data after the end of the gzip stream") {
+		t.Errorf("%v", err)
+	}
+}
