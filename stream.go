@@ -24,7 +24,7 @@ import (
 type StreamOptions struct {
 	// Target is the target column: "first", "last" (the default), a header name or a 1-based index.
 	Target string
-	// Rows, when > 0, uses only the first Rows rows (a training split).
+	// Rows, when > 0, uses only the first Rows rows (a training split); a file with fewer rows is an error.
 	Rows int
 	// ChunkRows is the number of rows read at a time (default 32768), at most: wide rows are read in fewer, about
 	// 32 MiB of values a chunk. The second pass holds three chunks at once (one accumulated, one passed on, one
@@ -181,6 +181,9 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		}
 	}
 	total := acc.Rows()
+	if opt.Rows > total {
+		return nil, fmt.Errorf("%s has %d data rows, fewer than the %d asked for as the training split", path, total, opt.Rows)
+	}
 	var shift float64 // the mean of a regression's targets, subtracted from them in the second pass (as in Fit)
 	if !classify && total > 0 {
 		shift = ySum / float64(total)

@@ -124,6 +124,9 @@ func (f *dataFlags) loadRaw() (*dataset.Data, error) {
 	if err != nil {
 		return nil, budgetHint(err)
 	}
+	if f.train > data.N {
+		return nil, usagef("--train %d: %s has %d data rows (give at most %d, or 0 for all of them)", f.train, f.path, data.N, data.N)
+	}
 	if f.train > 0 {
 		data, _ = data.Split(f.train)
 	}

@@ -150,6 +150,7 @@ func TestFitStreamErrors(t *testing.T) {
 		{[]string{"--data", cls}, "numeric target"},
 		{[]string{"--data", cls, "--preprocess", "none"}, "numeric target"},
 		{[]string{"--data", reg, "--target", "none"}, "no target column"},
+		{[]string{"--data", reg, "--train", "601"}, "has 600 data rows, fewer than the 601 asked for"},
 	}
 	for _, c := range cases {
 		args := []string{"fit", "--stream", "--out", out}

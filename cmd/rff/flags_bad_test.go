@@ -89,6 +89,8 @@ func TestFlagValuesRefused(t *testing.T) {
 		{"lambda overflows", fit("-D", "8", "--lambda", "1e308"), []string{"--lambda 1e+308", "N·λ = 40·1e+308 overflows", "1e-9 to 1e-1"}},
 		{"lambda overflows exact", fit("--exact", "--lambda", "1e308"), []string{"--lambda 1e+308", "overflows"}},
 		{"lambdas overflow cv", fit("-D", "8", "--cv", "2", "--lambdas", "1e-3,1e308"), []string{"--lambdas 1e+308", "overflows"}},
+		// 8. A training split longer than the file (once all of its rows, silently).
+		{"train beyond the rows", fit("-D", "8", "--train", "41"), []string{"--train 41", "has 40 data rows", "at most 40"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(c.args...)
@@ -140,6 +142,7 @@ func TestFlagValuesAccepted(t *testing.T) {
 		{"bound decomposable outputs", bound("-D", "100", "--theorem", "orff", "--ovk", "decomposable", "--outputs", "3", "--norm-a", "2")},
 		{"bound div-free exact-variance", bound("-D", "100", "--theorem", "orff", "--ovk", "div-free", "--exact-variance")},
 		{"bound -D 2^53", bound("-D", "9007199254740992")},
+		{"train all the rows", fit("-D", "8", "--train", "40")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if code, _, stderr := runCLI(c.args...); code != 0 {
