@@ -100,7 +100,7 @@ func readCSV(r io.Reader, name, target string, columns []string, b *budget) (*Da
 	}
 	if p.numeric {
 		if p.badLine > 0 {
-			return nil, fmt.Errorf("%s:%d: column %d: NaN/Inf not allowed (%s)", name, p.badLine, h.tcol+1, p.badVal)
+			return nil, fmt.Errorf("%s:%d: column %d: %s", name, p.badLine, h.tcol+1, p.badMsg)
 		}
 		data.Y = p.y
 		return data, nil
@@ -286,11 +286,11 @@ type csvRows struct {
 	y       []float64 // numeric targets, while numeric
 	numeric bool      // every target seen so far is a number
 	badLine int       // first line with a NaN/Inf numeric target
-	badVal  string
-	traw    []byte  // raw target strings, concatenated
-	toff    []int   // offsets into traw: target i is traw[toff[i]:toff[i+1]]
-	b       *budget // accounts for x, y, traw and toff
-	what    string  // names the arrays in budget errors
+	badMsg  string    // what is wrong with it, as parseNum says of a feature
+	traw    []byte    // raw target strings, concatenated
+	toff    []int     // offsets into traw: target i is traw[toff[i]:toff[i+1]]
+	b       *budget   // accounts for x, y, traw and toff
+	what    string    // names the arrays in budget errors
 }
 
 // parsedData names the arrays of a loader in budget errors.
@@ -324,7 +324,10 @@ func (p *csvRows) add(fields [][]byte, line int) error {
 				p.numeric, p.y = false, nil
 			case math.IsNaN(v) || math.IsInf(v, 0):
 				if p.badLine == 0 {
-					p.badLine, p.badVal = line, quote(f)
+					p.badLine, p.badMsg = line, "NaN/Inf not allowed ("+quote(f)+")"
+					if err != nil { // beyond the largest float64, not written as Inf
+						p.badMsg = quote(f) + " is out of range"
+					}
 				}
 				p.y = append(p.y, v)
 			default:

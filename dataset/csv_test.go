@@ -323,6 +323,7 @@ func TestCSVErrors(t *testing.T) {
 		{"1,2\n3,4\n5,-Inf\n", "", []string{"x.csv:3: column 2: NaN/Inf not allowed"}},
 		{"1,2\n3,nan\n5,6\n", "last", []string{"x.csv:2: column 2: NaN/Inf not allowed"}},
 		{"1,2\n1e999,3\n", "", []string{"x.csv:2: column 1:", "out of range"}},
+		{"1,2\n3,1e999\n", "", []string{`x.csv:2: column 2: "1e999" is out of range`}}, // as a feature would be
 		{"1,,3\n", "", []string{"x.csv:1: column 2: empty value"}},
 		{"1,2\n3,\n", "", []string{"x.csv:2: column 2: empty target value"}},
 		{"a,b,c\n1,2,3\n", "foo", []string{`x.csv: unknown target column "foo" (columns: a, b, c)`}},

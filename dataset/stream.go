@@ -32,9 +32,9 @@ type CSVStream struct {
 	failed error
 	limit  int64 // memory budget of a block, in bytes
 
-	numeric bool // every target so far is a number
-	badLine int  // first line with a NaN/Inf numeric target
-	badVal  string
+	numeric bool   // every target so far is a number
+	badLine int    // first line with a NaN/Inf numeric target
+	badMsg  string // what is wrong with it
 }
 
 // OpenCSVStream opens the CSV file at path (gzip-compressed or not) for reading in blocks, with target as in
@@ -188,7 +188,7 @@ func (s *CSVStream) next(maxRows int) (*Data, error) {
 		case s.n == 0:
 			return nil, fmt.Errorf("%s: no data rows (only a header)", s.name)
 		case h.tcol >= 0 && s.numeric && s.badLine > 0:
-			return nil, fmt.Errorf("%s:%d: column %d: NaN/Inf not allowed (%s)", s.name, s.badLine, h.tcol+1, s.badVal)
+			return nil, fmt.Errorf("%s:%d: column %d: %s", s.name, s.badLine, h.tcol+1, s.badMsg)
 		}
 		return nil, io.EOF
 	}
@@ -200,7 +200,7 @@ func (s *CSVStream) next(maxRows int) (*Data, error) {
 	}
 	if p.numeric {
 		if p.badLine > 0 && s.badLine == 0 {
-			s.badLine, s.badVal = p.badLine, p.badVal
+			s.badLine, s.badMsg = p.badLine, p.badMsg
 		}
 		data.Y = p.y // NaN/Inf targets included: the end of the file decides (see Next)
 		return data, nil

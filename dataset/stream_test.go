@@ -122,6 +122,7 @@ func TestCSVStreamErrors(t *testing.T) {
 		{"", "empty file"},
 		{"a,b\n", "no data rows"},
 		{"a,b\n1,2\n3,NaN\n", "NaN/Inf not allowed"},
+		{"a,b\n1,2\n3,-1e400\n", `f:3: column 2: "-1e400" is out of range`},
 		{"a,b\n1,2\n3\n", "row has 1 fields"},
 		{"a,b\n1,x\n", ""}, // labels: fine
 	}

@@ -274,6 +274,32 @@ func TestBadRows(t *testing.T) {
 	}
 }
 
+// A target beyond the largest float64 is named "out of range", as rff fit names it (and as an input value).
+func TestOutOfRangeTarget(t *testing.T) {
+	for _, c := range []struct {
+		name, kind string
+		cfg        rff.Config
+	}{
+		{"regression", "regression", rff.Config{Points: 16, Lambda: 1e-4, Seed: 2}},
+		{"numeric classes", "numeric-labels", rff.Config{Task: "classification", Points: 16, Lambda: 1e-4, Seed: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			header, lines := dataLines(400, 3, c.kind, 14)
+			lines[250] = lines[250][:strings.LastIndex(lines[250], ",")] + ",-1e400"
+			glob, all := writeShards(t, dir, header, lines, fourShards)
+			_, err := Fit(context.Background(), Options{Config: c.cfg, Input: glob})
+			want := filepath.Join(dir, "shards", "part-2.csv") + `:52: column 4: "-1e400" is out of range`
+			if err == nil || err.Error() != want {
+				t.Errorf("error %q, want %q", err, want)
+			}
+			if _, err := rff.FitCSV(c.cfg, all, rff.StreamOptions{}); err == nil || !strings.HasSuffix(err.Error(), `column 4: "-1e400" is out of range`) {
+				t.Errorf("FitCSV: error %v", err)
+			}
+		})
+	}
+}
+
 // A NaN target fails a classification whose targets are numbers (it is no class), like rff.FitCSV; among string
 // labels "NaN" is a class like any other.
 func TestNonFiniteTargets(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -172,7 +173,7 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 			case !numeric:
 				err = fmt.Errorf("column %d: %q is not a number (regression needs numeric targets)", tcol, tg)
 			case math.IsNaN(v) || math.IsInf(v, 0):
-				err = fmt.Errorf("column %d: NaN/Inf not allowed (%q)", tcol, tg)
+				err = errors.New(nonFiniteTarget(tcol, tg))
 			}
 			y = v
 		}
@@ -208,7 +209,7 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 		if sp.Classify {
 			b.T = append(b.T, tg)
 			if v, numeric := dataset.ParseTarget(tg); numeric && (math.IsNaN(v) || math.IsInf(v, 0)) && b.FirstNonFinite.Line == 0 {
-				b.FirstNonFinite = RowError{File: path, Line: num, Msg: fmt.Sprintf("column %d: NaN/Inf not allowed (%q)", tcol, tg)}
+				b.FirstNonFinite = RowError{File: path, Line: num, Msg: nonFiniteTarget(tcol, tg)}
 			}
 		} else {
 			b.Y = append(b.Y, y)
@@ -271,4 +272,13 @@ func encodeRowError(w *writer, e RowError) {
 
 func decodeRowError(r *reader) RowError {
 	return RowError{File: r.str(), Line: r.int(math.MaxInt), Msg: r.str()}
+}
+
+// nonFiniteTarget says what is wrong with the numeric target tg of column tcol that reads as NaN or ±Inf, as rff
+// fit says it: written as NaN or Inf, or a number beyond the largest float64.
+func nonFiniteTarget(tcol int, tg string) string {
+	if _, err := strconv.ParseFloat(tg, 64); errors.Is(err, strconv.ErrRange) {
+		return fmt.Sprintf("column %d: %q is out of range", tcol, tg)
+	}
+	return fmt.Sprintf("column %d: NaN/Inf not allowed (%q)", tcol, tg)
 }
