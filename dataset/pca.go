@@ -275,13 +275,15 @@ func (s *Scaler) finishPCA(d int, mean, lam []float64, total float64, fromGram b
 	}
 	// A direction of variance within the rounding of the covariance (d·u·λ_1) is numerically null: whitening would
 	// amplify rounding errors into unit-variance noise, and a direction formed from the rows would be rounding noise.
+	// Constant inputs have no direction of variance at all: no component to project on, and no share of a variance
+	// of 0 to keep.
 	null := func(k int) bool { return k >= len(lam) || !(lam[k] > float64(d)*0x1p-52*lam[0]) }
+	if len(lam) == 0 || !(lam[0] > 0) {
+		return fmt.Errorf("preprocessing step %q: the inputs are constant; there are no principal components", string(st))
+	}
 	for k := range K {
 		if !null(k) || !(spec.Whiten || fromGram) {
 			continue
-		}
-		if k == 0 {
-			return fmt.Errorf("preprocessing step %q: the inputs are constant; there are no principal components", string(st))
 		}
 		if fromGram {
 			v := 0.0 // beyond the rows' Gram matrix: no variance at all

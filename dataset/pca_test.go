@@ -384,6 +384,20 @@ func TestPCARefusals(t *testing.T) {
 			t.Errorf("FitScaler of values near 1e300: %v", err)
 		}
 	})
+	t.Run("constant inputs", func(t *testing.T) {
+		c := make([]float64, 6*3)
+		for i := range c {
+			c[i] = 0.1*float64(i%3) + 0.7 // every row (0.7, 0.8, 0.9): values with rounding in their mean
+		}
+		for _, st := range []Step{"pca:1", "pca:3", "pca:0.99", "pca-whiten:1"} {
+			for _, pre := range []Step{"none", StepMinMax} {
+				_, err := FitScaler(c, 6, 3, []Step{pre, st})
+				if err == nil || !strings.Contains(err.Error(), "the inputs are constant") {
+					t.Errorf("FitScaler(%v, %v) of constant rows: %v", pre, st, err)
+				}
+			}
+		}
+	})
 	t.Run("whitening the non-null directions", func(t *testing.T) {
 		if _, err := FitScaler(x, n, d, []Step{StepStandardize, "pca-whiten:3"}); err != nil {
 			t.Error(err)
