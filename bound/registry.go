@@ -167,13 +167,13 @@ func Compute(name string, p Params) (Guarantee, error) {
 			strings.Join(Names(), ", "))
 	}
 	if err := checkDim(p.Dim); err != nil {
-		return Guarantee{}, fmt.Errorf("bound %s: %w", key, err)
+		return Guarantee{}, wrap(key, err)
 	}
 	if err := checkPositive("diameter", p.Diameter); err != nil {
-		return Guarantee{}, fmt.Errorf("bound %s: %w", key, err)
+		return Guarantee{}, wrap(key, err)
 	}
 	if err := checkDelta(p.Delta); err != nil {
-		return Guarantee{}, fmt.Errorf("bound %s: %w", key, err)
+		return Guarantee{}, wrap(key, err)
 	}
 	switch {
 	case p.Eps != 0 && p.M != 0:
@@ -182,11 +182,11 @@ func Compute(name string, p Params) (Guarantee, error) {
 		return Guarantee{}, fmt.Errorf("bound %s: set ε (to solve for m) or m (to solve for ε)", key)
 	case p.M == 0:
 		if err := checkEps(p.Eps); err != nil {
-			return Guarantee{}, fmt.Errorf("bound %s: %w", key, err)
+			return Guarantee{}, wrap(key, err)
 		}
 	default:
 		if err := checkM(p.M); err != nil {
-			return Guarantee{}, fmt.Errorf("bound %s: %w", key, err)
+			return Guarantee{}, wrap(key, err)
 		}
 	}
 	g := Guarantee{
@@ -196,20 +196,20 @@ func Compute(name string, p Params) (Guarantee, error) {
 	}
 	b, methodM, methodEps, err := th.build(p, &g)
 	if err != nil {
-		return Guarantee{}, fmt.Errorf("bound %s: %w", key, err)
+		return Guarantee{}, wrap(key, err)
 	}
 	if p.M == 0 {
 		g.Inputs["eps"] = p.Eps
 		m, err := b.Points(p.Eps, p.Delta)
 		if err != nil {
-			return Guarantee{}, fmt.Errorf("bound %s: %w", key, err)
+			return Guarantee{}, wrap(key, err)
 		}
 		g.Eps, g.M, g.Solved, g.Method = p.Eps, m, "m", methodM
 	} else {
 		g.Inputs["m"] = float64(p.M)
 		e, err := b.Error(p.M, p.Delta)
 		if err != nil {
-			return Guarantee{}, fmt.Errorf("bound %s: %w", key, err)
+			return Guarantee{}, wrap(key, err)
 		}
 		g.Eps, g.M, g.Solved, g.Method = e, p.M, "eps", methodEps
 	}
@@ -217,6 +217,14 @@ func Compute(name string, p Params) (Guarantee, error) {
 		g.Derived["rules"] = math.Ceil(float64(g.M) / float64(2*(p.Dim+1)))
 	}
 	return g, nil
+}
+
+// wrap prefixes err with the theorem's name, once: the bounds' own errors may start with it already.
+func wrap(key string, err error) error {
+	if strings.HasPrefix(err.Error(), key+": ") {
+		return fmt.Errorf("bound %w", err)
+	}
+	return fmt.Errorf("bound %s: %w", key, err)
 }
 
 // spectrum resolves the kernel and bandwidth defaults and records them.

@@ -127,6 +127,8 @@ func TestComputeErrors(t *testing.T) {
 		{"ss-deriv-bounded", func(p *Params) { p.P = []int{1, 0} }, nil}, // Gaussian support is unbounded
 		{"quadrature", func(p *Params) { p.Kernel = "matern32" }, nil},
 		{"krr", func(p *Params) { p.Lambda0 = 0 }, nil},
+		{"krr", func(p *Params) { p.Lambda0 = -1 }, nil},
+		{"krr", func(p *Params) { p.SigmaY = -1 }, nil},
 		{"krr", func(p *Params) { p.Features = "qmc" }, nil},
 		{"orff", func(p *Params) { p.OVK = "div-free"; p.Dim = 1 }, nil},
 		{"orff", func(p *Params) { p.OVK = "helmholtz" }, nil},
@@ -142,6 +144,9 @@ func TestComputeErrors(t *testing.T) {
 		}
 		if c.is != nil && !errors.Is(err, c.is) {
 			t.Errorf("%s: %v does not wrap %v", c.name, err, c.is)
+		}
+		if strings.Contains(err.Error(), c.name+": "+c.name+":") {
+			t.Errorf("%s: %q names the theorem twice", c.name, err)
 		}
 	}
 }
