@@ -13,7 +13,8 @@ import (
 // active backend: OpenBLAS's dpotrf, two triangular solves, and the
 // divide-and-conquer dsyevd. In pure Go, Dsyev with eigenvectors runs gonum's
 // algorithm with the QL/QR rotations applied row by row (dsteqrRows), which
-// gives gonum's results bit for bit about 5× faster. [UseEnv] and [Use]
+// gives gonum's results bit for bit about 5× faster (when the compiler does
+// not fuse multiply-adds, GOAMD64 below v3; see rotateRows). [UseEnv] and [Use]
 // install it with lapack64.Use, so that mat.Cholesky and mat.EigenSym use it;
 // importing the package does not.
 //

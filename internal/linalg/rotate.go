@@ -17,6 +17,14 @@ import (
 // four rows go together so that their dependency chains overlap. Large
 // calls are split over goroutines by rows. The result is bit-for-bit
 // Dlasr's: every element sees the same operations in the same order.
+//
+// Every product is rounded on its own (the float64 conversions): a compiler
+// that fuses multiplies and adds (FMA, as Go does with GOAMD64=v3) fuses
+// them differently in different loops, and a row's bits would then depend on
+// whether it went with three others — on the number of goroutines. Where
+// the compiler fuses, gonum's Dlasr is fused and differs from this in the
+// last bits; where it does not (GOAMD64 below v3, the default), the two are
+// the same bits.
 func rotateRows(forward bool, m, n int, c, s, a []float64, lda int) {
 	if m == 0 || n < 2 {
 		return
@@ -55,10 +63,18 @@ func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 				if ct == 1 && st == 0 {
 					continue
 				}
-				x0[j], x0[j+1] = st*x0[j+1]+ct*x0[j], ct*x0[j+1]-st*x0[j]
-				x1[j], x1[j+1] = st*x1[j+1]+ct*x1[j], ct*x1[j+1]-st*x1[j]
-				x2[j], x2[j+1] = st*x2[j+1]+ct*x2[j], ct*x2[j+1]-st*x2[j]
-				x3[j], x3[j+1] = st*x3[j+1]+ct*x3[j], ct*x3[j+1]-st*x3[j]
+				t0, u0 := x0[j+1], x0[j]
+				x0[j+1] = float64(ct*t0) - float64(st*u0)
+				x0[j] = float64(st*t0) + float64(ct*u0)
+				t1, u1 := x1[j+1], x1[j]
+				x1[j+1] = float64(ct*t1) - float64(st*u1)
+				x1[j] = float64(st*t1) + float64(ct*u1)
+				t2, u2 := x2[j+1], x2[j]
+				x2[j+1] = float64(ct*t2) - float64(st*u2)
+				x2[j] = float64(st*t2) + float64(ct*u2)
+				t3, u3 := x3[j+1], x3[j]
+				x3[j+1] = float64(ct*t3) - float64(st*u3)
+				x3[j] = float64(st*t3) + float64(ct*u3)
 			}
 			continue
 		}
@@ -67,10 +83,18 @@ func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 			if ct == 1 && st == 0 {
 				continue
 			}
-			x0[j], x0[j+1] = st*x0[j+1]+ct*x0[j], ct*x0[j+1]-st*x0[j]
-			x1[j], x1[j+1] = st*x1[j+1]+ct*x1[j], ct*x1[j+1]-st*x1[j]
-			x2[j], x2[j+1] = st*x2[j+1]+ct*x2[j], ct*x2[j+1]-st*x2[j]
-			x3[j], x3[j+1] = st*x3[j+1]+ct*x3[j], ct*x3[j+1]-st*x3[j]
+			t0, u0 := x0[j+1], x0[j]
+			x0[j+1] = float64(ct*t0) - float64(st*u0)
+			x0[j] = float64(st*t0) + float64(ct*u0)
+			t1, u1 := x1[j+1], x1[j]
+			x1[j+1] = float64(ct*t1) - float64(st*u1)
+			x1[j] = float64(st*t1) + float64(ct*u1)
+			t2, u2 := x2[j+1], x2[j]
+			x2[j+1] = float64(ct*t2) - float64(st*u2)
+			x2[j] = float64(st*t2) + float64(ct*u2)
+			t3, u3 := x3[j+1], x3[j]
+			x3[j+1] = float64(ct*t3) - float64(st*u3)
+			x3[j] = float64(st*t3) + float64(ct*u3)
 		}
 	}
 	for ; i < r1; i++ {
@@ -81,7 +105,9 @@ func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 				if ct == 1 && st == 0 {
 					continue
 				}
-				x[j], x[j+1] = st*x[j+1]+ct*x[j], ct*x[j+1]-st*x[j]
+				t, u := x[j+1], x[j]
+				x[j+1] = float64(ct*t) - float64(st*u)
+				x[j] = float64(st*t) + float64(ct*u)
 			}
 			continue
 		}
@@ -90,7 +116,9 @@ func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 			if ct == 1 && st == 0 {
 				continue
 			}
-			x[j], x[j+1] = st*x[j+1]+ct*x[j], ct*x[j+1]-st*x[j]
+			t, u := x[j+1], x[j]
+			x[j+1] = float64(ct*t) - float64(st*u)
+			x[j] = float64(st*t) + float64(ct*u)
 		}
 	}
 }
