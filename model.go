@@ -265,18 +265,64 @@ func (m *Model) buildOVK(budget int64) error {
 	return nil
 }
 
+// pointNorms returns ‖ω_j‖ for the points of p, from the projections of the identity, a block of rows at a time
+// (memory O(Len) per row of the block; the points are never held).
+func pointNorms(p rule.Points) []float64 {
+	d, L := p.Dim(), p.Len()
+	const block = 64
+	eye := make([]float64, block*d)
+	dst := make([]float64, block*L)
+	sq := make([]float64, L)
+	for i0 := 0; i0 < d; i0 += block {
+		B := min(block, d-i0)
+		clear(eye)
+		for r := range B {
+			eye[r*d+i0+r] = 1
+		}
+		p.Project(dst[:B*L], eye[:B*d], B)
+		for r := range B {
+			for j, v := range dst[r*L : (r+1)*L] {
+				sq[j] += v * v
+			}
+		}
+	}
+	for j := range sq {
+		sq[j] = math.Sqrt(sq[j])
+	}
+	return sq
+}
+
+// structuredRounding is a bound g on the rounding of a structured projection in dimension d, |fl(ωᵀx) − ωᵀx| ≤
+// g·u·‖ω‖·‖x‖, fused multiply-adds or not. The operators are products of orthogonal factors of size n = 2^⌈log₂ d⌉
+// (three Walsh–Hadamard transforms or three butterfly factors of log₂ n stages each, signs and permutations exact)
+// followed by a simplex's vertices or a scale: a stage of rotations or sums errs by at most 4u times the norm of
+// its input, which the orthogonal stages after it keep, and the last step by at most 4u·√n times it. The bound takes
+// 3·log₂ n + 8 stages and the √n for all of them: loose by orders of magnitude, and still 10⁻⁹ or less of a feature
+// for any n ≤ 2²⁰ with ‖ω‖‖x‖ ≤ 10³, where points drawn differently move a feature by its own size.
+func structuredRounding(d int) float64 {
+	n := 1
+	k := 0
+	for n < d {
+		n *= 2
+		k++
+	}
+	return 4 * float64(3*k+8) * math.Sqrt(float64(n))
+}
+
 // storedPoints is the explicit realization a version-2 file stores.
 func storedPoints(f *model.Model) rule.Stored {
 	return rule.Stored{Kind: f.PointsKind, Dim: f.MapDim(), Len: f.Header.Points, Weights: f.Weights, Zero: f.Zero, Arrays: f.Points}
 }
 
 // checkProbe compares the rebuilt map's features of the probe input with the stored ones. A version-1 map is
-// redrawn by this release from its seed, a version-2 map computes from the stored points. Structured operators (and
-// the activations) do the same floating-point operations on every machine and in every release, so they must give
-// the same bits; dense points are projected by a matrix product whose summation order may differ between machines
-// and releases (another linear-algebra backend, a fused multiply-add), each ωᵀx by at most 2d·u·Σ_i|ω_i x_i| (u the
-// unit roundoff; two orders each within d·u of the exact sum), which moves a feature √w·cos(ωᵀx) by at most √w
-// times that, and an ORFF feature by max|B| times more. Points drawn differently move the features far more.
+// redrawn by this release from its seed, a version-2 map computes from the stored points. The same bits settle it.
+// Otherwise the machine or the build differs (another linear-algebra backend; a compiler that fuses multiply-adds,
+// as Go does on arm64 and with GOAMD64=v3), and the difference is held against a bound on rounding. Dense points
+// are projected by a matrix product whose summation order may differ, each ωᵀx by at most 2d·u·Σ_i|ω_i x_i| (u the
+// unit roundoff; two orders each within d·u of the exact sum). A structured operator (orthogonal factors, a
+// simplex, per-point radii) errs by at most structuredRounding(d)·u·‖ω‖·‖x‖ in either build. Either moves a feature
+// √(2w)·cos(ωᵀx) by at most √(2w) times that, and an ORFF feature by max|B| times more; the activation adds a few
+// units of rounding. Points drawn differently, or damaged, move the features far more.
 func (m *Model) checkProbe(probe []float64, bmax float64) error {
 	f, h := m.file, m.file.Header
 	pts, scale := storedPoints(f), f.Scale
@@ -299,30 +345,49 @@ func (m *Model) checkProbe(probe []float64, bmax float64) error {
 		}
 	}
 	m.densePoints = pts.Kind == "dense"
-	if !m.densePoints {
-		for i, v := range probe {
-			if v != f.Probe[i] {
-				return mismatch
-			}
-		}
+	if !m.densePoints && slices.Equal(probe, f.Probe) {
 		return nil
 	}
 	x := model.ProbeInput(h.MapDim())
-	W, weights := pts.Arrays["points"], pts.Weights
 	n, d := h.Points, h.MapDim()
-	if len(W) != n*d || len(weights) != n || (scale != nil && len(scale) != n) {
+	weights := pts.Weights
+	if len(weights) != n || (scale != nil && len(scale) != n) {
 		return mismatch
 	}
 	tol := make([]float64, n) // bound on |Δ feature| for point j
-	for j := range n {
-		var s float64
-		for i, xi := range x {
-			s += math.Abs(W[j*d+i] * xi)
+	if m.densePoints {
+		W := pts.Arrays["points"]
+		if len(W) != n*d {
+			return mismatch
 		}
-		if scale != nil {
-			s *= math.Abs(scale[j])
+		for j := range n {
+			var s float64
+			for i, xi := range x {
+				s += math.Abs(W[j*d+i] * xi)
+			}
+			if scale != nil {
+				s *= math.Abs(scale[j])
+			}
+			tol[j] = math.Sqrt(2*weights[j]) * float64(2*d+4) * 0x1p-53 * s * math.Max(bmax, 1)
 		}
-		tol[j] = math.Sqrt(2*weights[j]) * float64(2*d+4) * 0x1p-53 * s * math.Max(bmax, 1)
+	} else {
+		p, err := rule.Restore(pts)
+		if err != nil {
+			return mismatch
+		}
+		norms := pointNorms(p)
+		g := structuredRounding(d)
+		var xn float64
+		for _, v := range x {
+			xn = math.Hypot(xn, v)
+		}
+		for j := range n {
+			s := norms[j] * xn
+			if scale != nil {
+				s *= math.Abs(scale[j])
+			}
+			tol[j] = math.Sqrt(2*weights[j]) * 0x1p-53 * (g*s + 16) * math.Max(bmax, 1)
+		}
 	}
 	cols := len(probe) / h.Outputs
 	if h.OVK == "" {
