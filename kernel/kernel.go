@@ -217,13 +217,13 @@ func (k Matern) ofDist(r float64) float64 {
 	case 0.5:
 		return math.Exp(-r)
 	case 1.5:
-		t := math.Sqrt(3) * r
+		t := float64(math.Sqrt(3) * r) // rounded here, as ofSqDistRow stores it: not fused into 1 + t
 		if e := math.Exp(-t); e != 0 { // e = 0 beyond t ≈ 745, where the polynomial may be +Inf (and Inf·0 NaN)
 			return (1 + t) * e
 		}
 		return 0
 	case 2.5:
-		t := math.Sqrt(5) * r
+		t := float64(math.Sqrt(5) * r)
 		if e := math.Exp(-t); e != 0 {
 			return (1 + t + t*t/3) * e
 		}

@@ -22,7 +22,7 @@ func bruteMedian(X []float64, d int, idx []int, l1 bool) float64 {
 				if l1 {
 					r += math.Abs(t)
 				} else {
-					r += t * t
+					r += float64(t * t) // as sqDist: the product rounded, never fused
 				}
 			}
 			if !l1 {

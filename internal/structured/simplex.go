@@ -54,7 +54,10 @@ func simplexTable(d int) (s, a []float64) {
 // matrix V are the unit vertices of a regular simplex in R^d centred at 0
 // (‖v_j‖ = 1, v_iᵀv_j = -1/d for i≠j, Σ v_j = 0). x is d×B and dst is
 // (d+1)×B, both coordinate-major. Cost O(d·B), no allocation (row d of dst
-// serves as the running sum). dst must not overlap x.
+// serves as the running sum). dst must not overlap x. Every product is
+// rounded on its own (the float64 conversions), so that a compiler fusing
+// multiply-adds (arm64, GOAMD64=v3) cannot fuse the loops differently: one
+// vector gives the bits of its column in a block.
 func SimplexT(dst, x []float64, d, B int) {
 	if d < 1 || B <= 0 {
 		return
@@ -67,8 +70,8 @@ func SimplexT(dst, x []float64, d, B int) {
 		r := 0.0
 		dst, cs, ca = dst[:d], cs[:d], ca[:d]
 		for j, v := range x {
-			dst[j] = r + cs[j]*v
-			r -= ca[j] * v
+			dst[j] = r + float64(cs[j]*v)
+			r -= float64(ca[j] * v)
 		}
 		acc[0] = r
 		return
@@ -89,17 +92,17 @@ func SimplexT(dst, x []float64, d, B int) {
 		for b := range acc {
 			r := acc[b]
 			v := x0[b]
-			d0[b] = r + s0*v
-			r -= a0 * v
+			d0[b] = r + float64(s0*v)
+			r -= float64(a0 * v)
 			v = x1[b]
-			d1[b] = r + s1*v
-			r -= a1 * v
+			d1[b] = r + float64(s1*v)
+			r -= float64(a1 * v)
 			v = x2[b]
-			d2[b] = r + s2*v
-			r -= a2 * v
+			d2[b] = r + float64(s2*v)
+			r -= float64(a2 * v)
 			v = x3[b]
-			d3[b] = r + s3*v
-			acc[b] = r - a3*v
+			d3[b] = r + float64(s3*v)
+			acc[b] = r - float64(a3*v)
 		}
 	}
 	for ; j < d; j++ {
@@ -110,8 +113,8 @@ func SimplexT(dst, x []float64, d, B int) {
 		dr = dr[:len(acc)]
 		for b := range acc {
 			v := xr[b]
-			dr[b] = acc[b] + s*v
-			acc[b] -= a * v
+			dr[b] = acc[b] + float64(s*v)
+			acc[b] -= float64(a * v)
 		}
 	}
 }
@@ -127,8 +130,8 @@ func SimplexTScaled(dst, x, s []float64, d int) {
 	cs, ca = cs[:d], ca[:d]
 	r := 0.0
 	for j, v := range x {
-		dst[j] = s[j] * (r + cs[j]*v)
-		r -= ca[j] * v
+		dst[j] = s[j] * (r + float64(cs[j]*v))
+		r -= float64(ca[j] * v)
 	}
 	dst[d] = s[d] * r
 }
