@@ -172,7 +172,20 @@ func (p *plot) clip(x0, y0, x1, y1 float64) (cx0, cy0, cx1, cy1 float64, ok bool
 	if t0 > t1 {
 		return 0, 0, 0, 0, false
 	}
-	return x0 + t0*dx, y0 + t0*dy, x0 + t1*dx, y0 + t1*dy, true
+	// An end inside the frame is returned as given (x0 + 1·dx need not be x1 in floating point, and a curve joins its
+	// segments where they meet exactly); a clipped end is clamped to the frame, on which x0 + t·dx lands only up to
+	// rounding. Its product is rounded on its own, so that a compiler fusing multiply-adds (Go on arm64, or with
+	// GOAMD64=v3) draws the same page.
+	at := func(t, a, b, lo, hi float64) float64 {
+		switch t {
+		case 0:
+			return a
+		case 1:
+			return b
+		}
+		return min(max(a+float64(t*(b-a)), lo), hi)
+	}
+	return at(t0, x0, x1, p.l, p.r), at(t0, y0, y1, p.t, p.b), at(t1, x0, x1, p.l, p.r), at(t1, y0, y1, p.t, p.b), true
 }
 
 // segment draws a straight line between two points in data coordinates (both inside the plot).

@@ -179,10 +179,11 @@ func slopesText(fits []SeriesFit) string {
 	return s
 }
 
-// signed formats v with a true minus sign and, when se > 0, its standard error.
+// signed formats v with a true minus sign and, when se is more than rounding noise (points exactly on a line leave a
+// standard error of about 10⁻¹⁶, which a build fusing multiply-adds rounds differently), its standard error.
 func signed(v, se float64) string {
 	s := strings.Replace(fmt.Sprintf("%.2f", v), "-", "−", 1)
-	if se > 0 {
+	if se > 1e-9*max(1, math.Abs(v)) {
 		s += fmt.Sprintf(" ± %.2f", se)
 	}
 	return s
