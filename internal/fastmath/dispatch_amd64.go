@@ -2,14 +2,27 @@
 
 package fastmath
 
-import "github.com/rffkit/rff/internal/cpu"
+import (
+	"math"
+
+	"github.com/rffkit/rff/internal/cpu"
+)
 
 // useAVX2 selects the AVX2 kernels; it is set once at start-up from CPUID (and flipped only by tests).
 var useAVX2 = cpu.AVX2
 
 // useFMA selects the AVX2 + FMA exponential kernel: exactly where math.Exp takes its own FMA branch (AVX and FMA),
 // whose operations the kernel repeats.
-var useFMA = cpu.FMA
+var useFMA = cpu.FMA && cpu.AVX2 && expAgrees()
+
+// expAgrees reports whether the kernel gives math.Exp's bits where math.Exp's FMA branch and its plain one differ
+// (x = −445.2351487486162): math.Exp chooses its branch from the Go runtime's view of the CPU, which GODEBUG (cpu.fma
+// =off, cpu.avx=off) can narrow, and internal/cpu reads the CPU itself.
+func expAgrees() bool {
+	x := [4]float64{-445.2351487486162, -445.2351487486162, -445.2351487486162, -445.2351487486162}
+	var d [4]float64
+	return expAVX2(&d[0], &x[0], 4) == 4 && math.Float64bits(d[0]) == math.Float64bits(math.Exp(x[0]))
+}
 
 // expAVX2 computes dst[i] = exp(x[i]) for i < n (n a multiple of 4) four at a time, and stops before the first group
 // of four with an element outside [ExpLo, ExpHi] (or NaN), which it leaves unwritten. It returns the number of

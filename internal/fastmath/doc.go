@@ -43,8 +43,9 @@
 // # Determinism and dispatch
 //
 // On amd64, the AVX2 kernels in sincos_amd64.s (four lanes) are used when CPUID and XGETBV report AVX2 and
-// OS-enabled YMM state. A tiny CPUID/XGETBV stub does the detection, because golang.org/x/sys/cpu is not a
-// dependency of the module and internal/cpu cannot be imported. Other machines use the portable Go kernel, and so
+// OS-enabled YMM state (package internal/cpu); the exponential's kernel also needs FMA, and is used only where
+// math.Exp takes its own FMA branch (checked at start-up on an input where the two branches differ, since GODEBUG
+// can narrow what the Go runtime uses of the CPU). Other machines use the portable Go kernel, and so
 // does the purego build tag everywhere. Slice tails shorter than four elements always use the portable kernel.
 // There is no AVX-512 kernel yet.
 //

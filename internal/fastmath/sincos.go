@@ -82,9 +82,21 @@ func sincos1(x float64) (sin, cos float64) {
 // inRange reports whether x takes the fast path (false for NaN).
 func inRange(x float64) bool { return math.Abs(x) <= Limit }
 
+// outOfRange returns the indices and values of the elements of x that the vector kernels leave to math.Sincos
+// (nil when there are none). A weighted kernel writing into x itself overwrites the in-range elements with results
+// that may be out of range in turn (|w[i]| > Limit), so which elements to fix is read before it runs.
+func outOfRange(x []float64) (idx []int, val []float64) {
+	for i, v := range x {
+		if !inRange(v) {
+			idx, val = append(idx, i), append(val, v)
+		}
+	}
+	return idx, val
+}
+
 // SinCos sets sin[i], cos[i] = sin(x[i]), cos(x[i]) for every i < len(x). sin and cos must be at least as long as
 // x; either may be x itself (the same slice, not an overlapping one). The absolute error is below 1e-15 for every
-// input (about 2.5e-16 at most, see the package documentation); for |x| > Limit, NaN and ±Inf the result is
+// input (below 3e-16 by the package documentation's analysis); for |x| > Limit, NaN and ±Inf the result is
 // math.Sincos(x).
 func SinCos(sin, cos, x []float64) {
 	n := len(x)
@@ -104,6 +116,15 @@ func SinCos(sin, cos, x []float64) {
 func SinCosWeighted(sin, cos, x, w []float64) {
 	n := len(x)
 	sin, cos, w = sin[:n], cos[:n], w[:n]
+	if n > 0 && (&sin[0] == &x[0] || &cos[0] == &x[0]) {
+		idx, val := outOfRange(x)
+		sincosVec(sin, cos, x, w)
+		for k, i := range idx {
+			s, c := math.Sincos(val[k])
+			sin[i], cos[i] = w[i]*s, w[i]*c
+		}
+		return
+	}
 	if bad := sincosVec(sin, cos, x, w); bad {
 		for i, v := range x {
 			if !inRange(v) {
@@ -119,6 +140,14 @@ func SinCosWeighted(sin, cos, x, w []float64) {
 func CosWeighted(dst, x, w []float64) {
 	n := len(x)
 	dst, w = dst[:n], w[:n]
+	if n > 0 && &dst[0] == &x[0] {
+		idx, val := outOfRange(x)
+		cosVec(dst, x, w)
+		for k, i := range idx {
+			dst[i] = w[i] * math.Cos(val[k])
+		}
+		return
+	}
 	if bad := cosVec(dst, x, w); bad {
 		for i, v := range x {
 			if !inRange(v) {
