@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -85,11 +87,23 @@ func (Blas) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64
 		gemmPacked(triFull, isTrans(tA), isTrans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, pureThreads())
 		return
 	}
-	if lib == nil || alpha == 0 || m*n*k < nativeMinWork || !gemmOK(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) {
+	if lib == nil || alpha == 0 || m*n*k < nativeMinWork || !gemmOK(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) || !cInts(m, n, k, lda, ldb, ldc) {
 		goBlas.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	lib.gemm(isTrans(tA), isTrans(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// cInts reports whether every dimension and leading dimension v fits the 32-bit integers of OpenBLAS's interface;
+// larger calls go to the pure-Go BLAS, which takes Go ints (a C int would wrap to a negative size, which OpenBLAS
+// reports on stderr and skips, leaving the output as it was).
+func cInts(v ...int) bool {
+	for _, x := range v {
+		if x > math.MaxInt32 {
+			return false
+		}
+	}
+	return true
 }
 
 // syrkOK reports whether gonum's Dsyrk (and, with b, Dsyr2k) accepts the arguments.
@@ -126,7 +140,7 @@ func (Blas) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []
 	lib := native()
 	switch {
 	case alpha == 0 || k == 0 || n == 0:
-	case lib != nil && work >= nativeMinWork:
+	case lib != nil && work >= nativeMinWork && cInts(n, k, lda, ldc):
 		lib.syrk(ul == blas.Upper, isTrans(tA), n, k, alpha, a, lda, beta, c, ldc)
 		return
 	case lib == nil && useKernel && n >= packedSyrkMinN && 2*work >= packedGemmMinWork,
@@ -151,7 +165,7 @@ func goDsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float
 // Dsyr2k computes the ul triangle of C = alpha*(op(A)*op(B)ᵀ + op(B)*op(A)ᵀ) + beta*C.
 func (Blas) Dsyr2k(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	lib := native()
-	if lib == nil || alpha == 0 || k == 0 || n*n*k < nativeMinWork || !syrkOK(ul, tA, n, k, a, lda, b, ldb, true, c, ldc) {
+	if lib == nil || alpha == 0 || k == 0 || n*n*k < nativeMinWork || !syrkOK(ul, tA, n, k, a, lda, b, ldb, true, c, ldc) || !cInts(n, k, lda, ldb, ldc) {
 		goBlas.Dsyr2k(ul, tA, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -186,7 +200,7 @@ func triWork(s blas.Side, m, n int) int {
 // Dtrsm solves op(A) * X = alpha * B (Left) or X * op(A) = alpha * B (Right), X overwriting B.
 func (Blas) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
 	lib := native()
-	if lib == nil || alpha == 0 || triWork(s, m, n) < nativeMinWork || !triOK(s, ul, tA, d, m, n, a, lda, b, ldb) {
+	if lib == nil || alpha == 0 || triWork(s, m, n) < nativeMinWork || !triOK(s, ul, tA, d, m, n, a, lda, b, ldb) || !cInts(m, n, lda, ldb) {
 		goBlas.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
@@ -196,7 +210,7 @@ func (Blas) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, 
 // Dtrmm computes B = alpha * op(A) * B (Left) or B = alpha * B * op(A) (Right).
 func (Blas) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
 	lib := native()
-	if lib == nil || alpha == 0 || triWork(s, m, n) < nativeMinWork || !triOK(s, ul, tA, d, m, n, a, lda, b, ldb) {
+	if lib == nil || alpha == 0 || triWork(s, m, n) < nativeMinWork || !triOK(s, ul, tA, d, m, n, a, lda, b, ldb) || !cInts(m, n, lda, ldb) {
 		goBlas.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
@@ -206,7 +220,7 @@ func (Blas) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, 
 // Dsymm computes C = alpha * A * B + beta * C (Left) or C = alpha * B * A + beta * C (Right), A symmetric.
 func (Blas) Dsymm(s blas.Side, ul blas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	lib := native()
-	if lib == nil || alpha == 0 || 2*triWork(s, m, n) < nativeMinWork || !symmOK(s, ul, m, n, a, lda, b, ldb, c, ldc) {
+	if lib == nil || alpha == 0 || 2*triWork(s, m, n) < nativeMinWork || !symmOK(s, ul, m, n, a, lda, b, ldb, c, ldc) || !cInts(m, n, lda, ldb, ldc) {
 		goBlas.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}

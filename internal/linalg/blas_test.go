@@ -308,3 +308,18 @@ func TestPanicsLikeGonum(t *testing.T) {
 		}
 	})
 }
+
+// TestHugeLeadingDimension: a stride beyond a 32-bit C int (one row, so the slices stay small) is not passed to
+// OpenBLAS, where it would wrap to a small number that OpenBLAS refuses, on stderr, leaving C as it was: the call
+// takes the pure-Go path and computes the product.
+func TestHugeLeadingDimension(t *testing.T) {
+	defer switchTo(t, OpenBLAS)()
+	const huge = 1<<32 + 5 // as a C int: 5, shorter than a row of A
+	rng := rand.New(rand.NewPCG(31, 31))
+	n, k := 256, 256
+	a, b := randSlice(rng, k), randSlice(rng, k*n)
+	c, want := make([]float64, n), make([]float64, n)
+	Blas{}.Dgemm(blas.NoTrans, blas.NoTrans, 1, n, k, 1, a, huge, b, n, 0, c, huge)
+	goBlas.Dgemm(blas.NoTrans, blas.NoTrans, 1, n, k, 1, a, huge, b, n, 0, want, huge)
+	maxDiff(t, c, want, 0, "Dgemm with lda = ldc = 2³² + 5")
+}

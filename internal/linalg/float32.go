@@ -16,7 +16,7 @@ import "gonum.org/v1/gonum/blas"
 // accurate.
 func Syrk32(n, k int, alpha float32, a []float32, lda int, beta float32, c []float32, ldc int) {
 	ok := syrkOK(blas.Upper, blas.Trans, n, k, a, lda, nil, 0, false, c, ldc)
-	if lib := native(); ok && lib != nil && alpha != 0 && n*n*k/2 >= nativeMinWork {
+	if lib := native(); ok && lib != nil && alpha != 0 && n*n*k/2 >= nativeMinWork && cInts(n, k, lda, ldc) {
 		lib.syrk32(true, true, n, k, alpha, a, lda, beta, c, ldc)
 		return
 	}
@@ -41,7 +41,7 @@ func Syrk32(n, k int, alpha float32, a []float32, lda int, beta float32, c []flo
 // not be initialized. Like gonum, it panics on bad dimensions or short slices.
 func Gemm32(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	ta, tb := trans(tA), trans(tB)
-	if lib := native(); lib != nil && alpha != 0 && m*n*k >= nativeMinWork && gemmOK(ta, tb, m, n, k, a, lda, b, ldb, c, ldc) {
+	if lib := native(); lib != nil && alpha != 0 && m*n*k >= nativeMinWork && gemmOK(ta, tb, m, n, k, a, lda, b, ldb, c, ldc) && cInts(m, n, k, lda, ldb, ldc) {
 		lib.gemm32(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}

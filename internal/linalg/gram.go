@@ -38,7 +38,9 @@ const (
 // a Gram matrix over blocks of rows (beta = 1) gives the bits of one call on
 // all the rows, as on the portable path. It can differ from gonum's Dsyrk in
 // the last bits (FMA rounding), within the usual bound
-// γ_{k+2}·(|alpha|·Σ_l |a_li·a_lj| + |beta·C_ij|). It runs at about the
+// γ_{k+2}·(|alpha|·Σ_l |a_li·a_lj| + |beta·C_ij|) — for finite A: where A
+// holds Inf or NaN the kernel multiplies a zero by it (NaN) while the
+// portable path, as gonum and the reference BLAS, skips zero terms. It runs at about the
 // rate of OpenBLAS's dsyrk, five times the portable path and ten or more times
 // gonum's Dsyrk (BenchmarkGramGo; figures in docs/performance.md).
 //

@@ -42,7 +42,7 @@ const (
 // whether A was positive definite.
 func (impl Lapack) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) (ok bool) {
 	lib := native()
-	if lib == nil || n < potrfMinN || !validUplo(ul) || lda < max(1, n) || len(a) < (n-1)*lda+n {
+	if lib == nil || n < potrfMinN || !validUplo(ul) || lda < max(1, n) || len(a) < (n-1)*lda+n || !cInts(n, lda) {
 		return impl.Implementation.Dpotrf(ul, n, a, lda)
 	}
 	info := lib.potrfColMajor(ul == blas.Lower, n, a, lda)
@@ -104,7 +104,7 @@ func (impl Lapack) Dsyev(jobz lapack.EVJob, ul blas.Uplo, n int, a []float64, ld
 		impl.Implementation.Dsyev(jobz, ul, n, a, lda, w, work[:1], -1) // work[0] = gonum's optimum, as gonum sets it
 		return ok
 	}
-	if lib == nil || !valid || n < syevMinN || n > syevMaxN {
+	if lib == nil || !valid || n < syevMinN || n > syevMaxN || !cInts(lda) {
 		return impl.Implementation.Dsyev(jobz, ul, n, a, lda, w, work, lwork)
 	}
 	vectors := jobz == lapack.EVCompute
