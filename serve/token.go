@@ -27,7 +27,9 @@ const maxTokenFile = 64 << 10
 
 // readTokenFile reads a token file: one token, surrounding white space ignored, none inside. The file is opened
 // without blocking and checked to be a regular file on the descriptor read, so that a named pipe swapped in for it
-// cannot stall the server, and it is read up to maxTokenFile bytes.
+// cannot stall the server, and it is read up to maxTokenFile bytes. The stamp is the opened file's, taken before
+// its bytes are read — also when they hold no token (the zero stamp when the file could not be opened), so that a
+// writer who finishes the file after the read changes the stamp again.
 func readTokenFile(path string) (string, stamp, error) {
 	f, fi, err := openRegular(path)
 	if err != nil {
@@ -37,27 +39,28 @@ func readTokenFile(path string) (string, stamp, error) {
 		return "", stamp{}, err
 	}
 	defer f.Close()
+	st := stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}
 	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
 	if err != nil {
-		return "", stamp{}, err
+		return "", st, err
 	}
 	if len(b) > maxTokenFile {
-		return "", stamp{}, fmt.Errorf("%s holds more than %d KiB; it must hold one token", path, maxTokenFile>>10)
+		return "", st, fmt.Errorf("%s holds more than %d KiB; it must hold one token", path, maxTokenFile>>10)
 	}
 	tok := strings.TrimSpace(strings.TrimPrefix(string(b), "\ufeff")) // an editor's byte-order mark is not the token's
 	if tok == "" {
-		return "", stamp{}, fmt.Errorf("%s is empty; it must hold one token", path)
+		return "", st, fmt.Errorf("%s is empty; it must hold one token", path)
 	}
 	if strings.ContainsAny(tok, " \t\r\n\v\f") {
-		return "", stamp{}, fmt.Errorf("%s holds more than one word; it must hold one token (no spaces)", path)
+		return "", st, fmt.Errorf("%s holds more than one word; it must hold one token (no spaces)", path)
 	}
 	for _, c := range []byte(tok) {
 		if c < 0x21 || c > 0x7e { // a client could not send it in an Authorization header
-			return "", stamp{}, fmt.Errorf("%s holds a character that is not printable ASCII; a bearer token is "+
+			return "", st, fmt.Errorf("%s holds a character that is not printable ASCII; a bearer token is "+
 				"letters, digits and ASCII punctuation", path)
 		}
 	}
-	return tok, stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}, nil
+	return tok, st, nil
 }
 
 func hashToken(tok string) []byte {
@@ -95,9 +98,18 @@ func (s *Server) reloadToken() error {
 		return nil
 	}
 	old := s.token.Load()
+	before := fileStamp(path)
 	tok, st, err := readTokenFile(path)
+	if afterTokenRead != nil {
+		afterTokenRead()
+	}
 	if err != nil {
-		s.token.Store(&tokenState{sum: old.sum, stamp: fileStamp(path)}) // Watch retries when the file changes again
+		// Watch retries when the file changes again: after the stamp of what was read (or, when the file could not
+		// be opened, of what was there before trying), never of what a writer may have finished since.
+		if st == (stamp{}) {
+			st = before
+		}
+		s.token.Store(&tokenState{sum: old.sum, stamp: st})
 		s.metrics.tokenReloads.WithLabelValues("error").Inc()
 		s.log.Error("bearer token not re-read; the previous token stays in force", "file", path, "err", err)
 		return fmt.Errorf("%w: %w", ErrTokenFile, err)
@@ -115,6 +127,9 @@ func (s *Server) reloadToken() error {
 	s.log.Info("bearer token replaced", "file", path)
 	return nil
 }
+
+// afterTokenRead, when set (tests), runs in reloadToken between reading the token file and recording its stamp.
+var afterTokenRead func()
 
 // fileStamp is the size and modification time of the file at path ({-1, -1} when it cannot be examined).
 func fileStamp(path string) stamp {

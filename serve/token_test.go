@@ -345,3 +345,39 @@ func TestTokenFileRotationRace(t *testing.T) {
 		t.Errorf("the last token: %d", code)
 	}
 }
+
+// A token file rewritten in place while it is read — empty when read, finished before its stamp could be taken — is
+// read again at the next poll: the stamp recorded is the one of the bytes read, so the finished file differs from it
+// (once the stamp taken after the read, which matched the finished file: its token never came into force).
+func TestTokenFileFinishedAfterRead(t *testing.T) {
+	dir := copyModels(t, "ridge-sr=reg")
+	path := filepath.Join(t.TempDir(), "token")
+	writeToken(t, path, []byte("tok-A"))
+	s, ts := newTestServer(t, dir, Options{TokenFile: path, Logger: newTestLogger(&bytes.Buffer{}, &sync.Mutex{})})
+	if err := os.WriteFile(path, nil, 0o600); err != nil { // in place: truncated, the writer not done yet
+		t.Fatal(err)
+	}
+	afterTokenRead = func() {
+		afterTokenRead = nil
+		if err := os.WriteFile(path, []byte("tok-Bee"), 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { afterTokenRead = nil }()
+	if err := s.reloadToken(); err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Fatalf("reading the truncated file: %v", err)
+	}
+	if !s.tokenFileChanged() {
+		t.Fatal("the finished file is taken for the one read: Watch would never read it")
+	}
+	if err := s.reloadToken(); err != nil {
+		t.Fatal(err)
+	}
+	c := ts.Client()
+	if code := authCode(t, c, ts.URL, "tok-Bee"); code != 200 {
+		t.Errorf("the new token: %d", code)
+	}
+	if code := authCode(t, c, ts.URL, "tok-A"); code != 401 {
+		t.Errorf("the old token: %d", code)
+	}
+}
