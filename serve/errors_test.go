@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -259,5 +260,17 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// A shape whose number of values overflows (only possible with a row limit near the largest int) is refused with
+// 413, not taken for the values it wraps to: [7378697629483820647, 5] holds 2·2⁶⁴ + 3 values, 3 once wrapped (and
+// the answer's size overflows as well).
+func TestShapeOverflow(t *testing.T) {
+	_, ts := newTestServer(t, copyModels(t, "ovk-curl=ovk"), Options{MaxRows: math.MaxInt})
+	body := `{"inputs":[{"name":"x","shape":[7378697629483820647,5],"datatype":"FP64","data":[1,2,3]}]}`
+	code, _, b := do(t, ts.Client(), "POST", ts.URL+"/v2/models/ovk/infer", []byte(body))
+	if code != 413 {
+		t.Errorf("%d %s, want 413", code, b)
 	}
 }

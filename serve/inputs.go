@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -167,6 +168,10 @@ func (e *entry) hasColumn(name string) bool {
 func fits(t *tensor) *apiError {
 	want := int64(1)
 	for _, d := range t.shape {
+		if d > 0 && want > math.MaxInt64/d { // only a row limit near the largest int lets such a shape this far
+			return errorf(http.StatusRequestEntityTooLarge, "input %s: shape %s holds more values than any request can",
+				quote(t.name), shapeString(t.shape))
+		}
 		want *= d
 	}
 	expect := func() string {
