@@ -2,12 +2,18 @@
 // protocol of KServe and Triton), safely under load and bad input.
 //
 //	s, err := serve.New("models/", serve.Options{Logger: slog.Default()})
-//	http.ListenAndServe("127.0.0.1:8080", s.Handler())   // or s.Serve(ctx, ln, nil) for a graceful shutdown
+//	ln, err := net.Listen("tcp", "127.0.0.1:8080")
+//	err = s.Serve(ctx, ln, nil) // the options' timeouts, and a graceful shutdown when ctx is done
+//
+// (s.HTTPServer() is an http.Server with the options' read, write and idle timeouts, for a caller that runs it
+// itself; s.Handler() has none of them, and an http.Server without timeouts lets slow clients hold connections.)
 //
 // Every file NAME.rff of the directory is served as the model NAME. The endpoints answer JSON:
 //
 //	GET  /v2/health/live                → {"live": true}
-//	GET  /v2/health/ready               → {"ready": true} (503 before a model is loaded and while shutting down)
+//	GET  /v2/health/ready               → {"ready": true} (503 before a model is loaded and to requests that arrive
+//	                                       on an open connection once Serve's shutdown has begun; the listener
+//	                                       closes at once, so new connections are refused)
 //	GET  /v2                            → {"name": "rff", "version": …, "extensions": []}
 //	GET  /v2/models/NAME                → metadata: inputs, outputs, versions, and the model's description under "rff"
 //	GET  /v2/models/NAME/ready          → {"name": NAME, "ready": true}
@@ -20,8 +26,9 @@
 // An inference request holds its rows either as one tensor of shape [n, d] (any name; "input" in the metadata),
 // or as one tensor per input column, named after the column, of shape [n] or [n, 1]; the column names are the
 // model's ("rff".inputs in the metadata). Datatypes FP64 and FP32; data row-major, flat or nested exactly as the
-// shape (an [n, d] tensor as n arrays of d numbers: ragged or otherwise nested arrays are refused). A key may
-// appear once in its object. The body is JSON as sent, without a Content-Encoding:
+// shape (an [n, d] tensor as n arrays of d numbers: ragged or otherwise nested arrays are refused). A key the server
+// reads may appear once in its object (other keys, such as "parameters", are skipped unread). The body is JSON as
+// sent, without a Content-Encoding:
 //
 //	{"inputs": [{"name": "input", "shape": [2, 3], "datatype": "FP64", "data": [1, 2, 3, 4, 5, 6]}]}
 //	{"inputs": [{"name": "input", "shape": [2, 3], "datatype": "FP64", "data": [[1, 2, 3], [4, 5, 6]]}]}
@@ -43,7 +50,8 @@
 // for a body with a Content-Encoding; 503 with Retry-After when every inference slot is busy and the bounded queue
 // is full, or the bodies held at once would exceed MaxConcurrent × MaxBodyBytes bytes. A request's body is read
 // before it takes an inference slot, so clients that send slowly hold no slot. No panic reaches a client, and
-// responses never hold stacks, file paths or network addresses.
+// responses never hold stacks, file paths or network addresses. Errors of the HTTP protocol itself (a malformed
+// request line, headers over 64 KiB, an unsupported Transfer-Encoding) are answered by net/http, in plain text.
 //
 // Reload (and Watch, which polls the directory) swaps the set of models atomically: a new or changed file is
 // loaded and checked completely first, a file that fails leaves the previous model in service, and a request in

@@ -68,6 +68,7 @@ func TestErrors(t *testing.T) {
 		{"not JSON", "POST", infer, "hello", 400, []string{"invalid JSON at byte 0"}},
 		{"truncated", "POST", infer, `{"inputs":[{"name":"x"`, 400, []string{"invalid JSON"}},
 		{"trailing data", "POST", infer, in(mat) + "{}", 400, []string{"after the request object"}},
+		{"no output asked for", "POST", infer, `{"inputs":[` + mat + `],"outputs":[]}`, 400, []string{`"outputs" is empty`, "leave the key out"}},
 		{"empty body", "POST", infer, "", 400, []string{"invalid JSON"}},
 		{"no inputs", "POST", infer, `{"inputs":[]}`, 400, []string{"no inputs"}},
 		{"inputs not an array", "POST", infer, `{"inputs":{}}`, 400, []string{"expected an array"}},

@@ -135,6 +135,9 @@ func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 	if req.outputs == nil {
 		return outputSet{true, e.classifier(), e.classifier()}, nil
 	}
+	if len(req.outputs) == 0 { // predicting rows to answer none of them is a mistake, not a request
+		return outputSet{}, errorf(http.StatusBadRequest, "\"outputs\" is empty: name the outputs you want, or leave the key out for all of them")
+	}
 	var o outputSet
 	for _, name := range req.outputs {
 		switch {

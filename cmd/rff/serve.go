@@ -10,11 +10,10 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/rffkit/rff/internal/cliflag"
 	"github.com/rffkit/rff/serve"
 )
 
@@ -29,7 +28,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stdout, "--models DIR [--addr 127.0.0.1:8080] [flags]")
 	dir := fs.String("models", "", "directory of model files: every NAME.rff is served as the model NAME")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
-	maxBody := fs.String("max-body", "32MiB", "largest request body (bytes, or with a KiB/MiB/GiB suffix); larger requests get 413")
+	maxBody := fs.String("max-body", "32MiB", "largest request body (bytes, or with a unit: 32MiB, 10MB); larger requests get 413")
 	maxRows := fs.Int("max-rows", 100000, "most rows in one inference request; more get 413")
 	maxConc := fs.Int("max-concurrent", 0, "inference requests processed at once (default 2 × GOMAXPROCS)")
 	maxQueue := fs.Int("max-queue", 0, "inference requests that may wait for a slot (default 8 × --max-concurrent; -1: none); beyond, 503 with Retry-After")
@@ -171,21 +170,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	return s.Serve(ctx, ln, tlsConfig)
 }
 
-// parseBytes reads a byte count: a whole number, optionally with a KiB, MiB or GiB suffix.
+// parseBytes reads a positive byte count, written as for --max-memory (cliflag.ParseMemory): 1048576, 32MiB, 10MB,
+// 1.5GiB.
 func parseBytes(s string) (int64, error) {
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
-		if v, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, mult = v, u.mult
-			break
-		}
+	v, err := cliflag.ParseMemory(s)
+	if err != nil || v < 1 || v > 1<<62 {
+		return 0, fmt.Errorf("%q is not a byte count such as 1048576, 32MiB or 10MB", s)
 	}
-	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || v < 1 || v > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a byte count such as 1048576 or 32MiB", s)
-	}
-	return v * mult, nil
+	return v, nil
 }

@@ -63,12 +63,14 @@ func TestServeFlagErrors(t *testing.T) {
 	if v, err := parseBytes("32MiB"); err != nil || v != 32<<20 {
 		t.Errorf("parseBytes(32MiB) = %d, %v", v, err)
 	}
-	if v, err := parseBytes("1000"); err != nil || v != 1000 {
-		t.Errorf("parseBytes(1000) = %d, %v", v, err)
+	for s, want := range map[string]int64{"1000": 1000, "1.5MiB": 3 << 19, "12 KB": 12000, "10MB": 10_000_000} { // as --max-memory
+		if v, err := parseBytes(s); err != nil || v != want {
+			t.Errorf("parseBytes(%s) = %d, %v; want %d", s, v, err, want)
+		}
 	}
-	for _, bad := range []string{"", "0", "-5", "1.5MiB", "9999999999GiB", "12 KB"} {
-		if _, err := parseBytes(bad); err == nil {
-			t.Errorf("parseBytes(%q) accepted", bad)
+	for _, bad := range []string{"", "0", "-5", "-1", "0.5", "9999999999GiB", "1.5x"} {
+		if _, err := parseBytes(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("parseBytes(%q): %v, want an error quoting it", bad, err)
 		}
 	}
 }
