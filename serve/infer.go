@@ -41,7 +41,9 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		return e.name
 	}
 	if !s.acquire(r) {
-		s.metrics.rejected.Inc()
+		if r.Context().Err() == nil { // not shed: the client left while it waited
+			s.metrics.rejected.Inc()
+		}
 		w.Header().Set("Retry-After", "1")
 		writeError(w, errorf(http.StatusServiceUnavailable, "the server is at capacity; retry later"))
 		return e.name

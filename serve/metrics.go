@@ -47,7 +47,7 @@ func newMetrics() *metrics {
 		rows: prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "rows_predicted_total",
 			Help: "Rows predicted, by model."}, []string{"model"}),
 		rejected: prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "rejected_total",
-			Help: "Inference requests answered 503 because every slot was busy and the queue full or too slow."}),
+			Help: "Inference requests shed with 503: every slot busy and the queue full or too slow, or the request bodies held at their budget."}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: ns + "in_flight_requests",
 			Help: "Inference requests being processed."}),
 		loaded: prometheus.NewGauge(prometheus.GaugeOpts{Name: ns + "models_loaded",
@@ -73,6 +73,17 @@ func (m *metrics) register(s *Server) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rff_serve_receiving_requests",
 		Help: "Inference requests whose body is being received (they hold no slot yet)."},
 		func() float64 { return float64(s.reading.Load()) }))
+}
+
+// forget removes the series of a model no longer served, so that a server whose models come and go under new names
+// does not keep a series for every name it ever served (a request still in flight on it may record one more).
+func (m *metrics) forget(model string) {
+	l := prometheus.Labels{"model": model}
+	m.requests.DeletePartialMatch(l)
+	m.errors.DeletePartialMatch(l)
+	m.latency.DeletePartialMatch(l)
+	m.predict.DeletePartialMatch(l)
+	m.rows.DeletePartialMatch(l)
 }
 
 // observe records a finished request.

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -105,4 +107,27 @@ func TestMetrics(t *testing.T) {
 	if code, _, _ := do(t, c, http.MethodPost, ts.URL+"/metrics", nil); code != 405 {
 		t.Errorf("POST /metrics: %d", code)
 	}
+
+	// A model no longer served leaves no series behind; the others keep theirs.
+	if err := os.Remove(filepath.Join(s.dir, "cls.rff")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	_, _, b = do(t, c, "GET", ts.URL+"/metrics", nil)
+	if text := string(b); strings.Contains(text, `model="cls"`) || !strings.Contains(text, `rff_serve_rows_predicted_total{model="reg"} 12`) {
+		t.Errorf("after cls.rff was removed, /metrics:\n%s", grepLines(text, "model="))
+	}
+}
+
+// grepLines returns the lines of text that contain s.
+func grepLines(text, s string) string {
+	var out []string
+	for l := range strings.Lines(text) {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
 }

@@ -307,6 +307,7 @@ func (s *Server) reload() error {
 		for _, name := range old.names {
 			if _, ok := next.byName[name]; !ok {
 				s.log.Info("model removed (its file is gone)", "model", name)
+				s.metrics.forget(name)
 			}
 		}
 	}
