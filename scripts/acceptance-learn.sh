@@ -4,12 +4,17 @@
 # preprocessing where the N×N Gram fits in memory. Prints one JSON line per run (rff fit --json) and a Markdown table
 # at the end.
 # Usage: scripts/acceptance-learn.sh [OUT.jsonl]
-# Reads LETTER, USPS, Powerplant and MNIST from $RFF_DATA (default: ../shared/data relative to the module root).
+# Reads LETTER, USPS, Powerplant and MNIST from $RFF_DATA (default: the folder shared/data beside the module root).
 # About 3 minutes with OpenBLAS on 2 cores (AMD EPYC, Zen 3).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=${1:-/tmp/rff-acceptance.jsonl}
-data=${RFF_DATA:-../shared/data}
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(realpath -m -- "${1:-/tmp/rff-acceptance.jsonl}") # before the cd: relative to where the script was run
+data=$(realpath -m -- "${RFF_DATA:-$root/../shared/data}")
+cd "$root"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/rff" ./cmd/rff

@@ -6,13 +6,18 @@
 # Usage: scripts/acceptance-tune.sh [OUT.jsonl] [RUNS...]   RUNS: letter usps powerplant mnist mnist-pca multitask
 # (default all), letter-surface and usps-surface (the test accuracy of every cell of a σ × λ grid around the
 # hand-chosen pair at D = 4096: one fit per cell, about 19 and 5 minutes on 2 cores; not in the default).
-# Reads the data sets from $RFF_DATA (default ../shared/data relative to the module root).
+# Reads the data sets from $RFF_DATA (default: the folder shared/data beside the module root).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=${1:-/tmp/rff-acceptance-tune.jsonl}
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(realpath -m -- "${1:-/tmp/rff-acceptance-tune.jsonl}") # before the cd: relative to where the script was run
 shift || true
+data=$(realpath -m -- "${RFF_DATA:-$root/../shared/data}")
+cd "$root"
 runs=${*:-letter usps powerplant mnist mnist-pca multitask}
-data=${RFF_DATA:-../shared/data}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/rff" ./cmd/rff

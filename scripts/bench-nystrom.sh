@@ -12,7 +12,8 @@
 #            --lambda L (default 1e-6), --maxiter K (FALKON's CG iterations at most, default 20), --tol T (1e-6),
 #            --reps K (alternations of the comparison, default 1), --threads T (default: nproc),
 #            --data-dir DIR (default $RFF_DATA, else the folder shared/data beside the module root),
-#            --work DIR (default /tmp/rff-nystrom), --out FILE (default docs/perf-nystrom.json),
+#            --work DIR (default /tmp/rff-nystrom), --out FILE (default docs/perf-nystrom.json;
+#            with --quick, perf-nystrom.json in the work directory),
 #            --no-install (never call apt-get)
 #
 # The protocol (docs/conventions.md §10): LETTER's first 10000 rows train and the other 10000 test, divided by the
@@ -30,18 +31,24 @@ quick=0 reps=1 only="compare,falkon" install=1 lambda=1e-6 maxiter=20 tol=1e-6
 letter_m="500,1000,2000" mnist_m="1000,2000,4000" falkon_m="1000,2000,5000,10000"
 threads=$(nproc)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/scripts/lib/bench.sh"
 data_dir=${RFF_DATA:-"$(dirname "$root")/shared/data"}
 work=/tmp/rff-nystrom
-out="$root/docs/perf-nystrom.json"
+out=""
+set_sizes="" # the sizes given explicitly, which --quick leaves alone
 while [ $# -gt 0 ]; do
+  case "$1" in
+    --only|--letter-m|--mnist-m|--falkon-m|--lambda|--maxiter|--tol|--reps|--threads|--data-dir|--work|--out)
+      need_value bench-nystrom.sh "$@" ;;
+  esac
   case "$1" in
     --quick) quick=1 ;;
     --only) only=$2; shift ;;
-    --letter-m) letter_m=$2; shift ;;
-    --mnist-m) mnist_m=$2; shift ;;
-    --falkon-m) falkon_m=$2; shift ;;
+    --letter-m) letter_m=$2; set_sizes+=" letter"; shift ;;
+    --mnist-m) mnist_m=$2; set_sizes+=" mnist"; shift ;;
+    --falkon-m) falkon_m=$2; set_sizes+=" falkon"; shift ;;
     --lambda) lambda=$2; shift ;;
-    --maxiter) maxiter=$2; shift ;;
+    --maxiter) maxiter=$2; set_sizes+=" maxiter"; shift ;;
     --tol) tol=$2; shift ;;
     --reps) reps=$2; shift ;;
     --threads) threads=$2; shift ;;
@@ -54,11 +61,18 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+check_parts bench-nystrom.sh --only "$only" compare falkon
 if [ "$quick" = 1 ]; then
-  letter_m="200,500" mnist_m="500" falkon_m="500,1000" maxiter=5
+  [[ $set_sizes == *letter* ]] || letter_m="200,500"
+  [[ $set_sizes == *mnist* ]] || mnist_m="500"
+  [[ $set_sizes == *falkon* ]] || falkon_m="500,1000"
+  [[ $set_sizes == *maxiter* ]] || maxiter=5
+fi
+# The record in docs/ is written by full runs only: a quick run's JSON stays in the work directory unless --out says.
+if [ -z "$out" ]; then
+  if [ "$quick" = 1 ]; then out="$work/perf-nystrom.json"; else out="$root/docs/perf-nystrom.json"; fi
 fi
 PY=/usr/bin/python3
-. "$root/scripts/lib/bench.sh"
 mkdir -p "$work" "$(dirname "$out")"
 
 # 1. scikit-learn from Debian.

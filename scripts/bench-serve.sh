@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks `rff serve` on 127.0.0.1 with wrk (Debian package wrk), bounded in time (about 4 minutes):
 #
-#   scripts/bench-serve.sh [WORKDIR]        (RFF_SERVE_PORT, default 18181; SECONDS_PER_RUN, default 15;
+#   scripts/bench-serve.sh [WORKDIR]        (kept when named; a directory made here is removed; RFF_SERVE_PORT, default 18181; SECONDS_PER_RUN, default 15;
 #                                            OVERLOAD_SECONDS, default 60)
 #
 # 1. fits a regression model on synthetic data with d = 784 inputs and sr-butterfly features, D = 4096 points
@@ -25,9 +25,24 @@
 # not take the server's cores; the in-process reference of step 4 still uses every core, so PIN is for the
 # latencies of steps 2 and 3, not for the batch ratio.
 set -euo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "bench-serve.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
+if [ -n "${1:-}" ]; then
+  WORK=$(realpath -m -- "$1") # kept: the user named it
+else
+  WORK=$(mktemp -d /tmp/rff-bench-serve.XXXXXX)
+  made_work=1 # made here: removed at the end
+fi
+PID=""
+on_exit() {
+  if [ -n "$PID" ]; then kill -TERM "$PID" 2> /dev/null || true; fi
+  if [ -n "${made_work:-}" ]; then rm -rf "$WORK"; fi
+}
+trap on_exit EXIT
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-WORK=${1:-$(mktemp -d /tmp/rff-bench-serve.XXXXXX)}
 mkdir -p "$WORK/models"
 PORT=${RFF_SERVE_PORT:-18181}
 SECS=${SECONDS_PER_RUN:-15}
@@ -133,7 +148,6 @@ handler_cpu=$(metric BenchmarkHandler/rows=1000- cpu-ms/krow)
 echo "== serve" >&2
 $server_cpus "$RFF" serve --models "$WORK/models" --addr "127.0.0.1:$PORT" --log-level warn 2> "$WORK/serve.log" &
 PID=$!
-trap 'kill -TERM $PID 2> /dev/null || true' EXIT
 for _ in $(seq 100); do
   curl -sf "$URL/v2/health/ready" > /dev/null && break
   sleep 0.1
@@ -197,7 +211,7 @@ set +e
 wait $PID
 exit_code=$?
 set -e
-trap - EXIT
+PID=""
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cpu="$cpu, family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"

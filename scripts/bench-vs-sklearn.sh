@@ -7,10 +7,10 @@
 #   scripts/bench-vs-sklearn.sh --quick         small sizes, to check the script (a few minutes)
 #   scripts/bench-vs-sklearn.sh --only 1,3      some tasks
 #   options: --reps K (alternations for tasks 1 and 3, default 3), --reps4 K (task 4, default 1),
-#            --threads T (default: nproc), --data-dir DIR (default $RFF_DATA, else ../shared/data
-#            relative to the module root), --work DIR
+#            --threads T (default: nproc), --data-dir DIR (default $RFF_DATA, else the folder shared/data
+#            beside the module root), --work DIR
 #            (default /tmp/rff-vs-sklearn; generated data is kept there and reused), --out FILE (default
-#            docs/perf.json), --no-install (never call apt-get)
+#            docs/perf.json; with --quick, perf.json in the work directory), --no-install (never call apt-get)
 #
 # Tasks (task 2, the Gram rate against GEMM, is measured by `rff bench`):
 #   1  fit 100000×64 Gaussian-input regression, Gaussian kernel γ = 1/d, D = 1024 iid points (rule g: 2048 cos/sin
@@ -36,10 +36,14 @@ set -euo pipefail
 quick=0 reps=3 reps4=1 only="1,3,4,5" install=1
 threads=$(nproc)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-data_dir=${RFF_DATA:-"$root/../shared/data"}
+. "$root/scripts/lib/bench.sh"
+data_dir=${RFF_DATA:-"$(dirname "$root")/shared/data"}
 work=/tmp/rff-vs-sklearn
-out="$root/docs/perf.json"
+out=""
 while [ $# -gt 0 ]; do
+  case "$1" in
+    --reps|--reps4|--only|--threads|--data-dir|--work|--out) need_value bench-vs-sklearn.sh "$@" ;;
+  esac
   case "$1" in
     --quick) quick=1 ;;
     --reps) reps=$2; shift ;;
@@ -55,8 +59,12 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+check_parts bench-vs-sklearn.sh --only "$only" 1 3 4 5
+# The record in docs/ is written by full runs only: a quick run's JSON stays in the work directory unless --out says.
+if [ -z "$out" ]; then
+  if [ "$quick" = 1 ]; then out="$work/perf.json"; else out="$root/docs/perf.json"; fi
+fi
 PY=/usr/bin/python3
-. "$root/scripts/lib/bench.sh"
 mkdir -p "$work" "$(dirname "$out")"
 
 # 1. scikit-learn from Debian.

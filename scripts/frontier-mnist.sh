@@ -2,12 +2,18 @@
 # MNIST (60000 training / 10000 test images, pixels/255) by the configurations the README recommends for
 # accuracy per second (docs/performance.md, "MNIST: accuracy per second"): the fit and the scoring of the test set
 # timed by rff fit --json, each configuration ROUNDS times (default 2), interleaved.
-# Usage: scripts/frontier-mnist.sh [OUT.jsonl] [ROUNDS]. Reads MNIST from $RFF_DATA (default ../shared/data).
+# Usage: scripts/frontier-mnist.sh [OUT.jsonl] [ROUNDS]. Reads MNIST from $RFF_DATA (default: the folder
+# shared/data beside the module root).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=${1:-/tmp/rff-frontier-mnist.jsonl}
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(realpath -m -- "${1:-/tmp/rff-frontier-mnist.jsonl}") # before the cd: relative to where the script was run
 rounds=${2:-2}
-data=${RFF_DATA:-../shared/data}
+data=$(realpath -m -- "${RFF_DATA:-$root/../shared/data}")
+cd "$root"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/rff" ./cmd/rff

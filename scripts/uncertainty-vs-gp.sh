@@ -6,12 +6,23 @@
 #
 #   scripts/uncertainty-vs-gp.sh [-D POINTS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+root=$(cd "$(dirname "$0")/.." && pwd)
 D=2048
-[ "${1:-}" = "-D" ] && D=$2
-data=${RFF_DATA:-../shared/data}/powerplant/Folds5x2_pp.csv
+case "${1:-}" in
+  "") ;;
+  -D) if [ $# -lt 2 ]; then echo "uncertainty-vs-gp.sh: -D needs a number of points" >&2; exit 2; fi; D=$2 ;;
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "uncertainty-vs-gp.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+esac
+data=$(realpath -m -- "${RFF_DATA:-$root/../shared/data}")/powerplant/Folds5x2_pp.csv
+if ! [ -f "$data" ]; then
+  echo "uncertainty-vs-gp.sh: $data is missing (set RFF_DATA)" >&2
+  exit 1
+fi
+cd "$root"
 py=/usr/bin/python3
-"$py" -c "import sklearn" 2> /dev/null || { apt-get install -y -qq python3-sklearn > /dev/null; }
+. scripts/lib/bench.sh
+need_sklearn uncertainty-vs-gp.sh "$py" 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 head -2001 "$data" > "$work/train.csv"

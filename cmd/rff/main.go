@@ -40,7 +40,7 @@ func commands() []command {
 		{"serve", "serve the models of a directory over HTTP (Open Inference Protocol v2, Prometheus metrics)", runServe},
 		{"bound", "evaluate a theorem's error bound: the error for D points, or the D needed for an error", runBound},
 		{"generate", "write a synthetic dataset (curl-field, multitask) as CSV", runGenerate},
-		{"repro", "reproduce a paper's figure on the shared datasets (rff repro -h lists them)", runRepro},
+		{"repro", "reproduce a paper's figure on real data sets read from $RFF_DATA (rff repro -h lists them)", runRepro},
 		{"bench", "measure the backend (GEMM, Gram GFLOP/s), map throughput per rule and fit time by phase", runBench},
 		{"version", "print the version, Go runtime and linear-algebra backend", runVersion},
 		{"help", "show this help", nil},

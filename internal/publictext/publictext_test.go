@@ -94,8 +94,20 @@ func goComments(rel string, src []byte) []hit {
 	}
 }
 
+// scriptComments returns the hits in the comment lines of a shell or Python script (its usage text; the code may
+// name the default data directory).
+func scriptComments(rel, src string) []hit {
+	var out []hit
+	for i, line := range strings.Split(src, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "#") {
+			out = append(out, checkText(rel, i+1, t)...)
+		}
+	}
+	return out
+}
+
 // publicFiles returns the files to check, relative to root: the non-test .go files (outside testdata, vendor and
-// hidden directories), README.md and docs/*.md.
+// hidden directories), README.md, docs/*.md and the scripts (scripts/, their comments).
 func publicFiles(t *testing.T, root string) []string {
 	t.Helper()
 	var files []string
@@ -117,6 +129,8 @@ func publicFiles(t *testing.T, root string) []string {
 		case rel == "README.md":
 			files = append(files, rel)
 		case filepath.Dir(rel) == "docs" && strings.HasSuffix(name, ".md"):
+			files = append(files, rel)
+		case strings.HasPrefix(filepath.ToSlash(rel), "scripts/") && (strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".py")):
 			files = append(files, rel)
 		}
 		return nil
@@ -141,9 +155,12 @@ func TestPublicText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.HasSuffix(rel, ".go") {
+		switch {
+		case strings.HasSuffix(rel, ".go"):
 			hits = append(hits, goComments(filepath.ToSlash(rel), src)...)
-		} else {
+		case strings.HasSuffix(rel, ".sh") || strings.HasSuffix(rel, ".py"):
+			hits = append(hits, scriptComments(filepath.ToSlash(rel), string(src))...)
+		default:
 			hits = append(hits, checkText(filepath.ToSlash(rel), 1, string(src))...)
 		}
 	}

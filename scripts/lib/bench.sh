@@ -19,6 +19,33 @@ need_sklearn() {
   fi
 }
 
+# need_value NAME OPTION ARGS...: exits with status 2 when OPTION (the script NAME's) is not followed by a value.
+need_value() {
+  if [ $# -lt 3 ]; then
+    echo "$1: $2 needs a value (see --help)" >&2
+    exit 2
+  fi
+}
+
+# check_parts NAME OPTION LIST ALLOWED...: exits with status 2 unless every comma-separated part of LIST is one of
+# ALLOWED.
+check_parts() {
+  local name=$1 option=$2 list=$3 part ok a
+  shift 3
+  for part in ${list//,/ }; do
+    ok=0
+    for a in "$@"; do [ "$part" = "$a" ] && ok=1; done
+    if [ "$ok" = 0 ]; then
+      echo "$name: $option: unknown part \"$part\" (want a comma list of: $*)" >&2
+      exit 2
+    fi
+  done
+  if [ -z "${list//,/}" ]; then
+    echo "$name: $option is empty (want a comma list of: $*)" >&2
+    exit 2
+  fi
+}
+
 # same_blas_env CORE THREADS: the environment both programs run in: THREADS threads for OpenMP, OpenBLAS and MKL,
 # rff's own thread count and backend choice unset (its defaults), and OPENBLAS_CORETYPE=CORE — the core type rff's
 # linalg picks on this CPU — or unset when CORE is empty (rff is not on OpenBLAS).
