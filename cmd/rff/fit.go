@@ -401,14 +401,18 @@ func checkLambdaScale(cfg *rff.Config, n int) error {
 func lambdaHint(err error, cfg *rff.Config) error {
 	if errors.Is(err, learn.ErrNotConverged) {
 		msg := err.Error()
-		if i := strings.Index(msg, "conjugate gradients"); i >= 0 {
+		solver, what := "cg", "conjugate gradients"
+		if strings.Contains(msg, "L-BFGS") {
+			solver, what = "lbfgs", "L-BFGS"
+		}
+		if i := strings.Index(msg, what); i >= 0 {
 			msg = msg[i:] // without the library's function names
 		}
 		at := fmt.Sprintf("--lambda %g; raise it", cfg.Lambda)
 		if cfg.Tune || cfg.CV > 0 {
 			at = "the smallest λ of --lambdas; narrow the grid to larger values"
 		}
-		return usagef("--solver cg: %s at %s (a better conditioned system converges sooner) or use --solver cholesky", msg, at)
+		return usagef("--solver %s: %s at %s (a better conditioned system converges sooner) or use --solver cholesky", solver, msg, at)
 	}
 	if err == nil || !strings.Contains(err.Error(), "not positive definite") {
 		return err

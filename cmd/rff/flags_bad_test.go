@@ -158,6 +158,8 @@ func TestFlagValuesAccepted(t *testing.T) {
 func TestLambdaHint(t *testing.T) {
 	solver := errors.New("learn.Ridge.Solve: the system ZᵀZ + NλI is not positive definite: increase λ")
 	cgFail := fmt.Errorf("learn.Ridge.Solve: %w after 256 iterations (relative residual 2e-08 > 1e-10)", learn.ErrNotConverged)
+	// As vector.Ridge's L-BFGS says it (an error of its own type that unwraps to ErrNotConverged).
+	lbfgsFail := fmt.Errorf("vector.Ridge.Fit (lbfgs): L-BFGS did not converge: stopped after 1344 iterations: %w", learn.ErrNotConverged)
 	for _, c := range []struct {
 		name         string
 		err          error
@@ -173,6 +175,7 @@ func TestLambdaHint(t *testing.T) {
 		{"other error", errors.New("no space left on device"), rff.Config{Lambda: 1e307}, "no space", true, false},
 		{"cg", cgFail, rff.Config{Lambda: 1e-6}, "--solver cg: conjugate gradients did not converge after 256 iterations (relative residual 2e-08 > 1e-10) at --lambda 1e-06; raise it", false, false},
 		{"cg in a cv grid", cgFail, rff.Config{CV: 3, Lambdas: []float64{1e-9, 1e-3}}, "at the smallest λ of --lambdas; narrow the grid", false, false},
+		{"lbfgs", lbfgsFail, rff.Config{Lambda: 1e-6, OVK: "decomposable"}, "--solver lbfgs: L-BFGS did not converge: stopped after 1344 iterations", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := lambdaHint(c.err, &c.cfg)
@@ -182,7 +185,7 @@ func TestLambdaHint(t *testing.T) {
 			if kept := got == c.err; kept != c.keep {
 				t.Errorf("lambdaHint = %q: kept %v, want %v", got, kept, c.keep)
 			}
-			if !c.keep && strings.Contains(got.Error(), "learn.") {
+			if !c.keep && (strings.Contains(got.Error(), "learn.") || strings.Contains(got.Error(), "vector.")) {
 				t.Errorf("lambdaHint = %q names a library function", got)
 			}
 			if c.advisesRange && (strings.Contains(got.Error(), "raise") || !strings.Contains(got.Error(), "1e-9 to 1e-1")) {
