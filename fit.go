@@ -563,6 +563,7 @@ func (s *settings) fitOVK(h *model.Header, f *model.Model, rep *Report, X []floa
 		}
 		f.TrainX, f.Alpha, f.Bias = fit.X, fit.Alpha, fit.Bias
 		rep.Phases["gram_solve"] = fit.Stats.Seconds
+		rep.Solve = &fit.Stats
 		return nil
 	}
 	fm, err := ovk.New(k, s.rule, d, s.Points, s.Seed)
@@ -573,7 +574,8 @@ func (s *settings) fitOVK(h *model.Header, f *model.Model, rep *Report, X []floa
 	if err != nil {
 		return err
 	}
-	rep.Phases[fit.Stats.Method] = fit.Stats.Seconds
+	rep.Phases["solve"] = fit.Stats.Seconds // the method is the report's solve.method (a phase name is snake_case)
+	rep.Solve = &fit.Stats
 	setORFF(h, f, fm)
 	f.Theta, f.Bias = fit.Theta, fit.Bias
 	return nil

@@ -552,6 +552,8 @@ func TestJSONKeysSnakeCase(t *testing.T) {
 		{"fit", "--data", data, "--out", model, "-D", "8", "--tune", "--tune-points", "2", "--json"},
 		{"fit", "--data", data, "--out", model, "--map", "nystrom", "--centres", "10", "--solver", "falkon", "--json"},
 		{"fit", "--data", data, "--out", model, "-D", "8", "--task", "classification", "--json", "--test-data", data},
+		{"fit", "--data", data, "--out", model, "--target", "none", "--ovk", "decomposable", "--targets", "f2,y", "-D", "8", "--json"},
+		{"fit", "--data", data, "--out", model, "--target", "none", "--ovk", "decomposable", "--targets", "f2,y", "-D", "8", "--solver", "cg", "--lambda", "1e-2", "--json"},
 		{"eval", "--model", model, "--data", data, "--json"},
 		{"approx", "--data", data, "--n", "1", "--runs", "1", "--samples", "10", "--rules", "g", "--json"},
 		{"approx", "--ovk", "curl-free", "--Ds", "10", "--runs", "1", "--samples", "4", "--json"},
