@@ -294,6 +294,8 @@ func runApprox(args []string, stdout, stderr io.Writer) error {
 		return usagef("--ovk measures the error at the -D of --Ds, not at the multiples --n")
 	case *kind != "" && set("dim") && df.path != "":
 		return usagef("--dim is the dimension of the pairs drawn without --data; with --data it is the file's")
+	case *kind == "" && set("form") && strings.HasPrefix(sf.name, "arccos"):
+		return usagef("--form chooses the cos/sin or cos+phase features of a shift-invariant kernel; the %s kernel's features are pointwise: leave --form out", sf.name)
 	}
 	if *kind != "" {
 		if sf.plot != "" {

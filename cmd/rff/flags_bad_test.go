@@ -54,6 +54,7 @@ func TestFlagValuesRefused(t *testing.T) {
 		{"rule qmc suffix", fit("-D", "8", "--rule", "qmc:xyz"), []string{"--rule", "qmc takes no parameter"}},
 		{"rule gq two suffixes", fit("-D", "8", "--rule", "gq:3:junk"), []string{"--rule", "Gauss–Hermite degree"}},
 		{"approx rules orf suffix", approx("--rules", "g,orf:zzz"), []string{"--rules", "orf takes no parameter"}},
+		{"approx form of an arc-cosine kernel", approx("--kernel", "arccos1", "--form", "cosphase"), []string{"--form", "arccos1", "leave --form out"}},
 		// 3. The fallback rule is checked whether or not the fit needs it.
 		{"rule-fallback unknown", fit("-D", "8", "--rule-fallback", "foo"), []string{"--rule-fallback", `unknown rule "foo"`}},
 		{"rule-fallback suffix", fit("-D", "8", "--rule-fallback", "orf:2"), []string{"--rule-fallback", "orf takes no parameter"}},
