@@ -102,7 +102,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stdout, "[--runs R] [--seed S] [--json] [--max-memory B]")
 	runs := fs.Int("runs", 50, "independent runs per (rule, n)")
 	seed := fs.Uint64("seed", 1, "random seed")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout instead of tables")
+	asJSON := fs.Bool("json", false, "print the kernel-approximation tables as one JSON object on stdout, and nothing else (the learning, model, field and bound parts are text only)")
 	mem := registerMemory(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
 		return err
