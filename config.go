@@ -352,7 +352,7 @@ func (c Config) resolve() (*settings, error) {
 		case "cg":
 			s.solver = learn.CG
 		default:
-			return nil, fmt.Errorf("solver %q: want cholesky or cg", s.Solver)
+			return nil, fmt.Errorf("solver %q: want cholesky or cg (or falkon with Nyström features)", s.Solver)
 		}
 	}
 	if s.Uncertainty && (s.Task != "regression" || s.Exact || s.OVK != "" || s.loss != learn.Squared) {

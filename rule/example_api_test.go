@@ -34,7 +34,7 @@ func ExampleParseList() {
 	fmt.Println(err)
 	// Output:
 	// [g orf gq:4 sr-butterfly]
-	// unknown rule "sr3" (want one of g, orf, sorf, qmc, gq, sr-butterfly, sr-haar)
+	// unknown rule "sr3" (want one of g, orf, sorf, qmc, gq, sr-butterfly, sr-haar, or gq:M)
 	// no rule given
 }
 

@@ -101,7 +101,7 @@ func Parse(s string) (Rule, error) {
 	case "sr-haar", "h":
 		r = SR{Rotation: Haar}
 	default:
-		return nil, fmt.Errorf("unknown rule %q (want one of %s)", s, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown rule %q (want one of %s, or gq:M)", s, strings.Join(Names(), ", "))
 	}
 	if hasArg {
 		return nil, fmt.Errorf("rule %q: %s takes no parameter; write %s (only gq takes one, as gq:M with M in 1..64)", s, r.Name(), r.Name())

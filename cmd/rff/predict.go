@@ -188,7 +188,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	withStd := fs.Bool("std", false, "also write the predictive standard deviation of each output, noise included (models fitted with --uncertainty)")
 	samples := fs.Int("samples", 0, "also write K joint posterior samples of the function at the rows (models fitted with --uncertainty)")
 	seed := fs.Uint64("seed", 1, "seed of --samples")
-	withGrads := fs.Bool("gradients", false, "also write the model's gradient ∂f/∂x_j at every row (regression and hermite models on shift-invariant features)")
+	withGrads := fs.Bool("gradients", false, "also write the model's gradient ∂f/∂x_j at every row (single-output regression and hermite models on random features of a shift-invariant kernel, and regression models on Nyström features of a differentiable kernel)")
 	m, err := mf.parse(fs, args)
 	if err != nil {
 		return err
