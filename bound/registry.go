@@ -219,13 +219,21 @@ func Compute(name string, p Params) (Guarantee, error) {
 	return g, nil
 }
 
-// wrap prefixes err with the theorem's name, once: the bounds' own errors may start with it already.
+// wrap prefixes err with "bound " and the theorem's name, once: the errors of the bounds and of the spectra may
+// start with the name, or with "bound: ", already. The result unwraps to err.
 func wrap(key string, err error) error {
-	if strings.HasPrefix(err.Error(), key+": ") {
-		return fmt.Errorf("bound %w", err)
-	}
-	return fmt.Errorf("bound %s: %w", key, err)
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), key+": "), "bound: ")
+	return renamed{"bound " + key + ": " + msg, err}
 }
+
+// renamed is an error with another message than the error it wraps.
+type renamed struct {
+	msg string
+	err error
+}
+
+func (e renamed) Error() string { return e.msg }
+func (e renamed) Unwrap() error { return e.err }
 
 // spectrum resolves the kernel and bandwidth defaults and records them.
 func spectrum(p Params, g *Guarantee) (Spectrum, error) {
@@ -531,7 +539,7 @@ func buildQuadratureRFF(p Params, g *Guarantee) (Bound, string, string, error) {
 
 func buildKRR(p Params, g *Guarantee) (Bound, string, string, error) {
 	if p.Lambda0 == 0 {
-		return nil, "", "", errors.New("set λ₀ = λ/n > 0 (lambda0) for the kernel ridge bound")
+		return nil, "", "", errors.New("set λ₀ = λ/n > 0 for the kernel ridge bound (Params.Lambda0; rff bound --lambda0)")
 	}
 	sy := p.SigmaY
 	if sy == 0 {

@@ -528,6 +528,8 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--solver cg solves the ridge system of the squared loss; --loss %s trains its own way (dual coordinate descent or L-BFGS): leave --solver out", cfg.Loss)
 	case cfg.Solver == "cg" && cfg.Uncertainty:
 		return usagef("--uncertainty keeps the Cholesky factor of the posterior, so it solves by Cholesky: leave --solver out")
+	case cfg.OVK == "" && (set("targets") || set("A")):
+		return usagef("--targets and -A belong to vector-valued models: give --ovk decomposable, curl-free, div-free or helmholtz")
 	case set("form") && fs.Lookup("kernel") != nil && strings.HasPrefix(fs.Lookup("kernel").Value.String(), "arccos"):
 		return usagef("--form chooses the cos/sin or cos+phase features of a shift-invariant kernel; the %s kernel's features are pointwise: leave --form out", fs.Lookup("kernel").Value.String())
 	}

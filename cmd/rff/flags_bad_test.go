@@ -90,7 +90,15 @@ func TestFlagValuesRefused(t *testing.T) {
 		{"lambda overflows", fit("-D", "8", "--lambda", "1e308"), []string{"--lambda 1e+308", "N·λ = 40·1e+308 overflows", "1e-9 to 1e-1"}},
 		{"lambda overflows exact", fit("--exact", "--lambda", "1e308"), []string{"--lambda 1e+308", "overflows"}},
 		{"lambdas overflow cv", fit("-D", "8", "--cv", "2", "--lambdas", "1e-3,1e308"), []string{"--lambdas 1e+308", "overflows"}},
-		// 8. A training split longer than the file (once all of its rows, silently).
+		// 8. Values of the wrong type: the flag as written and what it takes, not the flag package's "parse error".
+		{"seed negative", fit("-D", "8", "--seed", "-1"), []string{`--seed: "-1" is not a whole number ≥ 0`}},
+		{"D not a number", fit("-D", "abc"), []string{`-D: "abc" is not a whole number`}},
+		{"D out of range", fit("-D", "99999999999999999999"), []string{`-D: "99999999999999999999" is out of range for a whole number`}},
+		{"json not a boolean", fit("-D", "8", "--json=maybe"), []string{`--json: "maybe" is not true or false`}},
+		{"sigma not a bandwidth", fit("-D", "8", "--sigma", "abc"), []string{`--sigma: "abc" is not a bandwidth`}},
+		// 9. Flags of vector-valued models without --ovk (the library's words once).
+		{"targets without ovk", fit("-D", "8", "--targets", "f1"), []string{"--targets and -A", "--ovk decomposable"}},
+		// 10. A training split longer than the file (once all of its rows, silently).
 		{"train beyond the rows", fit("-D", "8", "--train", "41"), []string{"--train 41", "has 40 data rows", "at most 40"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,9 +9,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/cliflag"
@@ -176,7 +179,7 @@ func parseFlags(fs *cmdFlags, args []string) error {
 			fs.PrintDefaults()
 			return err
 		}
-		return usageError{err.Error()}
+		return usageError{flagValueError(fs.FlagSet, err)}
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
@@ -187,6 +190,60 @@ func parseFlags(fs *cmdFlags, args []string) error {
 		}
 	}
 	return nil
+}
+
+// badFlagValue and badBoolFlag match the flag package's errors for a value the flag does not take.
+var (
+	badFlagValue = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.*)$`)
+	badBoolFlag  = regexp.MustCompile(`^invalid boolean value "(.*)" for -(\S+): .*$`)
+)
+
+// flagValueError rewrites the flag package's "invalid value "abc" for flag -D: parse error" as a line that names
+// the flag as it is written and says what it takes: `-D: "abc" is not a whole number`. Other errors are returned as
+// they are.
+func flagValueError(fs *flag.FlagSet, err error) string {
+	name, value, why := "", "", ""
+	if m := badFlagValue.FindStringSubmatch(err.Error()); m != nil {
+		value, name, why = m[1], m[2], m[3]
+	} else if m := badBoolFlag.FindStringSubmatch(err.Error()); m != nil {
+		value, name, why = m[1], m[2], "parse error"
+	} else {
+		return err.Error()
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return err.Error()
+	}
+	if len(name) > 1 {
+		name = "--" + name
+	} else {
+		name = "-" + name
+	}
+	want := ""
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case int, int64:
+			want = "a whole number"
+		case uint, uint64:
+			want = "a whole number ≥ 0"
+		case float64:
+			want = "a number"
+		case time.Duration:
+			want = "a duration such as 30s or 2m"
+		case bool:
+			want = "true or false"
+		}
+	}
+	switch {
+	case want != "" && why == "parse error":
+		return fmt.Sprintf("%s: %q is not %s", name, value, want)
+	case want != "" && why == "value out of range":
+		return fmt.Sprintf("%s: %q is out of range for %s", name, value, want)
+	}
+	if strings.Contains(why, strconv.Quote(value)) { // a flag of the command's own type says what is wrong
+		return fmt.Sprintf("%s: %s", name, why)
+	}
+	return fmt.Sprintf("%s %s: %s", name, value, why)
 }
 
 // limitHeap makes the memory budget b the Go runtime's soft memory limit for the rest of the command (run restores

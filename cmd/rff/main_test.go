@@ -313,7 +313,7 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 		{append(fit, "--gamma", "0"), `"0" is not a γ`},
 		{append(fit, "--lambda", "1e-400"), "1e-400 is below the smallest positive λ, 5e-324, and would be 0"},
 		{append(fit, "-D", "64", "--lambda", "0"), "--lambda 0: the ridge system ZᵀZ + NλI is not positive definite at this λ"},
-		{append(fit, "--lambda", "x"), `invalid value "x" for flag -lambda: not a number`},
+		{append(fit, "--lambda", "x"), `--lambda x: not a number`},
 		{[]string{"approx", "--data", data, "--Ds", "10"}, "--Ds and --dim belong to --ovk"},
 		{[]string{"approx", "--ovk", "curl-free", "--n", "2"}, "--ovk measures the error at the -D of --Ds"},
 		{[]string{"approx", "--ovk", "curl-free", "--data", data, "--dim", "3"}, "--dim is the dimension of the pairs"},

@@ -238,12 +238,12 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	var std, smp []float64
 	if *withStd {
 		if std, err = m.PredictStd(X, data.N, true); err != nil {
-			return usageError{"--std: " + err.Error()}
+			return posteriorError("--std", err)
 		}
 	}
 	if *samples > 0 {
 		if smp, err = m.Sample(X, data.N, *samples, *seed); err != nil {
-			return usageError{"--samples: " + err.Error()}
+			return posteriorError("--samples", err)
 		}
 	}
 	var grads []float64
@@ -440,4 +440,13 @@ func readMatrix(path string) ([]float64, error) {
 		}
 	}
 	return a, nil
+}
+
+// posteriorError is the one line for a failed --std or --samples (flag): what to do about a model fitted without
+// uncertainty, in the CLI's words, or the error.
+func posteriorError(flag string, err error) error {
+	if errors.Is(err, rff.ErrNoUncertainty) {
+		return usagef("%s: this model was fitted without uncertainty; refit it with rff fit --uncertainty", flag)
+	}
+	return usageError{flag + ": " + err.Error()}
 }

@@ -174,3 +174,20 @@ func TestPredictOtherColumns(t *testing.T) {
 		t.Errorf("a missing column: exit %d, %q", code, errOut)
 	}
 }
+
+// --std and --samples of a model fitted without uncertainty: one line in the CLI's words (how to refit), without the
+// library's Config field.
+func TestPredictWithoutUncertainty(t *testing.T) {
+	data := writeCSV(t, 40, 2)
+	model := filepath.Join(t.TempDir(), "m.rff")
+	if code, _, errOut := runCLI("fit", "--data", data, "--out", model, "-D", "8"); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, flag := range [][]string{{"--std"}, {"--samples", "3"}} {
+		code, out, errOut := runCLI(append([]string{"predict", "--model", model, "--data", data}, flag...)...)
+		if code != 2 || out != "" || !strings.Contains(errOut, flag[0]+": this model was fitted without uncertainty; refit it with rff fit --uncertainty") ||
+			strings.Contains(errOut, "Config.") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", flag, code, out, errOut)
+		}
+	}
+}
