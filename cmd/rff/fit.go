@@ -528,6 +528,8 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--solver cg solves the ridge system of the squared loss; --loss %s trains its own way (dual coordinate descent or L-BFGS): leave --solver out", cfg.Loss)
 	case cfg.Solver == "cg" && cfg.Uncertainty:
 		return usagef("--uncertainty keeps the Cholesky factor of the posterior, so it solves by Cholesky: leave --solver out")
+	case cfg.OVK != "" && cfg.OVK != "decomposable" && cfg.Solver == "closed-form":
+		return usagef("--solver closed-form solves the Stein equation of a decomposable kernel; with --ovk %s use cholesky, cg or lbfgs, or leave --solver out", cfg.OVK)
 	case cfg.OVK == "" && (set("targets") || set("A")):
 		return usagef("--targets and -A belong to vector-valued models: give --ovk decomposable, curl-free, div-free or helmholtz")
 	case set("form") && fs.Lookup("kernel") != nil && strings.HasPrefix(fs.Lookup("kernel").Value.String(), "arccos"):

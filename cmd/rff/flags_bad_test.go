@@ -98,6 +98,8 @@ func TestFlagValuesRefused(t *testing.T) {
 		{"sigma not a bandwidth", fit("-D", "8", "--sigma", "abc"), []string{`--sigma: "abc" is not a bandwidth`}},
 		// 9. Flags of vector-valued models without --ovk (the library's words once).
 		{"targets without ovk", fit("-D", "8", "--targets", "f1"), []string{"--targets and -A", "--ovk decomposable"}},
+		{"closed form of a curl-free kernel", fit("-D", "8", "--target", "none", "--ovk", "curl-free", "--targets", "f2,y", "--solver", "closed-form"),
+			[]string{"--solver closed-form", "--ovk curl-free", "cholesky, cg or lbfgs"}},
 		// 10. A training split longer than the file (once all of its rows, silently).
 		{"train beyond the rows", fit("-D", "8", "--train", "41"), []string{"--train 41", "has 40 data rows", "at most 40"}},
 	} {
