@@ -63,14 +63,19 @@ func gqFloors(rep *studyReport, k kernel.Kernel, rules []rule.Rule, X, Y *datase
 const floorMargin = 0.01
 
 // atFloor reports whether the mean error of x is not significantly above floor — less than 2 standard errors of
-// the mean above it, or below it — or within floorMargin of it.
+// the mean above it, or below it — or within floorMargin of it, and at most floorCap times the floor.
 func atFloor(x approx.Result, floor float64) bool {
 	se := 0.0
 	if x.Runs > 0 {
 		se = x.Std / math.Sqrt(float64(x.Runs))
 	}
-	return x.Mean-floor < max(2*se, floorMargin*floor)
+	// A mean well above the floor is not at it, however wide its interval: with a few runs the standard error can
+	// span the whole gap, and the warning would then be said of a rule whose Monte Carlo error still dominates.
+	return x.Mean-floor < max(2*se, floorMargin*floor) && x.Mean <= floorCap*floor
 }
+
+// floorCap bounds the mean error that atFloor may count as at the floor: at most half again the floor.
+const floorCap = 1.5
 
 // printGQFloors prints the floors of a study's gq rules under its table, in the order of the rules.
 func printGQFloors(w io.Writer, r studyReport) {

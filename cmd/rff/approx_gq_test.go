@@ -129,7 +129,7 @@ func TestFitGQNote(t *testing.T) {
 }
 
 // TestAtFloor: a mean counts as at the floor when it is less than 2 standard errors of the mean above it (or below
-// it), or within 1% of it.
+// it), or within 1% of it — and never when it is more than half again the floor.
 func TestAtFloor(t *testing.T) {
 	for _, c := range []struct {
 		mean, std float64
@@ -144,6 +144,8 @@ func TestAtFloor(t *testing.T) {
 		{0.4039, 0.0001, 4, true},  // 0.98%: within the margin although 78 SE above
 		{0.3990, 0, 1, true},       // below the floor, no spread
 		{0.4100, 0, 1, false},      // 2.5% above, no spread
+		{1.2, 2, 3, false},         // within 2 SE of three runs, but three times the floor
+		{0.59, 0.3, 4, true},       // within 2 SE, and less than half again the floor
 	} {
 		x := approx.Result{Mean: c.mean, Std: c.std, Runs: c.runs}
 		if got := atFloor(x, 0.4); got != c.want {
