@@ -5,6 +5,11 @@
 #
 #   scripts/adversarial.sh            build rff and run every case; exit 1 if any case breaks the promise
 set -euo pipefail
+case "${1:-}" in
+  "") ;;
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "adversarial.sh: takes no arguments (see --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 if ! [ -x /usr/bin/time ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then

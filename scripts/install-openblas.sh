@@ -16,7 +16,8 @@ for arg in "$@"; do
   case "$arg" in
     --require) require=1 ;;
     --dev) pkgs+=(libopenblas-dev) ;;
-    *) echo "install-openblas.sh: unknown argument $arg" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-openblas.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
 
