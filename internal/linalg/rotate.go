@@ -50,6 +50,14 @@ func rotateRows(forward bool, m, n int, c, s, a []float64, lda int) {
 	wg.Wait()
 }
 
+// rot applies the rotation (ct, st) to x[j], x[j+1] with Dlasr's operations, every product rounded on its own (see
+// rotateRows).
+func rot(x []float64, j int, ct, st float64) {
+	t, u := x[j+1], x[j]
+	x[j+1] = float64(ct*t) - float64(st*u)
+	x[j] = float64(st*t) + float64(ct*u)
+}
+
 func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 	i := r0
 	for ; i+4 <= r1; i += 4 {
@@ -63,18 +71,10 @@ func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 				if ct == 1 && st == 0 {
 					continue
 				}
-				t0, u0 := x0[j+1], x0[j]
-				x0[j+1] = float64(ct*t0) - float64(st*u0)
-				x0[j] = float64(st*t0) + float64(ct*u0)
-				t1, u1 := x1[j+1], x1[j]
-				x1[j+1] = float64(ct*t1) - float64(st*u1)
-				x1[j] = float64(st*t1) + float64(ct*u1)
-				t2, u2 := x2[j+1], x2[j]
-				x2[j+1] = float64(ct*t2) - float64(st*u2)
-				x2[j] = float64(st*t2) + float64(ct*u2)
-				t3, u3 := x3[j+1], x3[j]
-				x3[j+1] = float64(ct*t3) - float64(st*u3)
-				x3[j] = float64(st*t3) + float64(ct*u3)
+				rot(x0, j, ct, st)
+				rot(x1, j, ct, st)
+				rot(x2, j, ct, st)
+				rot(x3, j, ct, st)
 			}
 			continue
 		}
@@ -83,18 +83,10 @@ func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 			if ct == 1 && st == 0 {
 				continue
 			}
-			t0, u0 := x0[j+1], x0[j]
-			x0[j+1] = float64(ct*t0) - float64(st*u0)
-			x0[j] = float64(st*t0) + float64(ct*u0)
-			t1, u1 := x1[j+1], x1[j]
-			x1[j+1] = float64(ct*t1) - float64(st*u1)
-			x1[j] = float64(st*t1) + float64(ct*u1)
-			t2, u2 := x2[j+1], x2[j]
-			x2[j+1] = float64(ct*t2) - float64(st*u2)
-			x2[j] = float64(st*t2) + float64(ct*u2)
-			t3, u3 := x3[j+1], x3[j]
-			x3[j+1] = float64(ct*t3) - float64(st*u3)
-			x3[j] = float64(st*t3) + float64(ct*u3)
+			rot(x0, j, ct, st)
+			rot(x1, j, ct, st)
+			rot(x2, j, ct, st)
+			rot(x3, j, ct, st)
 		}
 	}
 	for ; i < r1; i++ {
@@ -105,9 +97,7 @@ func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 				if ct == 1 && st == 0 {
 					continue
 				}
-				t, u := x[j+1], x[j]
-				x[j+1] = float64(ct*t) - float64(st*u)
-				x[j] = float64(st*t) + float64(ct*u)
+				rot(x, j, ct, st)
 			}
 			continue
 		}
@@ -116,9 +106,7 @@ func rotateRowRange(forward bool, r0, r1, n int, c, s, a []float64, lda int) {
 			if ct == 1 && st == 0 {
 				continue
 			}
-			t, u := x[j+1], x[j]
-			x[j+1] = float64(ct*t) - float64(st*u)
-			x[j] = float64(st*t) + float64(ct*u)
+			rot(x, j, ct, st)
 		}
 	}
 }
