@@ -211,11 +211,16 @@ func (s *settings) fitNystrom(h *model.Header, f *model.Model, rep *Report, k ke
 // fitFalkon solves kernel ridge regression restricted to the map's landmarks with FALKON and returns the solution as
 // weights on the map's features: for f(x) = αᵀk_M(x) + b, θ = Normᵀ K_MM α, the coordinates of f's projection onto
 // the features' span (θᵀψ(x) = αᵀK_MM Norm Normᵀ k_M(x), and K_MM Norm Normᵀ = K_MM K_MM⁺ is the identity on the
-// range of K_MM). Nothing is lost when nothing was dropped. In the eigen basis θ = Λ Normᵀ α (Normᵀα =
-// Λ^{-1/2}U_rᵀα): a dropped direction u_j moves f by |α·u_j|·|u_jᵀk_M(x)| ≤ |α·u_j|·(λ_j k(x, x))^{1/2}, with
-// λ_j ≤ 1e-12·λ_max. The Cholesky basis keeps only the landmarks its pivoting kept, so FALKON's centres are those.
+// range of K_MM). Nothing is lost when nothing was dropped. The Cholesky basis keeps only the landmarks its pivoting
+// kept, so FALKON's centres are those. The eigen basis keeps every landmark and drops eigen-directions u_j: FALKON's
+// α has components along them of the order of 1/λ_j, which θ = Λ Normᵀ α would drop, moving f by
+// |α·u_j|·|u_jᵀk_M(x)| — as much as the prediction itself. Such a fit is refused (the Cholesky basis, or the direct
+// solver in the eigen basis).
 func (s *settings) fitFalkon(nm *nystrom.Map, X []float64, n int, Y []float64, P int, rep *Report) (*learn.Fit, error) {
 	M, F, d := nm.Centres(), nm.Features(), nm.Dim()
+	if nm.Basis() == nystrom.Eigen && F < M {
+		return nil, fmt.Errorf("FALKON solves over all %d landmarks, and the eigen basis kept %d of their %d directions: the saved model would not be FALKON's solution; use the Cholesky basis (the default; --nystrom-basis cholesky), which drops landmarks instead, or the direct solver", M, F, M)
+	}
 	ts := time.Now()
 	maxIter := s.FalkonIter
 	if maxIter == 0 {

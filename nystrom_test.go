@@ -611,3 +611,36 @@ func TestNystromGivenLandmarks(t *testing.T) {
 		}
 	}
 }
+
+// TestFalkonEigenBasisDropped: FALKON in the eigen basis when the basis dropped directions (here, landmarks given
+// twice make K_MM singular) is refused, naming the way out; the Cholesky basis, which drops the repeated landmarks,
+// fits the same landmarks and equals the direct solve.
+func TestFalkonEigenBasisDropped(t *testing.T) {
+	data := loadGenerated(t, "reg.csv")
+	d := data.D
+	L := append(append([]float64(nil), data.X[:10*d]...), data.X[:10*d]...) // 20 landmarks, 10 distinct
+	cfg := Config{Map: "nystrom", LandmarkPoints: L, Lambda: 1e-3, Sigma: 1.5, Solver: "falkon", FalkonTol: 1e-11, FalkonIter: 500}
+	cfg.NystromBasis = "eigen"
+	if _, err := Fit(cfg, data); err == nil || !strings.Contains(err.Error(), "kept 10 of their 20 directions") || !strings.Contains(err.Error(), "--nystrom-basis cholesky") {
+		t.Fatalf("FALKON in an eigen basis that dropped directions: %v", err)
+	}
+	cfg.NystromBasis = "cholesky"
+	fk, err := Fit(cfg, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Solver, cfg.FalkonTol, cfg.FalkonIter = "", 0, 0
+	direct, err := Fit(cfg, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := direct.Predict(data)
+	b, _ := fk.Predict(data)
+	tol := 2 * (1 + cfg.Lambda) / cfg.Lambda * fk.Report().Solve.Residual // as TestFalkonEqualsNystromRidge
+	if !(tol <= 1e-6) {
+		t.Fatalf("FALKON did not converge: %+v", fk.Report().Solve)
+	}
+	if e := relMax(b.Values, a.Values); !(e <= tol) {
+		t.Errorf("Cholesky-basis FALKON differs from the direct solve by %.3g of the scale (bound %.3g)", e, tol)
+	}
+}
