@@ -160,8 +160,11 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 			workers := min(s.CV, runtime.GOMAXPROCS(0)) // folds solved at once, each with its scratch
 			need += bytesOf(float64(s.CV+1), F, F) + bytesOf(float64(workers), 4, F, F)
 			what = fmt.Sprintf("%d fold statistics of %d×%d, and the scratch of %d folds solved at once, one per core", s.CV+1, int(F), int(F), workers)
-		case s.falkon: // no ZᵀZ: nystromNeed counts FALKON's factors and block of K_NM
+		case s.falkon: // no ZᵀZ: nystromNeed counts FALKON's factors and block of K_NM (all of it when stored)
 			what = fmt.Sprintf("K_MM, its factors and a block of K_NM for M = %d centres", int(D))
+			if s.FalkonStore {
+				what = fmt.Sprintf("K_MM, its factors and the stored %d×%d K_NM (--falkon-store)", int(N), int(D))
+			}
 		default:
 			fixed = fixedNeed
 			need += int64(shards+1)*gram + bytesOf(F, P) + fixed

@@ -265,48 +265,57 @@ func (m *Model) buildOVK(budget int64) error {
 	return nil
 }
 
-// pointNorms returns ‖ω_j‖ for the points of p, from the projections of the identity, a block of rows at a time
-// (memory O(Len) per row of the block; the points are never held).
-func pointNorms(p rule.Points) []float64 {
-	d, L := p.Dim(), p.Len()
-	const block = 64
-	eye := make([]float64, block*d)
-	dst := make([]float64, block*L)
-	sq := make([]float64, L)
-	for i0 := 0; i0 < d; i0 += block {
-		B := min(block, d-i0)
-		clear(eye)
-		for r := range B {
-			eye[r*d+i0+r] = 1
-		}
-		p.Project(dst[:B*L], eye[:B*d], B)
-		for r := range B {
-			for j, v := range dst[r*L : (r+1)*L] {
-				sq[j] += v * v
-			}
-		}
-	}
-	for j := range sq {
-		sq[j] = math.Sqrt(sq[j])
-	}
-	return sq
-}
-
-// structuredRounding is a bound g on the rounding of a structured projection in dimension d, |fl(ωᵀx) − ωᵀx| ≤
-// g·u·‖ω‖·‖x‖, fused multiply-adds or not. The operators are products of orthogonal factors of size n = 2^⌈log₂ d⌉
-// (three Walsh–Hadamard transforms or three butterfly factors of log₂ n stages each, signs and permutations exact)
-// followed by a simplex's vertices or a scale: a stage of rotations or sums errs by at most 4u times the norm of
-// its input, which the orthogonal stages after it keep, and the last step by at most 4u·√n times it. The bound takes
-// 3·log₂ n + 8 stages and the √n for all of them: loose by orders of magnitude, and still 10⁻⁹ or less of a feature
-// for any n ≤ 2²⁰ with ‖ω‖‖x‖ ≤ 10³, where points drawn differently move a feature by its own size.
-func structuredRounding(d int) float64 {
+// structuredNormBounds returns bounds on ‖ω_j‖ (before the per-point scales) of stored structured points, from their
+// parameters in O(Len): √n for sorf (rows of √n times a product of orthogonal n×n matrices, restricted to d of their
+// n = 2^⌈log₂ d⌉ coordinates), and the radius ρ of an SR point (a unit vertex of the simplex, rotated). ok is false for
+// another kind or arrays that do not fit.
+func structuredNormBounds(pts rule.Stored) (norms []float64, ok bool) {
+	L, d := pts.Len, pts.Dim
 	n := 1
-	k := 0
 	for n < d {
 		n *= 2
+	}
+	norms = make([]float64, L)
+	switch pts.Kind {
+	case "sorf":
+		for j := range norms {
+			norms[j] = math.Sqrt(float64(n))
+		}
+	case "sr-butterfly":
+		m := d + 1
+		rho := pts.Arrays["rho"]
+		if len(rho) == 0 || len(rho)%m != 0 {
+			return nil, false
+		}
+		t := len(rho) / m
+		per := L / t // m points a rule, or 2m with the negated vertices
+		if per*t != L || (per != m && per != 2*m) {
+			return nil, false
+		}
+		for j := range norms {
+			norms[j] = math.Abs(rho[(j/per)*m+(j%per)%m])
+		}
+	default:
+		return nil, false
+	}
+	return norms, true
+}
+
+// structuredRounding is g such that two computations of a structured projection ω_jᵀx — this build's and the one
+// that wrote the file, one of which may fuse multiply-adds, redraw the parameters from the seed to within a unit of
+// rounding, or see a probe input a unit of rounding apart — differ by at most g·u·‖ω_j‖·‖x‖ (u = 2⁻⁵³; ‖ω_j‖ as
+// structuredNormBounds bounds it). Each computation applies three orthogonal factors of log₂ n stages (butterflies
+// or Walsh–Hadamard transforms of size n = 2^⌈log₂ d⌉; signs and permutations are exact); a stage errs by at most
+// 4u times the norm of its input, which the orthogonal stages after it keep, and a parameter a unit of rounding off
+// by as much again. An SR point then takes the inner product with a unit simplex vertex, a running sum of d terms
+// (within 2(d + 2)u of ‖y‖), and its radius (one rounding); the probe input adds one. Twice the sum, for the two
+// computations: g = 2(8·3·log₂ n + 2(d + 2) + 2).
+func structuredRounding(d int) float64 {
+	k := 0
+	for 1<<k < d {
 		k++
 	}
-	return 4 * float64(3*k+8) * math.Sqrt(float64(n))
+	return 2 * float64(8*3*k+2*(d+2)+2)
 }
 
 // storedPoints is the explicit realization a version-2 file stores.
@@ -319,8 +328,8 @@ func storedPoints(f *model.Model) rule.Stored {
 // Otherwise the machine or the build differs (another linear-algebra backend; a compiler that fuses multiply-adds,
 // as Go does on arm64 and with GOAMD64=v3), and the difference is held against a bound on rounding. Dense points
 // are projected by a matrix product whose summation order may differ, each ωᵀx by at most 2d·u·Σ_i|ω_i x_i| (u the
-// unit roundoff; two orders each within d·u of the exact sum). A structured operator (orthogonal factors, a
-// simplex, per-point radii) errs by at most structuredRounding(d)·u·‖ω‖·‖x‖ in either build. Either moves a feature
+// unit roundoff; two orders each within d·u of the exact sum). Two computations of a structured operator (orthogonal
+// factors, a simplex, per-point radii) differ by at most structuredRounding(d)·u·‖ω‖·‖x‖. Either moves a feature
 // √(2w)·cos(ωᵀx) by at most √(2w) times that, and an ORFF feature by max|B| times more; the activation adds a few
 // units of rounding. Points drawn differently, or damaged, move the features far more.
 func (m *Model) checkProbe(probe []float64, bmax float64) error {
@@ -354,46 +363,66 @@ func (m *Model) checkProbe(probe []float64, bmax float64) error {
 	if len(weights) != n || (scale != nil && len(scale) != n) {
 		return mismatch
 	}
-	tol := make([]float64, n) // bound on |Δ feature| for point j
+	// zb[j] bounds the difference of the projection ω_jᵀx (scaled) between the two computations, z[j] is the
+	// projection (for a step activation, which may flip where z is within zb of 0), and tol[j] bounds the difference
+	// of feature j.
+	zb, tol := make([]float64, n), make([]float64, n)
+	var z []float64
+	step := h.Kernel == "arccos0"
+	if step {
+		z = make([]float64, n)
+	}
 	if m.densePoints {
 		W := pts.Arrays["points"]
 		if len(W) != n*d {
 			return mismatch
 		}
 		for j := range n {
-			var s float64
+			var s, zj float64
 			for i, xi := range x {
 				s += math.Abs(W[j*d+i] * xi)
+				zj += W[j*d+i] * xi
 			}
-			if scale != nil {
-				s *= math.Abs(scale[j])
+			zb[j] = float64(2*d+4) * 0x1p-53 * s
+			if step {
+				z[j] = zj
 			}
-			tol[j] = math.Sqrt(2*weights[j]) * float64(2*d+4) * 0x1p-53 * s * math.Max(bmax, 1)
 		}
 	} else {
-		p, err := rule.Restore(pts)
-		if err != nil {
+		norms, ok := structuredNormBounds(pts)
+		if !ok {
 			return mismatch
 		}
-		norms := pointNorms(p)
-		g := structuredRounding(d)
 		var xn float64
 		for _, v := range x {
 			xn = math.Hypot(xn, v)
 		}
+		g := structuredRounding(d)
 		for j := range n {
-			s := norms[j] * xn
-			if scale != nil {
-				s *= math.Abs(scale[j])
-			}
-			tol[j] = math.Sqrt(2*weights[j]) * 0x1p-53 * (g*s + 16) * math.Max(bmax, 1)
+			zb[j] = 0x1p-53 * g * norms[j] * xn
 		}
+		if step {
+			p, err := rule.Restore(pts)
+			if err != nil {
+				return mismatch
+			}
+			p.Project(z, x, 1)
+		}
+	}
+	for j := range n {
+		if scale != nil {
+			zb[j] *= math.Abs(scale[j])
+			if step {
+				z[j] *= scale[j]
+			}
+		}
+		// The activation (a cosine of z, or of z plus a phase in [0, 2π)) adds a few units of rounding of its own.
+		tol[j] = math.Sqrt(2*weights[j]) * (zb[j] + 16*0x1p-53) * math.Max(bmax, 1)
 	}
 	cols := len(probe) / h.Outputs
 	if h.OVK == "" {
 		cols = len(probe)
 	}
-	step := h.Kernel == "arccos0" // Θ jumps: a projection within rounding of 0 may flip
 	rank := 1
 	if m.omap != nil {
 		rank = m.omap.Rank() // a version-1 header has none
@@ -405,7 +434,7 @@ func (m *Model) checkProbe(probe []float64, bmax float64) error {
 			j = (c / rank) % n
 		}
 		t := tol[j]
-		if step {
+		if step && math.Abs(z[j]) <= zb[j] { // Θ jumps at 0: a projection within rounding of 0 may flip
 			t = math.Max(t, math.Sqrt(2*weights[j]))
 		}
 		if math.Abs(v-f.Probe[i]) > t+4*0x1p-53*math.Abs(v) {

@@ -3,6 +3,7 @@ package rff
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -246,6 +247,114 @@ func TestV1DenseProbe(t *testing.T) {
 			}
 			if err != nil && !strings.Contains(err.Error(), "draws different") {
 				t.Errorf("%s, %s: %v, want the points drawn differently named", c.rule.Name(), tc.name, err)
+			}
+		}
+	}
+}
+
+// TestProbeRefusesDamagedStructuredPoints: a format-2 file whose structured points were changed — a sorf sign
+// flipped, the butterfly angles turned (by 10⁻⁷; by 0.1 for arccos0, whose features see only sign changes) — is
+// refused by the probe check, for the Gaussian kernel and for the arc-cosine kernel of order 0, whose features jump
+// (once any probe difference passed for it), while the same file with its probe features moved by one ulp loads.
+func TestProbeRefusesDamagedStructuredPoints(t *testing.T) {
+	data := loadGenerated(t, "reg.csv")
+	dir := t.TempDir()
+	for _, kern := range []string{"gaussian", "arccos0"} {
+		for _, r := range []string{"sorf", "sr-butterfly"} {
+			t.Run(kern+"/"+r, func(t *testing.T) {
+				cfg := Config{Kernel: kern, Rule: r, Points: 48, Lambda: 1e-3, Preprocess: "standardize"}
+				if kern == "gaussian" {
+					cfg.Sigma = 1.5
+				}
+				m, err := Fit(cfg, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join(dir, kern+"-"+r+".rff")
+				if err := m.Save(path); err != nil {
+					t.Fatal(err)
+				}
+				write := func(name string, edit func(f *model.Model)) string {
+					f, err := model.Load(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					edit(f)
+					b, err := model.Encode(f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					p := filepath.Join(dir, kern+"-"+r+"-"+name+".rff")
+					if err := os.WriteFile(p, b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return p
+				}
+				damaged := write("damaged", func(f *model.Model) {
+					if r == "sorf" {
+						f.Points["signs"][3] = -f.Points["signs"][3]
+						return
+					}
+					// Every angle (some act only on the padding of d up to 2^k); by 10⁻⁷, or by 0.1 for the step
+					// features of arccos0, which change only where a projection changes sign.
+					turn := 1e-7
+					if kern == "arccos0" {
+						turn = 0.1
+					}
+					for i, c := range f.Points["cos"] {
+						th := math.Atan2(f.Points["sin"][i], c) + turn
+						f.Points["sin"][i], f.Points["cos"][i] = math.Sincos(th)
+					}
+				})
+				if _, err := Load(damaged); err == nil || !strings.Contains(err.Error(), "does not reproduce its probe features") {
+					t.Errorf("damaged points: Load error %v", err)
+				}
+				moved := write("ulp", func(f *model.Model) {
+					for i, v := range f.Probe {
+						f.Probe[i] = math.Nextafter(v, math.Inf(1))
+					}
+				})
+				if _, err := Load(moved); err != nil {
+					t.Errorf("probe moved by one ulp: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestStructuredNormBounds: the norms the probe check takes for structured points, from their stored parameters,
+// bound the points' norms computed from the points themselves (projections of the identity), and equal them for SR
+// points (a rotated unit vertex times its radius) — for even and odd integrands, and d a power of two or not.
+func TestStructuredNormBounds(t *testing.T) {
+	for _, c := range []struct {
+		r    rule.Rule
+		d, D int
+		even bool
+	}{
+		{rule.SORF{}, 5, 20, true}, {rule.SORF{}, 8, 20, true}, {rule.SORF{}, 13, 40, false},
+		{rule.SR{Rotation: rule.Butterfly}, 5, 18, true}, {rule.SR{Rotation: rule.Butterfly}, 7, 32, false},
+		{rule.SR{Rotation: rule.Butterfly}, 16, 34, true},
+	} {
+		p, err := c.r.Draw(c.d, c.D, c.even, rand.New(rand.NewPCG(3, uint64(c.d))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		norms, ok := structuredNormBounds(rule.Store(p))
+		if !ok || len(norms) != p.Len() {
+			t.Fatalf("%s d=%d: %d norms, ok %v, for %d points", c.r.Name(), c.d, len(norms), ok, p.Len())
+		}
+		W := rule.Dense(p)
+		for j := range p.Len() {
+			var s float64
+			for _, v := range W[j*c.d : (j+1)*c.d] {
+				s += v * v
+			}
+			got := math.Sqrt(s)
+			if !(got <= norms[j]*(1+1e-12)) {
+				t.Errorf("%s d=%d point %d: norm %v above the bound %v", c.r.Name(), c.d, j, got, norms[j])
+			}
+			if _, sr := c.r.(rule.SR); sr && !(math.Abs(got-norms[j]) <= 1e-12*norms[j]) {
+				t.Errorf("%s d=%d point %d: norm %v, radius %v", c.r.Name(), c.d, j, got, norms[j])
 			}
 		}
 	}

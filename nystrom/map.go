@@ -20,8 +20,9 @@ import (
 
 // DefaultThreshold is the relative eigenvalue threshold of a Map: eigenvalues λ_j ≤ 1e-12·λ_max of K_MM are dropped.
 // It sits a few orders of magnitude above the rounding of the eigendecomposition (about M·2⁻⁵³·λ_max), so that
-// what is kept is the matrix's and not the rounding's, and far below any eigenvalue that changes a kernel estimate
-// noticeably (dropping λ_j changes k̃ by at most λ_j).
+// what is kept is the matrix's and not the rounding's. Dropping λ_j changes k̃(x, y) by (u_jᵀk_M(x))(u_jᵀk_M(y))/λ_j:
+// at most λ_j at the landmarks, where k_M(x) is a column of K_MM, but away from them up to k(x, x) for a direction
+// that a point off the landmarks' span excites (docs/conventions.md §13.1).
 const DefaultThreshold = 1e-12
 
 // DefaultMaxBytes is the default memory budget for the O(M²) arrays of a Map or a Falkon fit: 4 GiB.
@@ -443,7 +444,8 @@ func (m *Map) TransformRows(dst, x []float64, n int) error {
 }
 
 // Gradient writes the derivatives of the features at the rows x (rows×d) into dst (rows×d×Features(): dst[(i·d +
-// j)·F + c] = ∂ψ_c/∂x_j at row i): ∂ψ/∂x_j = Λ^{-1/2}Uᵀ ∂k_M(x)/∂x_j, from the kernel's closed-form derivatives
+// j)·F + c] = ∂ψ_c/∂x_j at row i): ∂ψ/∂x_j = Normᵀ ∂k_M(x)/∂x_j (Λ^{-1/2}Uᵀ in the eigen basis, U⁻ᵀ in the
+// Cholesky basis), from the kernel's closed-form derivatives
 // ∂k(x, c_m)/∂x_j (kernel.Gradient: O(d) per landmark for the Gaussian, Cauchy and Matérn kernels, so a row costs
 // O(d·M) for them plus the product with the normalization). It returns an error for a kernel without first
 // derivatives everywhere (the Laplacian kernel and the arc-cosine kernels), shapes that do not match, and NaN or

@@ -606,6 +606,8 @@ func TestFitNystrom(t *testing.T) {
 		{[]string{"--map", "nystrom", "--centres", "150", "--lambda", "1e-6", "--solver", "falkon", "--nystrom-basis", "eigen"}, "--nystrom-basis cholesky"},
 		{[]string{"--map", "nystrom", "--solver", "falkon", "--stream"}, "FALKON"},
 		{[]string{"--map", "nystrom", "--centres", "100", "--max-memory", "1MiB"}, "lower --centres"},
+		{[]string{"--map", "nystrom", "--centres", "100", "--solver", "falkon", "--max-memory", "100KiB"}, "a block of K_NM for M = 100 centres"},
+		{[]string{"--map", "nystrom", "--centres", "100", "--solver", "falkon", "--falkon-store", "--max-memory", "100KiB"}, "the stored 600×100 K_NM"},
 	} {
 		args := append([]string{"fit", "--data", train, "--out", mpath}, c.args...)
 		code, out, errOut := runCLI(args...)
