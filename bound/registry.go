@@ -222,7 +222,13 @@ func Compute(name string, p Params) (Guarantee, error) {
 // wrap prefixes err with "bound " and the theorem's name, once: the errors of the bounds and of the spectra may
 // start with the name, or with "bound: ", already. The result unwraps to err.
 func wrap(key string, err error) error {
-	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), key+": "), "bound: ")
+	msg := strings.TrimPrefix(err.Error(), "bound: ")
+	for _, name := range append(Names(), "ss-deriv") { // a theorem may report through another's code (ss-deriv-bounded)
+		if m, ok := strings.CutPrefix(msg, name+": "); ok {
+			msg = m
+			break
+		}
+	}
 	return renamed{"bound " + key + ": " + msg, err}
 }
 

@@ -20,9 +20,9 @@ import (
 //	                perm:   t·3·d permutation entries (integers 0…d−1); signs: t·3·d signs (±1)
 //
 // with Len = t·(d+1) points for even integrands (cos/sin features) and 2t·(d+1) otherwise. Restore checks every field
-// against the others and rebuilds a realization that projects bit for bit as the original in the same build: the
-// structured operators do the same floating-point operations in the same order (a build that fuses multiply-adds,
-// as Go does on arm64, rounds their rotations differently, by a few units of rounding).
+// against the others and rebuilds a realization that projects bit for bit as the original: the structured operators
+// do the same floating-point operations in the same order, every product rounded on its own, also in a build that
+// fuses multiply-adds (Go on arm64, or GOAMD64=v3).
 type Stored struct {
 	Kind    string
 	Dim     int

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks `rff serve` on 127.0.0.1 with wrk (Debian package wrk), bounded in time (about 4 minutes):
 #
-#   scripts/bench-serve.sh [WORKDIR]        (kept when named; a directory made here is removed; RFF_SERVE_PORT, default 18181; SECONDS_PER_RUN, default 15;
+#   scripts/bench-serve.sh [WORKDIR]        (kept when named; a directory made here is removed unless the run fails; RFF_SERVE_PORT, default 18181; SECONDS_PER_RUN, default 15;
 #                                            OVERLOAD_SECONDS, default 60)
 #
 # 1. fits a regression model on synthetic data with d = 784 inputs and sr-butterfly features, D = 4096 points
@@ -37,8 +37,11 @@ else
 fi
 PID=""
 on_exit() {
+  local status=$?
   if [ -n "$PID" ]; then kill -TERM "$PID" 2> /dev/null || true; fi
-  if [ -n "${made_work:-}" ]; then rm -rf "$WORK"; fi
+  if [ -n "${made_work:-}" ]; then
+    if [ "$status" = 0 ]; then rm -rf "$WORK"; else echo "bench-serve.sh: failed; its files (serve.log) are in $WORK" >&2; fi
+  fi
 }
 trap on_exit EXIT
 cd "$(dirname "$0")/.."

@@ -10,7 +10,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 D=2048
 case "${1:-}" in
   "") ;;
-  -D) if [ $# -lt 2 ]; then echo "uncertainty-vs-gp.sh: -D needs a number of points" >&2; exit 2; fi; D=$2 ;;
+  -D)
+    if [ $# -ne 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then
+      echo "uncertainty-vs-gp.sh: -D needs a number of points, and nothing after it (see --help)" >&2
+      exit 2
+    fi
+    D=$2 ;;
   -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "uncertainty-vs-gp.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 esac

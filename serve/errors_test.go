@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -273,5 +274,32 @@ func TestShapeOverflow(t *testing.T) {
 	code, _, b := do(t, ts.Client(), "POST", ts.URL+"/v2/models/ovk/infer", []byte(body))
 	if code != 413 {
 		t.Errorf("%d %s, want 413", code, b)
+	}
+}
+
+// A client that gives up while its request waits for a slot is not counted as shed load (rejected_total): its
+// request is recorded with code 499, as proxies record a client that closed the connection.
+func TestQueuedClientLeaves(t *testing.T) {
+	s, ts := newTestServer(t, copyModels(t, "ridge-sr=reg"), Options{MaxConcurrent: 1, MaxQueue: 4, QueueTimeout: 5 * time.Second})
+	body := matrixBody([]float64{1, 2, 3}, 1, 3, "FP64")
+	release := holdSlots(s, 1)
+	defer release()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v2/models/reg/infer", strings.NewReader(string(body)))
+		if resp, err := ts.Client().Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, "the request to queue", func() bool { return s.waiting.Load() == 1 })
+	cancel()
+	<-done
+	waitFor(t, "the request to be recorded", func() bool {
+		return counterValue(t, s, "rff_serve_requests_total", map[string]string{"route": "infer", "model": "reg", "code": "499"}) == 1
+	})
+	if got := counterValue(t, s, "rff_serve_rejected_total", nil); got != 0 {
+		t.Errorf("rejected_total %v, want 0: the client left, the server shed nothing", got)
 	}
 }

@@ -41,9 +41,11 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 		return e.name
 	}
 	if !s.acquire(r) {
-		if r.Context().Err() == nil { // not shed: the client left while it waited
-			s.metrics.rejected.Inc()
+		if r.Context().Err() != nil { // not shed: the client left while it waited (recorded as 499, as proxies do)
+			writeError(w, errorf(statusClientClosed, "the client closed the request while it waited for a slot"))
+			return e.name
 		}
+		s.metrics.rejected.Inc()
 		w.Header().Set("Retry-After", "1")
 		writeError(w, errorf(http.StatusServiceUnavailable, "the server is at capacity; retry later"))
 		return e.name
@@ -159,6 +161,10 @@ func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 	}
 	return o, nil
 }
+
+// statusClientClosed is the status recorded for a request whose client went away before it was served (nginx's
+// 499; nobody reads the answer).
+const statusClientClosed = 499
 
 // Pooled buffers: request bodies, input matrices and response bodies are reused across requests. The input
 // matrices and response bodies are used while a request holds a slot, so their number is bounded by the slots and

@@ -93,6 +93,7 @@ func TestFlagValuesRefused(t *testing.T) {
 		// 8. Values of the wrong type: the flag as written and what it takes, not the flag package's "parse error".
 		{"seed negative", fit("-D", "8", "--seed", "-1"), []string{`--seed: "-1" is not a whole number ≥ 0`}},
 		{"D not a number", fit("-D", "abc"), []string{`-D: "abc" is not a whole number`}},
+		{"D with a quote and a tab", fit("-D", "a\"b\tc"), []string{`-D: "a\"b\tc" is not a whole number`}},
 		{"D out of range", fit("-D", "99999999999999999999"), []string{`-D: "99999999999999999999" is out of range for a whole number`}},
 		{"json not a boolean", fit("-D", "8", "--json=maybe"), []string{`--json: "maybe" is not true or false`}},
 		{"sigma not a bandwidth", fit("-D", "8", "--sigma", "abc"), []string{`--sigma: "abc" is not a bandwidth`}},

@@ -210,6 +210,9 @@ func flagValueError(fs *flag.FlagSet, err error) string {
 	} else {
 		return err.Error()
 	}
+	if v, uerr := strconv.Unquote(`"` + value + `"`); uerr == nil { // the flag package quoted it (%q)
+		value = v
+	}
 	f := fs.Lookup(name)
 	if f == nil {
 		return err.Error()

@@ -27,23 +27,25 @@ need_value() {
   fi
 }
 
-# check_parts NAME OPTION LIST ALLOWED...: exits with status 2 unless every comma-separated part of LIST is one of
-# ALLOWED.
+# check_parts NAME OPTION LIST ALLOWED...: exits with status 2 unless LIST is a non-empty comma-separated list of
+# parts each exactly one of ALLOWED (no spaces, no empty parts), as the programs the scripts drive split it.
 check_parts() {
   local name=$1 option=$2 list=$3 part ok a
+  local -a parts
   shift 3
-  for part in ${list//,/ }; do
+  IFS=, read -ra parts <<< "$list"
+  if [ ${#parts[@]} -eq 0 ] || [[ $list == ,* || $list == *, || $list == *,,* ]]; then
+    echo "$name: $option \"$list\": want a comma list of: $* (no empty parts)" >&2
+    exit 2
+  fi
+  for part in "${parts[@]}"; do
     ok=0
     for a in "$@"; do [ "$part" = "$a" ] && ok=1; done
     if [ "$ok" = 0 ]; then
-      echo "$name: $option: unknown part \"$part\" (want a comma list of: $*)" >&2
+      echo "$name: $option: unknown part \"$part\" (want a comma list of: $*, without spaces)" >&2
       exit 2
     fi
   done
-  if [ -z "${list//,/}" ]; then
-    echo "$name: $option is empty (want a comma list of: $*)" >&2
-    exit 2
-  fi
 }
 
 # same_blas_env CORE THREADS: the environment both programs run in: THREADS threads for OpenMP, OpenBLAS and MKL,

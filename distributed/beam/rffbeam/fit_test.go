@@ -283,20 +283,25 @@ func TestOutOfRangeTarget(t *testing.T) {
 		{"regression", "regression", rff.Config{Points: 16, Lambda: 1e-4, Seed: 2}},
 		{"numeric classes", "numeric-labels", rff.Config{Task: "classification", Points: 16, Lambda: 1e-4, Seed: 2}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			header, lines := dataLines(400, 3, c.kind, 14)
-			lines[250] = lines[250][:strings.LastIndex(lines[250], ",")] + ",-1e400"
-			glob, all := writeShards(t, dir, header, lines, fourShards)
-			_, err := Fit(context.Background(), Options{Config: c.cfg, Input: glob})
-			want := filepath.Join(dir, "shards", "part-2.csv") + `:52: column 4: "-1e400" is out of range`
-			if err == nil || err.Error() != want {
-				t.Errorf("error %q, want %q", err, want)
-			}
-			if _, err := rff.FitCSV(c.cfg, all, rff.StreamOptions{}); err == nil || !strings.HasSuffix(err.Error(), `column 4: "-1e400" is out of range`) {
-				t.Errorf("FitCSV: error %v", err)
-			}
-		})
+		// 10^309 written with 800 digits: beyond the largest float64, though a parser that reads only the leading
+		// digits would take it for 1e308.
+		long := "1" + strings.Repeat("0", 800) + "e-491"
+		for _, v := range []string{"-1e400", long} {
+			t.Run(c.name, func(t *testing.T) {
+				dir := t.TempDir()
+				header, lines := dataLines(400, 3, c.kind, 14)
+				lines[250] = lines[250][:strings.LastIndex(lines[250], ",")] + "," + v
+				glob, all := writeShards(t, dir, header, lines, fourShards)
+				_, err := Fit(context.Background(), Options{Config: c.cfg, Input: glob})
+				if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "shards", "part-2.csv")+`:52: column 4: "`) ||
+					!strings.HasSuffix(err.Error(), " is out of range") {
+					t.Errorf("%.20s…: error %q, want line 52's target out of range", v, err)
+				}
+				if _, err := rff.FitCSV(c.cfg, all, rff.StreamOptions{}); err == nil || !strings.HasSuffix(err.Error(), " is out of range") {
+					t.Errorf("FitCSV: error %v", err)
+				}
+			})
+		}
 	}
 }
 

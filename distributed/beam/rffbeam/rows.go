@@ -12,6 +12,7 @@ import (
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/numparse"
 )
 
 // Rows is a block of parsed rows of one file, the element ReadRows emits and the passes combine.
@@ -277,7 +278,7 @@ func decodeRowError(r *reader) RowError {
 // nonFiniteTarget says what is wrong with the numeric target tg of column tcol that reads as NaN or ±Inf, as rff
 // fit says it: written as NaN or Inf, or a number beyond the largest float64.
 func nonFiniteTarget(tcol int, tg string) string {
-	if _, err := strconv.ParseFloat(tg, 64); errors.Is(err, strconv.ErrRange) {
+	if _, err := numparse.ParseField(tg, 64); errors.Is(err, strconv.ErrRange) { // as dataset reads targets
 		return fmt.Sprintf("column %d: %q is out of range", tcol, tg)
 	}
 	return fmt.Sprintf("column %d: NaN/Inf not allowed (%q)", tcol, tg)
