@@ -1,6 +1,7 @@
 package nystrom
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/rffkit/rff/internal/parallel"
@@ -59,7 +60,18 @@ func (KMeansPP) Select(k kernel.Kernel, X []float64, n, d, M int, seed uint64) (
 			total += v
 		}
 		next := -1
-		if total > 0 {
+		switch {
+		case math.IsInf(total, 1):
+			// Squared distances beyond the largest float64 (finite inputs near 1e154 apart): D² sampling gives them
+			// all the weight, and ties them; draw uniformly among them (the cumulative sum could not reach u).
+			var inf []int
+			for i, v := range dist {
+				if math.IsInf(v, 1) {
+					inf = append(inf, i)
+				}
+			}
+			next = inf[rng.IntN(len(inf))]
+		case total > 0:
 			u := rng.Float64() * total
 			var cum float64
 			last := -1
@@ -77,7 +89,7 @@ func (KMeansPP) Select(k kernel.Kernel, X []float64, n, d, M int, seed uint64) (
 			if next < 0 { // u rounded up to the total
 				next = last
 			}
-		} else {
+		default:
 			// Every row left coincides with a landmark: draw uniformly among the rows not yet chosen.
 			r := rng.IntN(n - len(out))
 			for i, c := range chosen {

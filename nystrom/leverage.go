@@ -43,7 +43,10 @@ import (
 type Leverage struct {
 	// Lambda > 0 fixes the λ of the scores the M landmarks are drawn by, in the units of the n×n kernel matrix
 	// (for kernel ridge regression with the convention of package learn, (1/N)Σ(f(x_i) − y_i)² + λ_learn‖f‖², the
-	// scores that matter are at λ = N·λ_learn). 0 chooses λ from the spectrum as above.
+	// scores that matter are at λ = N·λ_learn). 0 chooses λ from the spectrum as above. Only the top level uses
+	// it: the levels below still size their samples for the spectrum's λ, so a Lambda far below that gives scores
+	// that remain upper bounds on the ridge leverage scores but are flatter than the exact ones (closer to uniform
+	// sampling) — unlike Musco & Musco's fixed-λ algorithm, which would sample every level for that λ.
 	Lambda float64
 }
 

@@ -225,3 +225,23 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// TestKMeansPPOverflow: squared distances that overflow (rows 1e160 apart) are ties of infinite weight, drawn
+// uniformly, not the last row with a positive distance every time (the cumulative sum never passes an infinite u).
+func TestKMeansPPOverflow(t *testing.T) {
+	X := []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1e160, -1e160}
+	k := kernel.Gaussian{S: 1}
+	second := map[int]int{}
+	for seed := range uint64(400) {
+		idx, err := KMeansPP{}.Select(k, X, len(X), 1, 3, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if idx[0] >= 8 { // a huge row first: every other row is at an infinite squared distance
+			second[idx[1]]++
+		}
+	}
+	if len(second) < 6 {
+		t.Errorf("second picks after a huge first one: %v; want them spread over the 9 other rows", second)
+	}
+}
