@@ -7,11 +7,9 @@
 # Reads LETTER, USPS, Powerplant and MNIST from $RFF_DATA (default: the folder shared/data beside the module root).
 # About 3 minutes with OpenBLAS on 2 cores (AMD EPYC, Zen 3).
 set -euo pipefail
-case "${1:-}" in
-  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  -*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
-esac
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib/data.sh"
+script_args "$0" "${1:-}"
 out=$(realpath -m -- "${1:-/tmp/rff-acceptance.jsonl}") # before the cd: relative to where the script was run
 data=$(realpath -m -- "${RFF_DATA:-$root/../shared/data}")
 cd "$root"
@@ -22,7 +20,6 @@ rff="$tmp/rff"
 "$rff" version
 : > "$out"
 
-source scripts/lib/data.sh
 prepare_data "$data" "$tmp"
 
 fit_run letter $letter -D 4096 --sigma 2 --lambda 1e-6

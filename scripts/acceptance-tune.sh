@@ -8,11 +8,9 @@
 # hand-chosen pair at D = 4096: one fit per cell, about 19 and 5 minutes on 2 cores; not in the default).
 # Reads the data sets from $RFF_DATA (default: the folder shared/data beside the module root).
 set -euo pipefail
-case "${1:-}" in
-  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  -*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
-esac
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib/data.sh"
+script_args "$0" "${1:-}"
 out=$(realpath -m -- "${1:-/tmp/rff-acceptance-tune.jsonl}") # before the cd: relative to where the script was run
 shift || true
 data=$(realpath -m -- "${RFF_DATA:-$root/../shared/data}")
@@ -26,7 +24,6 @@ rff="$tmp/rff"
 grep -m1 'model name' /proc/cpuinfo || true
 uptime
 : > "$out"
-source scripts/lib/data.sh
 prepare_data "$data" "$tmp"
 
 for r in $runs; do

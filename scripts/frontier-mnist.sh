@@ -5,11 +5,9 @@
 # Usage: scripts/frontier-mnist.sh [OUT.jsonl] [ROUNDS]. Reads MNIST from $RFF_DATA (default: the folder
 # shared/data beside the module root).
 set -euo pipefail
-case "${1:-}" in
-  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-  -*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
-esac
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib/data.sh"
+script_args "$0" "${1:-}"
 out=$(realpath -m -- "${1:-/tmp/rff-frontier-mnist.jsonl}") # before the cd: relative to where the script was run
 rounds=${2:-2}
 data=$(realpath -m -- "${RFF_DATA:-$root/../shared/data}")
@@ -22,7 +20,6 @@ rff="$tmp/rff"
 grep -m1 'model name' /proc/cpuinfo || true
 uptime
 : > "$out"
-source scripts/lib/data.sh
 prepare_data "$data" "$tmp"
 for round in $(seq "$rounds"); do
   # seconds: 50 principal components, D = 768 SR points (816 after rounding to whole rules: 1632 cos/sin features),

@@ -3,6 +3,15 @@
 # rows train, the rest test, header on both) into TMP, and sets the rff fit flags of each data set:
 #   letter, powerplant, usps (pixels in [−1, 1] as stored), mnist (pixels/255; its flags end with the preprocessing,
 #   so that "$mnist,pca:50" adds a step) — each with its training and test files.
+# script_args SCRIPT FIRST_ARG: prints SCRIPT's header comment and exits 0 when FIRST_ARG is -h or --help; exits 2
+# for any other option (the learning scripts take positional arguments only).
+script_args() {
+  case "${2:-}" in
+    -h|--help) sed -n '2,/^set -euo/p' "$1" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "$(basename "$1"): unknown option $2 (see --help)" >&2; exit 2 ;;
+  esac
+}
+
 prepare_data() {
   local data=$1 tmp=$2
   head -16000 "$data/letter/letter-recognition.data" > "$tmp/letter-train.csv"
