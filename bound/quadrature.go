@@ -189,5 +189,26 @@ func (t KRR) Points(eps, delta float64) (int, error) {
 	if err := checkEps(eps); err != nil {
 		return 0, err
 	}
-	return t.Kernel.Points(c*eps, delta)
+	m, err := t.Kernel.Points(c*eps, delta)
+	if err != nil {
+		return m, err
+	}
+	// Error divides by c, this multiplies: the two roundings (fused differently on some CPUs) can put Error(m) a unit
+	// of rounding to either side of ε. A few steps make m the smallest count whose Error is ≤ ε, as Error computes it.
+	for range 4 {
+		if e, err := t.Error(m, delta); err != nil || e <= eps {
+			break
+		}
+		m++
+	}
+	for range 4 {
+		if m <= 1 {
+			break
+		}
+		if e, err := t.Error(m-1, delta); err != nil || e > eps {
+			break
+		}
+		m--
+	}
+	return m, nil
 }
