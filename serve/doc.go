@@ -11,9 +11,9 @@
 // Every file NAME.rff of the directory is served as the model NAME. The endpoints answer JSON:
 //
 //	GET  /v2/health/live                → {"live": true}
-//	GET  /v2/health/ready               → {"ready": true} (503 before a model is loaded and to requests that arrive
-//	                                       on an open connection once Serve's shutdown has begun; the listener
-//	                                       closes at once, so new connections are refused)
+//	GET  /v2/health/ready               → {"ready": true} (503 before a model is loaded and once Serve's shutdown
+//	                                       has begun; the listener closes after Options.ShutdownDelay, default at
+//	                                       once, and new connections are then refused)
 //	GET  /v2                            → {"name": "rff", "version": …, "extensions": []}
 //	GET  /v2/models/NAME                → metadata: inputs, outputs, versions, and the model's description under "rff"
 //	GET  /v2/models/NAME/ready          → {"name": NAME, "ready": true}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"time"
 )
 
 // HTTPServer returns an http.Server for the handler with the timeouts of the options, for a caller that runs it
@@ -28,8 +29,8 @@ func (s *Server) HTTPServer() *http.Server {
 }
 
 // Serve serves HTTP on ln (HTTPS when tlsConfig is not nil: it must hold the certificate) until ctx is done, then
-// shuts down gracefully: the readiness check turns false, the listener closes, and the requests in flight finish
-// (for at most DrainTimeout) before Serve returns nil. It returns an error when serving fails or the drain times out,
+// shuts down gracefully: the readiness check turns false, requests are still served for ShutdownDelay, the listener
+// closes, and the requests in flight finish (for at most DrainTimeout) before Serve returns nil. It returns an error when serving fails or the drain times out,
 // and for a nil or zero Server, a nil ctx or a nil ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	switch {
@@ -60,6 +61,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Conf
 	case <-ctx.Done():
 	}
 	s.draining.Store(true)
+	if d := s.opts.ShutdownDelay; d > 0 {
+		s.log.Info("shutting down: not ready, serving until the delay is over", "delay", d.String())
+		t := time.NewTimer(d)
+		select {
+		case err := <-errc: // serving failed during the delay
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 	s.log.Info("shutting down: draining requests in flight", "timeout", s.opts.DrainTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), s.opts.DrainTimeout)
 	defer cancel()

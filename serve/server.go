@@ -58,6 +58,11 @@ type Options struct {
 	// (default 60 s), writing the response (default 60 s, counted from the end of the request header), and
 	// keeping an idle connection (default 120 s); DrainTimeout bounds the graceful shutdown (default 30 s).
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout, DrainTimeout time.Duration
+	// ShutdownDelay is how long Serve goes on serving once ctx is done, with the readiness check already false,
+	// before it closes the listener and drains (default 0: at once). A load balancer that polls the readiness
+	// check (a Kubernetes Service, for one) stops sending new requests during the delay, instead of having them
+	// refused by a closed port.
+	ShutdownDelay time.Duration
 	// MaxModelBytes is the largest model file loaded (default: half of the memory available, as the rff command's
 	// default budget); a larger file, or one whose first bytes are not a model file's, is refused without reading
 	// the rest (logged and returned by Reload), and a good model of the same name stays in service. It bounds as

@@ -121,3 +121,54 @@ func TestShutdownDrainTimeout(t *testing.T) {
 		t.Fatalf("Serve returned after %v, want about the drain timeout", d)
 	}
 }
+
+// During ShutdownDelay the readiness check is false but new connections are still accepted and answered; the
+// listener closes when the delay is over.
+func TestShutdownDelay(t *testing.T) {
+	const delay = 600 * time.Millisecond
+	s, err := New(copyModels(t, "ridge-sr=reg"), Options{ShutdownDelay: delay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, stop := serveOn(t, s, nil)
+	base := "http://" + addr
+	fresh := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	X := randomRows(9, 4, 3)
+	want, _ := loadGolden(t, "ridge-sr").PredictRows(X, 4)
+	body := matrixBody(X, 4, 3, "FP64")
+
+	start := time.Now()
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	waitFor(t, "the shutdown to start", s.draining.Load)
+	if code, _, b := do(t, fresh, "GET", base+"/v2/health/ready", nil); code != http.StatusServiceUnavailable || !strings.Contains(string(b), "shutting down") {
+		t.Fatalf("ready during the delay: %d %s, want 503 shutting down", code, b)
+	}
+	code, _, b := do(t, fresh, "POST", base+"/v2/models/reg/infer", body)
+	if elapsed := time.Since(start); elapsed >= delay {
+		t.Skipf("the checks took %v, longer than the delay: too slow a machine to tell", elapsed)
+	}
+	if code != 200 {
+		t.Fatalf("a new connection during the delay: %d %s, want 200", code, b)
+	}
+	var resp inferResponse
+	if err := json.Unmarshal(b, &resp); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := resp.floats(t, OutputPredictions)
+	sameBits(t, "during the delay", got, want.Values)
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+		if d := time.Since(start); d < delay {
+			t.Fatalf("Serve returned after %v, before the delay of %v", d, delay)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after the delay")
+	}
+	if _, err := fresh.Get(base + "/v2/health/live"); err == nil {
+		t.Fatal("the listener still accepts connections after the shutdown")
+	}
+}

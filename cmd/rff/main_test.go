@@ -374,6 +374,7 @@ func TestMessagesNameTheInput(t *testing.T) {
 		{[]string{"fit", "--data", multi, "--out", out, "-D", "8", "--target", "none", "--ovk", "curl-free"}, "--ovk curl-free needs --targets"},
 		{[]string{"serve", "--models", dir, "--max-rows", "0"}, "--max-rows must be ≥ 1, got 0"},
 		{[]string{"serve", "--models", dir, "--max-queue", "-2"}, "--max-queue must be ≥ -1"},
+		{[]string{"serve", "--models", dir, "--shutdown-delay", "-1s"}, "--shutdown-delay must be ≥ 0"},
 		{[]string{"serve", "--models", dir, "--watch-interval", "5s"}, "--watch-interval is the polling interval of --watch"},
 		{[]string{"predict", "--model", "../../testdata/v2/ridge-sr.rff", "--data", data, "--seed", "3"}, "--seed seeds the posterior samples of --samples K"},
 	} {

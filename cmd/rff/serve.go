@@ -37,6 +37,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	writeTimeout := fs.Duration("write-timeout", 60*time.Second, "time to answer, from the end of the request header")
 	idleTimeout := fs.Duration("idle-timeout", 120*time.Second, "time an idle keep-alive connection is kept")
 	drainTimeout := fs.Duration("drain-timeout", 30*time.Second, "on SIGTERM or SIGINT, time given to the requests in flight")
+	shutdownDelay := fs.Duration("shutdown-delay", 0, "on SIGTERM or SIGINT, time the server goes on answering, with /v2/health/ready already 503, before it closes the port and drains (lets load balancers that poll readiness stop sending requests first)")
 	tokenFile := fs.String("token-file", "", "file holding a bearer token: requests other than the health checks must send \"Authorization: Bearer TOKEN\"; re-read on SIGHUP and with --watch (a missing or empty file keeps the old token)")
 	tlsCert := fs.String("tls-cert", "", "certificate file (PEM) for HTTPS, with --tls-key")
 	tlsKey := fs.String("tls-key", "", "private key file (PEM) for HTTPS, with --tls-cert")
@@ -63,6 +64,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usagef("--max-concurrent must be ≥ 0 (0: the default), got %d", *maxConc)
 	case *maxQueue < -1:
 		return usagef("--max-queue must be ≥ -1 (-1: no waiting requests), got %d", *maxQueue)
+	case *shutdownDelay < 0:
+		return usagef("--shutdown-delay must be ≥ 0, got %v", *shutdownDelay)
 	}
 	for _, d := range []struct {
 		name string
@@ -95,7 +98,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := serve.Options{MaxBodyBytes: body, MaxRows: *maxRows, MaxConcurrent: *maxConc, MaxQueue: *maxQueue,
 		QueueTimeout: *queueTimeout, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout,
-		IdleTimeout: *idleTimeout, DrainTimeout: *drainTimeout, Logger: logger, Version: Version, MaxModelBytes: budgetOf(*mem)}
+		IdleTimeout: *idleTimeout, DrainTimeout: *drainTimeout, ShutdownDelay: *shutdownDelay, Logger: logger, Version: Version, MaxModelBytes: budgetOf(*mem)}
 	opts.ReadHeaderTimeout = min(*readTimeout, 10*time.Second)
 	opts.TokenFile = *tokenFile // re-read on SIGHUP and, with --watch, when it changes
 	var tlsConfig *tls.Config
