@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 )
 
@@ -62,6 +64,7 @@ func (b *Batch) Add(path string, write func(io.Writer) error) error {
 	if b == nil || b.done {
 		return errors.New("atomicfile: Add on a batch that was committed or aborted")
 	}
+	var mode fs.FileMode                      // of the file replaced; 0 for a new file
 	if fi, err := os.Stat(path); err == nil { // Stat follows links
 		switch {
 		case fi.IsDir():
@@ -73,8 +76,9 @@ func (b *Batch) Add(path string, write func(io.Writer) error) error {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real
 		}
+		mode = fi.Mode().Perm()
 	}
-	tmp, err := stage(path, write)
+	tmp, err := stage(path, mode, write)
 	if err != nil {
 		return err
 	}
@@ -153,10 +157,11 @@ func (b *Batch) removeTemps() {
 }
 
 // stage writes the content of write to a new temporary file in path's directory, synced and closed, and returns
-// its name, registered in pending until it is renamed or removed.
-func stage(path string, write func(io.Writer) error) (string, error) {
+// its name, registered in pending until it is renamed or removed. The file has the permissions mode — those of the
+// file it replaces — or for a new file (mode 0) those os.Create gives, 0666 less the umask.
+func stage(path string, mode fs.FileMode, write func(io.Writer) error) (string, error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		// The error names the temporary file, which the caller never asked for: name path, and why.
 		var pe *fs.PathError
@@ -183,13 +188,28 @@ func stage(path string, write func(io.Writer) error) (string, error) {
 	if err := f.Sync(); err != nil {
 		return fail(fmt.Errorf("writing %s: %w", path, err))
 	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
+	if mode != 0 {
+		if err := f.Chmod(mode); err != nil {
+			return fail(fmt.Errorf("writing %s: %w", path, err))
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fail(fmt.Errorf("writing %s: %w", path, err))
 	}
 	return tmp, nil
+}
+
+// createTemp creates a new file in dir named prefix and a random number, with permissions 0666 less the umask, as
+// os.Create would (os.CreateTemp gives 0600, and a chmod afterwards would ignore the umask).
+func createTemp(dir, prefix string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // pending holds the temporary files being written (their paths), for RemoveTemps.
