@@ -97,6 +97,10 @@ type Config struct {
 	// Loss is the classification loss: "squared" (the default: ridge on coded targets), "hinge", "squared-hinge"
 	// (linear SVM) or "logistic".
 	Loss string
+	// MaxIter bounds the iterations of the hinge and squared-hinge losses (epochs of dual coordinate descent) and of
+	// the logistic loss (L-BFGS iterations); 0 means 1000. A fit stopped there is kept, and its Report's Solve.Note
+	// says so.
+	MaxIter int
 	// Encoding codes classes for the squared loss: "onehot" (the default) or "simplex" (k−1 outputs).
 	Encoding string
 	// MaxClasses bounds the number of classes of a classifier. 0 means at most 1000 classes and at most half as many
@@ -218,6 +222,12 @@ func (c Config) resolve() (*settings, error) {
 		return nil, err
 	}
 	s.Loss = s.loss.String()
+	if s.MaxIter < 0 {
+		return nil, fmt.Errorf("MaxIter must be ≥ 0 (0: 1000 iterations), got %d", s.MaxIter)
+	}
+	if s.MaxIter != 0 && s.loss == learn.Squared {
+		return nil, errors.New("MaxIter bounds the iterations of the hinge, squared-hinge and logistic losses; the squared loss is solved directly")
+	}
 	if s.loss != learn.Squared {
 		switch {
 		case s.Task != "classification":

@@ -525,10 +525,14 @@ func (s *settings) fitFeatures(fmap learn.Mapper, X []float64, n int, Y []float6
 	rep.Phases["features"] = time.Since(tf).Seconds()
 	ts := time.Now()
 	bar := progress.New(s.Progress, s.loss.String()+" iterations", 0)
-	fit, err := learn.Classifier{Loss: s.loss, Lambda: s.Lambda, Seed: s.Seed, Progress: bar.Add, MaxBytes: s.budget()}.Fit(Z, n, fmap.Features(), cls, P)
+	fit, err := learn.Classifier{Loss: s.loss, Lambda: s.Lambda, MaxIter: s.MaxIter, Seed: s.Seed, Progress: bar.Add, MaxBytes: s.budget()}.Fit(Z, n, fmap.Features(), cls, P)
 	bar.Done()
 	rep.Phases["solve"] = time.Since(ts).Seconds()
-	return fit, nil, err
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Solve = &fit.Stats
+	return fit, nil, nil
 }
 
 // fitOVK fits a vector-valued model on the preprocessed inputs X and the targets Y (n×p).

@@ -66,6 +66,8 @@ func TestMisuse(t *testing.T) {
 		{"Lambdas without CV or Tune", func() error { _, err := Fit(Config{Points: 8, Lambdas: []float64{1e-3}}, data); return err }, "λ grid of CV and Tune"},
 		{"simplex encoding of a regression", func() error { _, err := Fit(Config{Points: 8, Encoding: "simplex"}, data); return err }, "simplex encoding"},
 		{"MaxClasses of a regression", func() error { _, err := Fit(Config{Points: 8, MaxClasses: 5}, data); return err }, "MaxClasses bounds"},
+		{"negative MaxIter", func() error { _, err := Fit(Config{Points: 8, MaxIter: -1}, data); return err }, "MaxIter must be ≥ 0"},
+		{"MaxIter of the squared loss", func() error { _, err := Fit(Config{Points: 8, MaxIter: 5}, data); return err }, "MaxIter bounds the iterations"},
 		{"cos+phase on a vector-valued model", func() error {
 			_, err := Fit(Config{Points: 8, OVK: "curl-free", Form: "cosphase", Targets: []string{"a"}}, data)
 			return err

@@ -240,7 +240,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 		if s.Select == "cv" {
 			switch {
 			case t.cls != nil && s.loss != learn.Squared:
-				c := learn.Classifier{Loss: s.loss, Seed: s.Seed, MaxBytes: s.budget()}
+				c := learn.Classifier{Loss: s.loss, MaxIter: s.MaxIter, Seed: s.Seed, MaxBytes: s.budget()}
 				cv, err := learn.CrossValidateClassifier(c, fmap, Xt, rows, clst, t.K, s.CV, lambdas)
 				if err != nil {
 					return nil, err

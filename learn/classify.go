@@ -303,7 +303,7 @@ func (c Classifier) svm(Z []float64, n, F int, labels []int, K int, warm *warmSt
 		fit.Stats.Residual = max(fit.Stats.Residual, r.gap)
 		next.alpha[k] = r.alpha
 		if r.gap > r.eps {
-			fit.Stats.Note = fmt.Sprintf("dual coordinate descent stopped after %d epochs with a projected-gradient gap of %.3g, above the tolerance %g: raise MaxIter or λ", r.epochs, r.gap, r.eps)
+			fit.Stats.Note = fmt.Sprintf("dual coordinate descent stopped after %d epochs with a projected-gradient gap of %.3g, above the tolerance %g", r.epochs, r.gap, r.eps)
 		}
 	}
 	return fit, next
@@ -501,7 +501,7 @@ func (c Classifier) logistic(Z []float64, n, F int, labels []int, K int, warm *w
 	eval(res.X)
 	fit.Stats.Residual = floats.Norm(cacheG, math.Inf(1))
 	if fit.Stats.Residual > tol {
-		fit.Stats.Note = fmt.Sprintf("L-BFGS stopped after %d iterations with a gradient of %.3g, above the tolerance %g: raise MaxIter or λ", res.MajorIterations, fit.Stats.Residual, tol)
+		fit.Stats.Note = fmt.Sprintf("L-BFGS stopped after %d iterations with a gradient of %.3g, above the tolerance %g", res.MajorIterations, fit.Stats.Residual, tol)
 	}
 	return fit, &warmStart{x: append([]float64(nil), res.X...)}, nil
 }

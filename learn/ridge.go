@@ -71,7 +71,7 @@ type SolveStats struct {
 	// Precision).
 	Method string `json:"method"`
 	// Note says why FitMap fell back from Mixed to Double precision, or that a classifier's iterations stopped short
-	// of their tolerance (Residual above it); empty otherwise.
+	// of their tolerance (Residual above it: raise Classifier.MaxIter or λ); empty otherwise.
 	Note string `json:"note,omitempty"`
 	// Iterations is the number of CG iterations or mixed-precision refinement steps (0 for Cholesky).
 	Iterations int `json:"iterations"`

@@ -122,6 +122,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Centres, "centres", 0, "--map nystrom: number of landmarks M to choose (default 1024, at most the training rows); the Cholesky basis keeps those its pivoting needs, which can be fewer")
 	fs.StringVar(&cfg.Landmarks, "landmarks", "", "--map nystrom: how the landmarks are chosen: uniform (default), kmeans++ or leverage (ridge leverage scores, recursive sampling)")
 	landmarksFile := fs.String("landmarks-file", "", "--map nystrom: the landmarks themselves, a file (CSV, LibSVM, as --data) of rows with the model's input columns — the training columns without the targets, in their order, with the same names if both have a header — in the input coordinates (they are preprocessed like the rows); M is their number")
+	fs.IntVar(&cfg.MaxIter, "max-iter", 0, "--loss hinge, squared-hinge or logistic: largest number of iterations (epochs of dual coordinate descent, or L-BFGS iterations; default 1000; a fit stopped there is kept, with a note)")
 	fs.IntVar(&cfg.FalkonIter, "falkon-iter", 0, "--solver falkon: largest number of conjugate-gradient iterations (default 100; a fit stopped there is kept, with a note)")
 	fs.BoolVar(&cfg.FalkonStore, "falkon-store", false, "--solver falkon: keep the N×M kernel matrix from the first pass (8·N·M bytes, within --max-memory) instead of recomputing it every iteration; the same fit, faster")
 	fs.Float64Var(&cfg.FalkonTol, "falkon-tol", 0, "--solver falkon: relative residual of the preconditioned system at which conjugate gradients stop (default 1e-7)")
@@ -343,8 +344,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	noteGQFit(stderr, rep.Info)
-	if sv := rep.Fit.Solve; sv != nil && sv.Method == "falkon" && sv.Note != "" {
-		fmt.Fprintf(stderr, "rff fit: note: %s (raise --falkon-iter or --falkon-tol)\n", sv.Note)
+	if sv := rep.Fit.Solve; sv != nil && sv.Note != "" {
+		switch sv.Method {
+		case "falkon":
+			fmt.Fprintf(stderr, "rff fit: note: %s (raise --falkon-iter or --falkon-tol)\n", sv.Note)
+		case "dual-cd", "lbfgs": // the hinge and logistic losses
+			fmt.Fprintf(stderr, "rff fit: note: %s; the model is written as it is (raise --max-iter or --lambda)\n", sv.Note)
+		}
 	}
 	var text bytes.Buffer
 	if *asJSON {
@@ -518,6 +524,10 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 		return usagef("--tune-points must be a number of points ≥ 1 (or 0 for the default: -D, at most 512), got %d", cfg.TunePoints)
 	case cfg.MaxClasses < 0:
 		return usagef("--max-classes must be positive, got %d", cfg.MaxClasses)
+	case cfg.MaxIter < 0:
+		return usagef("--max-iter must be ≥ 0 (0: the default, 1000), got %d", cfg.MaxIter)
+	case set("max-iter") && (cfg.Loss == "" || cfg.Loss == "squared" || cfg.Loss == "ridge"):
+		return usagef("--max-iter bounds the iterations of --loss hinge, squared-hinge or logistic; the squared loss is solved directly: leave it out")
 	case set("test-labels") && !set("test-data"):
 		return usagef("--test-labels belongs to --test-data (the IDX images it labels)")
 	case set("encoding") && cfg.Task != "classification":

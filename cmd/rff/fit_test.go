@@ -744,3 +744,54 @@ func TestFitTestDataSniffed(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// A hinge or logistic fit stopped by --max-iter short of its tolerance is written with a note that says so, and
+// its solve (method, iterations, residual, note) is in fit --json; one that converges has no note.
+func TestClassifierIterationNote(t *testing.T) {
+	data := "../../testdata/generated/cls.csv"
+	out := filepath.Join(t.TempDir(), "m.rff")
+	for _, tc := range []struct {
+		loss, iter, method, note string
+	}{
+		{"logistic", "2", "lbfgs", "L-BFGS stopped after 2 iterations"},
+		{"hinge", "1", "dual-cd", "dual coordinate descent stopped after 1 epochs"},
+		{"logistic", "0", "lbfgs", ""},
+	} {
+		t.Run(tc.loss+"/"+tc.iter, func(t *testing.T) {
+			code, stdout, stderr := runCLI("fit", "--data", data, "--out", out, "--task", "classification", "--loss", tc.loss,
+				"-D", "16", "--sigma", "1", "--lambda", "1e-3", "--max-iter", tc.iter, "--json")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var rep struct {
+				Fit struct {
+					Solve *struct {
+						Method     string  `json:"method"`
+						Note       string  `json:"note"`
+						Iterations int     `json:"iterations"`
+						Residual   float64 `json:"residual"`
+					} `json:"solve"`
+				} `json:"fit"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatal(err)
+			}
+			sv := rep.Fit.Solve
+			if sv == nil || sv.Method != tc.method || sv.Iterations < 1 {
+				t.Fatalf("fit.solve = %+v, want method %s", sv, tc.method)
+			}
+			if tc.note == "" {
+				if sv.Note != "" || strings.Contains(stderr, "note:") {
+					t.Fatalf("a converged fit has a note: %q, stderr %q", sv.Note, stderr)
+				}
+				return
+			}
+			if !strings.HasPrefix(sv.Note, tc.note) {
+				t.Errorf("fit.solve.note = %q, want %q…", sv.Note, tc.note)
+			}
+			if want := "rff fit: note: " + tc.note; !strings.Contains(stderr, want) || !strings.Contains(stderr, "(raise --max-iter or --lambda)") {
+				t.Errorf("stderr %q, want %q and the remedy", stderr, want)
+			}
+		})
+	}
+}
