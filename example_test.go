@@ -49,6 +49,28 @@ func ExampleModel_PredictRows() {
 	// Output: [0 1]
 }
 
+// A classifier fitted with the logistic loss gives class probabilities: the softmax of its class scores.
+func ExamplePrediction_Probabilities() {
+	m, err := rff.Fit(rff.Config{Task: "classification", Loss: "logistic", Sigma: 1, Points: 64, Lambda: 1e-4, Seed: 1},
+		&dataset.Data{X: []float64{-2, -1, -1.5, 1, 2, 1.5}, N: 6, D: 1, Y: []float64{0, 0, 0, 1, 1, 1}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, _ := m.PredictRows([]float64{-1.8, 1.7}, 2)
+	prob, err := p.Probabilities() // 2 rows × 2 classes
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, label := range p.Labels {
+		fmt.Printf("%s: P(0) > 0.9: %v, P(1) > 0.9: %v\n", label, prob[2*i] > 0.9, prob[2*i+1] > 0.9)
+	}
+	// Output:
+	// 0: P(0) > 0.9: true, P(1) > 0.9: false
+	// 1: P(0) > 0.9: false, P(1) > 0.9: true
+}
+
 func ExampleModel_Info() {
 	m, _ := rff.Fit(rff.Config{Rule: "orf", Points: 64, Sigma: 2, Lambda: 1e-4}, sine(100))
 	fmt.Println(m)

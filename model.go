@@ -454,6 +454,28 @@ type Prediction struct {
 	// Classes and Labels are the predicted class indices and names of a classifier (nil otherwise).
 	Classes []int
 	Labels  []string
+	loss    string // the model's loss, for Probabilities
+}
+
+// Probabilities returns the class probabilities of a multinomial logistic classifier (a model fitted with the
+// logistic loss) at the predicted rows: N×Outputs, row-major, one column per class in the order of the model's
+// labels, each row the softmax of the row's class scores in Values (learn.Softmax). Only the logistic loss models
+// probabilities: the squared and hinge losses give scores that are not, and for them (and for regression models)
+// Probabilities returns an error.
+func (p *Prediction) Probabilities() ([]float64, error) {
+	switch {
+	case p == nil:
+		return nil, errors.New("rff: Probabilities of a nil Prediction")
+	case p.Labels == nil:
+		return nil, errors.New("rff: class probabilities are for classifiers, and this prediction is a regression's")
+	case p.loss != "logistic":
+		loss := p.loss
+		if loss == "" {
+			loss = "squared"
+		}
+		return nil, fmt.Errorf("rff: class probabilities need a classifier fitted with the logistic loss; this one's loss is %s, whose class scores are not probabilities", loss)
+	}
+	return learn.Softmax(p.Values, p.N, p.Outputs)
 }
 
 // Predict predicts the rows of data. Input columns are matched by the names stored in the model (a permutation of
@@ -511,7 +533,7 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 			return nil, err
 		}
 	}
-	p := &Prediction{N: n, Outputs: P, Values: out}
+	p := &Prediction{N: n, Outputs: P, Values: out, loss: h.Loss}
 	if h.Task == "classification" {
 		K := len(h.Labels)
 		if h.Encoding == "simplex" {

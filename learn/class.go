@@ -92,6 +92,39 @@ func argmax(x []float64) int {
 	return best
 }
 
+// Softmax returns the class probabilities of the multinomial logistic model for scores (rows×classes, row-major,
+// the scores f(z) = Θᵀz + b of a classifier trained with the Logistic loss): softmax(f)_k = exp(f_k)/Σ_j exp(f_j),
+// computed as exp(f_k − max f)/Σ_j exp(f_j − max f), so that no score overflows and every row sums to 1 within
+// rounding. It returns an error for rows < 0, classes < 2, scores of another length, or a score that is not finite.
+func Softmax(scores []float64, rows, classes int) ([]float64, error) {
+	if rows < 0 || classes < 2 {
+		return nil, fmt.Errorf("learn.Softmax: need rows ≥ 0 and classes ≥ 2, have %d and %d", rows, classes)
+	}
+	if need, ok := size.Mul(rows, classes); !ok || len(scores) != need {
+		return nil, fmt.Errorf("learn.Softmax: %d rows × %d classes need %d scores, have %d", rows, classes, rows*classes, len(scores))
+	}
+	out := make([]float64, len(scores))
+	for i := range rows {
+		s, p := scores[i*classes:(i+1)*classes], out[i*classes:(i+1)*classes]
+		m := math.Inf(-1)
+		for j, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("learn.Softmax: score %d of row %d is %v", j+1, i+1, v)
+			}
+			m = math.Max(m, v)
+		}
+		sum := 0.0
+		for j, v := range s {
+			p[j] = math.Exp(v - m)
+			sum += p[j]
+		}
+		for j := range p {
+			p[j] /= sum
+		}
+	}
+	return out, nil
+}
+
 // SimplexCode returns the simplex code C for k ≥ 2 classes, a (k−1)×k row-major matrix whose columns c_1 … c_k are
 // unit vectors with pairwise inner products −1/(k−1) (Mroueh et al. 2012), built by the corrected recursion of
 // docs/conventions.md §8.1:

@@ -138,3 +138,70 @@ func TestLabelPanics(t *testing.T) {
 		}()
 	}
 }
+
+// Softmax is exp(f_k)/Σ_j exp(f_j) within a few units of rounding where that formula does not overflow, is the same
+// for scores shifted by any constant, and stays a distribution for scores far beyond exp's range.
+func TestSoftmax(t *testing.T) {
+	const u = 0x1p-53
+	for _, tc := range []struct {
+		name   string
+		scores []float64
+		want   []float64 // nil: exp(f)/Σexp(f) computed directly
+	}{
+		{"moderate", []float64{0.3, -1.2, 2.5, 0}, nil},
+		{"equal", []float64{7, 7, 7}, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
+		{"huge", []float64{1e300, -1e300, 1e300}, []float64{0.5, 0, 0.5}},
+		{"far apart", []float64{800, 0}, []float64{1, 0}},
+		{"two classes", []float64{math.Log(3), 0}, []float64{0.75, 0.25}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			K := len(tc.scores)
+			want := tc.want
+			if want == nil {
+				sum := 0.0
+				for _, v := range tc.scores {
+					sum += math.Exp(v)
+				}
+				for _, v := range tc.scores {
+					want = append(want, math.Exp(v)/sum)
+				}
+			}
+			shifted := make([]float64, K)
+			for j, v := range tc.scores {
+				shifted[j] = v + 0.25 // exact for these scores' exponents, or absorbed
+			}
+			in := append(append([]float64(nil), tc.scores...), shifted...)
+			got, err := Softmax(in, 2, K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := range 2 {
+				for j := range K {
+					g := got[r*K+j]
+					// exp rounds to 1 ulp, the difference f_k − max f to 1 ulp of it, the sum and the quotient
+					// to K + 1 ulps: a relative error of about (|f_k − max f| + K + 3)·u, and as much again for
+					// the direct formula
+					tol := 2 * (math.Abs(tc.scores[j]-slices.Max(tc.scores)) + float64(K) + 3) * u * want[j]
+					if math.Abs(g-want[j]) > tol+1e-300 {
+						t.Errorf("row %d class %d: %v, want %v (±%.2g)", r, j, g, want[j], tol)
+					}
+				}
+			}
+		})
+	}
+	for _, bad := range []struct {
+		name          string
+		scores        []float64
+		rows, classes int
+	}{
+		{"one class", []float64{1, 2}, 2, 1},
+		{"negative rows", nil, -1, 2},
+		{"short", []float64{1, 2, 3}, 2, 2},
+		{"NaN", []float64{1, math.NaN()}, 1, 2},
+		{"Inf", []float64{math.Inf(1), 0}, 1, 2},
+	} {
+		if _, err := Softmax(bad.scores, bad.rows, bad.classes); err == nil {
+			t.Errorf("%s: no error", bad.name)
+		}
+	}
+}

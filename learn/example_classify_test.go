@@ -65,6 +65,20 @@ func ExampleArgmax() {
 	// [1 0 1]
 }
 
+// ExampleSoftmax turns the scores of a classifier trained with the logistic loss into class probabilities.
+func ExampleSoftmax() {
+	scores := []float64{ // 2 rows × 3 classes
+		2, 1, 0,
+		0, 0, 0,
+	}
+	p, err := learn.Softmax(scores, 2, 3)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%.3f\n", p)
+	// Output: [0.665 0.245 0.090 0.333 0.333 0.333]
+}
+
 // ExampleSimplexEncode codes 3 classes as 2 targets: the columns of the simplex code, unit vectors of the plane
 // 120° apart.
 func ExampleSimplexEncode() {

@@ -188,6 +188,8 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	withStd := fs.Bool("std", false, "also write the predictive standard deviation of each output, noise included (models fitted with --uncertainty)")
 	samples := fs.Int("samples", 0, "also write K joint posterior samples of the function at the rows (models fitted with --uncertainty)")
 	seed := fs.Uint64("seed", 1, "seed of --samples")
+	withScores := fs.Bool("scores", false, "classifiers: also write the class scores, one column per class (score_LABEL; a simplex-coded model's k−1 coordinates, simplex1…)")
+	withProbs := fs.Bool("probabilities", false, "classifiers fitted with --loss logistic: also write the class probabilities, one column per class (p_LABEL: the softmax of the scores)")
 	withGrads := fs.Bool("gradients", false, "also write the model's gradient ∂f/∂x_j at every row (single-output regression and hermite models on random features of a shift-invariant kernel, and regression models on Nyström features of a differentiable kernel)")
 	m, err := mf.parse(fs, args)
 	if err != nil {
@@ -204,12 +206,22 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	info := m.Info()
+	switch {
+	case (*withScores || *withProbs) && info.Labels == nil:
+		return usagef("--scores and --probabilities are for classifiers; %s is a %s model, whose predictions are its outputs", mf.path, info.Task)
+	case *withProbs && info.Loss != "logistic":
+		loss := info.Loss
+		if loss == "" {
+			loss = "squared"
+		}
+		return usagef("--probabilities needs a classifier fitted with --loss logistic; %s has the %s loss, whose class scores are not probabilities (--scores writes them)", mf.path, loss)
+	}
 	df := &mf.data
 	data, err := loadFor(m, df)
 	if err != nil {
 		return err
 	}
-	info := m.Info()
 	// The outputs asked for besides the predictions: a standard deviation and K samples per output, a gradient per
 	// input (each with a preprocessed copy of the rows).
 	P, d := float64(info.Outputs), float64(len(info.Inputs))
@@ -219,6 +231,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	if *withGrads {
 		extra += 8 * float64(data.N) * (P*d + d)
+	}
+	if *withProbs {
+		extra += 8 * float64(data.N) * P
 	}
 	var lower []string
 	if *samples > 0 {
@@ -246,6 +261,12 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			return posteriorError("--samples", err)
 		}
 	}
+	var probs []float64
+	if *withProbs {
+		if probs, err = p.Probabilities(); err != nil {
+			return fmt.Errorf("%s: %w", df.path, err)
+		}
+	}
 	var grads []float64
 	if *withGrads {
 		if grads, err = m.Gradients(X, data.N); err != nil {
@@ -258,9 +279,31 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		// quote or a line break (RFC 4180), so the output reads back as it was meant.
 		cw := csv.NewWriter(b)
 		if p.Labels != nil {
-			_ = cw.Write([]string{"label"})
-			for _, l := range p.Labels {
-				_ = cw.Write([]string{l})
+			header := []string{"label"}
+			for j := 0; *withScores && j < p.Outputs; j++ {
+				if info.Encoding == "simplex" {
+					header = append(header, fmt.Sprintf("simplex%d", j+1))
+				} else {
+					header = append(header, "score_"+info.Labels[j])
+				}
+			}
+			for j := 0; probs != nil && j < p.Outputs; j++ {
+				header = append(header, "p_"+info.Labels[j])
+			}
+			_ = cw.Write(header)
+			row := make([]string, 0, len(header))
+			var num []byte
+			for i, l := range p.Labels {
+				row = append(row[:0], l)
+				for j := 0; *withScores && j < p.Outputs; j++ {
+					num = strconv.AppendFloat(num[:0], p.Values[i*p.Outputs+j], 'g', -1, 64)
+					row = append(row, string(num))
+				}
+				for j := 0; probs != nil && j < p.Outputs; j++ {
+					num = strconv.AppendFloat(num[:0], probs[i*p.Outputs+j], 'g', -1, 64)
+					row = append(row, string(num))
+				}
+				_ = cw.Write(row)
 			}
 			cw.Flush()
 			if err := cw.Error(); err != nil {

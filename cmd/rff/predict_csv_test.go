@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
 )
 
 // TestPredictQuotesLabels: class labels holding a comma, a quote or a leading space are written as CSV fields
@@ -188,6 +190,98 @@ func TestPredictWithoutUncertainty(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errOut, flag[0]+": this model was fitted without uncertainty; refit it with rff fit --uncertainty") ||
 			strings.Contains(errOut, "Config.") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", flag, code, out, errOut)
+		}
+	}
+}
+
+// TestPredictScoresProbabilities: --scores writes the model's class scores, the library's Values, bit for bit, and
+// --probabilities their softmax, the library's Probabilities, in columns named after the classes; each row's
+// probabilities sum to 1 and the largest is the predicted label's. Regression models and classifiers of other
+// losses refuse them in one line.
+func TestPredictScoresProbabilities(t *testing.T) {
+	dir := t.TempDir()
+	data := "../../testdata/generated/cls.csv"
+	model, reg, hinge := filepath.Join(dir, "m.rff"), filepath.Join(dir, "r.rff"), filepath.Join(dir, "h.rff")
+	fit := []string{"fit", "--data", data, "-D", "16", "--sigma", "1", "--lambda", "1e-3"}
+	for _, c := range [][]string{
+		append(slices.Clone(fit), "--task", "classification", "--loss", "logistic", "--out", model),
+		append(slices.Clone(fit), "--task", "classification", "--loss", "hinge", "--out", hinge),
+		{"fit", "--data", "../../testdata/generated/reg.csv", "-D", "16", "--sigma", "1", "--lambda", "1e-3", "--out", reg},
+	} {
+		if code, _, errOut := runCLI(c...); code != 0 {
+			t.Fatalf("%v: %s", c, errOut)
+		}
+	}
+	code, out, errOut := runCLI("predict", "--model", model, "--data", data, "--scores", "--probabilities")
+	if code != 0 {
+		t.Fatalf("predict: %s", errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := rff.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := m.Info().Labels
+	K := len(labels)
+	want := []string{"label"}
+	for _, l := range labels {
+		want = append(want, "score_"+l)
+	}
+	for _, l := range labels {
+		want = append(want, "p_"+l)
+	}
+	if !slices.Equal(rows[0], want) {
+		t.Fatalf("header %q, want %q", rows[0], want)
+	}
+	d, err := dataset.Load(data, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Predict(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := p.Probabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows)-1 != p.N {
+		t.Fatalf("%d rows written, %d predicted", len(rows)-1, p.N)
+	}
+	for i, r := range rows[1:] {
+		if len(r) != 1+2*K || r[0] != p.Labels[i] {
+			t.Fatalf("row %d: %q, label %q", i+1, r, p.Labels[i])
+		}
+		sum, best := 0.0, 0
+		for k := range K {
+			s, _ := strconv.ParseFloat(r[1+k], 64)
+			q, _ := strconv.ParseFloat(r[1+K+k], 64)
+			if s != p.Values[i*K+k] || q != prob[i*K+k] {
+				t.Fatalf("row %d class %d: score %v probability %v, library %v and %v", i+1, k, s, q, p.Values[i*K+k], prob[i*K+k])
+			}
+			sum += q
+			if q > prob[i*K+best] {
+				best = k
+			}
+		}
+		if math.Abs(sum-1) > float64(4*K)*0x1p-52 || labels[best] != r[0] {
+			t.Fatalf("row %d: probabilities sum to %v, most probable %q, label %q", i+1, sum, labels[best], r[0])
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", reg, "--scores"}, "--scores and --probabilities are for classifiers"},
+		{[]string{"--model", reg, "--probabilities"}, "--scores and --probabilities are for classifiers"},
+		{[]string{"--model", hinge, "--probabilities"}, "has the hinge loss, whose class scores are not probabilities"},
+	} {
+		code, out, errOut := runCLI(append([]string{"predict", "--data", data}, c.args...)...)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.want)
 		}
 	}
 }
