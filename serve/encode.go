@@ -71,7 +71,7 @@ func appendFloats(b []byte, v []float64) []byte {
 }
 
 // outputSet says which output tensors a response holds.
-type outputSet struct{ predictions, labels, scores bool }
+type outputSet struct{ predictions, labels, scores, probabilities bool }
 
 // appendTensorHead appends the start of an output tensor object up to the opening bracket of its data.
 func appendTensorHead(b []byte, first bool, name, datatype string, shape ...int) []byte {
@@ -92,8 +92,9 @@ func appendTensorHead(b []byte, first bool, name, datatype string, shape ...int)
 	return append(b, `],"data":[`...)
 }
 
-// appendInferResponse appends the inference response for prediction p of model e.
-func appendInferResponse(b []byte, e *entry, req *request, p *rff.Prediction, want outputSet) []byte {
+// appendInferResponse appends the inference response for prediction p of model e, with the class probabilities probs
+// when want has them.
+func appendInferResponse(b []byte, e *entry, req *request, p *rff.Prediction, probs []float64, want outputSet) []byte {
 	b = append(b, `{"model_name":`...)
 	b = append(b, e.quoted...)
 	b = append(b, `,"model_version":"`...)
@@ -124,6 +125,11 @@ func appendInferResponse(b []byte, e *entry, req *request, p *rff.Prediction, wa
 	if want.scores {
 		b = appendTensorHead(b, first, OutputScores, "FP64", p.N, p.Outputs)
 		b = append(appendFloats(b, p.Values), "]}"...)
+		first = false
+	}
+	if want.probabilities {
+		b = appendTensorHead(b, first, OutputProbabilities, "FP64", p.N, p.Outputs)
+		b = append(appendFloats(b, probs), "]}"...)
 	}
 	return append(b, "]}\n"...)
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/rffkit/rff/learn"
 )
 
 // infer answers POST /v2/models/{name}/infer: the request's rows are decoded straight into one pooled n×d matrix,
@@ -96,7 +98,15 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 
 	ap := getBytes(&s.answers)
 	defer s.answers.Put(ap)
-	out := appendInferResponse((*ap)[:0], e, req, p, want)
+	var probs []float64
+	if want.probabilities {
+		// Prediction.Probabilities of one PredictRows call; p may join several (predict's chunks).
+		if probs, err = learn.Softmax(p.Values, p.N, p.Outputs); err != nil { // the scores are finite: not expected
+			writeError(w, errorf(http.StatusInternalServerError, "class probabilities: %v", err))
+			return e.name
+		}
+	}
+	out := appendInferResponse((*ap)[:0], e, req, p, probs, want)
 	*ap = out
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -128,6 +138,9 @@ func answerBytes(e *entry, req *request, n int, want outputSet) int64 {
 	if want.scores {
 		row += number * int64(e.outputs)
 	}
+	if want.probabilities {
+		row += number * int64(e.outputs)
+	}
 	if want.labels {
 		row += int64(e.label) + 1
 	}
@@ -137,7 +150,7 @@ func answerBytes(e *entry, req *request, n int, want outputSet) int64 {
 // outputSet checks the outputs a request asks for (all of the model's when it names none).
 func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 	if req.outputs == nil {
-		return outputSet{true, e.classifier(), e.classifier()}, nil
+		return outputSet{true, e.classifier(), e.classifier(), e.logistic()}, nil
 	}
 	if len(req.outputs) == 0 { // predicting rows to answer none of them is a mistake, not a request
 		return outputSet{}, errorf(http.StatusBadRequest, "\"outputs\" is empty: name the outputs you want, or leave the key out for all of them")
@@ -151,10 +164,15 @@ func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 			o.labels = true
 		case name == OutputScores && e.classifier():
 			o.scores = true
+		case name == OutputProbabilities && e.logistic():
+			o.probabilities = true
 		default:
 			have := quote(OutputPredictions)
 			if e.classifier() {
 				have += ", " + quote(OutputLabels) + ", " + quote(OutputScores)
+			}
+			if e.logistic() {
+				have += ", " + quote(OutputProbabilities)
 			}
 			return o, errorf(http.StatusBadRequest, "unknown output %s (model %s has %s)", quote(name), quote(e.name), have)
 		}

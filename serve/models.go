@@ -43,6 +43,9 @@ type entry struct {
 // classifier reports whether the model predicts class labels.
 func (e *entry) classifier() bool { return e.labels != nil }
 
+// logistic reports whether the model is a classifier fitted with the logistic loss, which has class probabilities.
+func (e *entry) logistic() bool { return e.classifier() && e.info.Loss == "logistic" }
+
 // modelSet is the immutable set of models a server answers with at one moment.
 type modelSet struct {
 	byName map[string]*entry
@@ -135,6 +138,9 @@ func (e *entry) metadata() modelMeta {
 	if e.classifier() {
 		md.Outputs = append(md.Outputs, tensorMeta{OutputLabels, "BYTES", []int64{-1}},
 			tensorMeta{OutputScores, "FP64", []int64{-1, int64(e.outputs)}})
+	}
+	if e.logistic() {
+		md.Outputs = append(md.Outputs, tensorMeta{OutputProbabilities, "FP64", []int64{-1, int64(e.outputs)}})
 	}
 	return md
 }

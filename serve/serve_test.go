@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rffkit/rff/learn"
 )
 
 // The models served over HTTP predict the same bits as Model.PredictRows in the process, for every kind: ridge
@@ -14,7 +16,7 @@ import (
 // ridge regression; with the rows as one matrix tensor (FP64 and FP32, flat and nested) or one tensor per column in
 // any order.
 func TestInferMatchesPredictRows(t *testing.T) {
-	models := []string{"ridge-sr", "cls-onehot", "cls-simplex", "ovk-dec", "exact", "hermite", "ovk-curl"}
+	models := []string{"ridge-sr", "cls-onehot", "cls-simplex", "cls-logistic", "ovk-dec", "exact", "hermite", "ovk-curl"}
 	_, ts := newTestServer(t, copyModels(t, models...), Options{})
 	c := ts.Client()
 	for mi, name := range models {
@@ -53,6 +55,21 @@ func TestInferMatchesPredictRows(t *testing.T) {
 						t.Fatalf("%s: scores shape %v", how, shape)
 					}
 					sameBits(t, how+": scores", scores, want)
+					if info.Loss != "logistic" {
+						if len(r.Outputs) != 3 {
+							t.Fatalf("%s: %d outputs for a classifier without probabilities", how, len(r.Outputs))
+						}
+						return
+					}
+					probs, shape := r.floats(t, OutputProbabilities)
+					wantProbs, err := learn.Softmax(want, n, info.Outputs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(shape, []int{n, info.Outputs}) {
+						t.Fatalf("%s: probabilities shape %v", how, shape)
+					}
+					sameBits(t, how+": probabilities", probs, wantProbs)
 				}
 				r := infer(t, c, ts.URL, name, matrixBody(X, n, d, "FP64"))
 				if r.ID != "req-1" {
@@ -102,6 +119,48 @@ func TestRequestedOutputs(t *testing.T) {
 	}
 	if got, _ := r.strings(t, OutputLabels); !slices.Equal(got, want.Labels) {
 		t.Fatalf("labels %v, want %v", got, want.Labels)
+	}
+}
+
+// A logistic classifier's probabilities may be asked for alone, and are its Prediction.Probabilities; other models
+// have none, and a request for them is refused with the outputs the model has.
+func TestProbabilitiesOutput(t *testing.T) {
+	_, ts := newTestServer(t, copyModels(t, "cls-logistic=logit", "cls-onehot=cls"), Options{})
+	X := randomRows(4, 6, 2)
+	ask := func(name string) []byte {
+		return []byte(strings.Replace(string(matrixBody(X, 6, 2, "FP64")), `"inputs"`, `"outputs":[{"name":"probabilities"}],"inputs"`, 1))
+	}
+	r := infer(t, ts.Client(), ts.URL, "logit", ask("logit"))
+	if len(r.Outputs) != 1 || r.Outputs[0].Name != OutputProbabilities {
+		t.Fatalf("outputs %+v, want probabilities only", r.Outputs)
+	}
+	p, err := loadGolden(t, "cls-logistic").PredictRows(X, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.Probabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := r.floats(t, OutputProbabilities)
+	sameBits(t, "probabilities", got, want)
+
+	code, h, b := do(t, ts.Client(), "POST", ts.URL+"/v2/models/cls/infer", ask("cls"))
+	checkError(t, "probabilities of a squared-loss classifier", code, h, b, http.StatusBadRequest,
+		`unknown output "probabilities" (model "cls" has "predictions", "labels", "scores")`)
+
+	var md struct {
+		Outputs []struct{ Name string } `json:"outputs"`
+	}
+	for name, want := range map[string]bool{"logit": true, "cls": false} {
+		code, _, b := do(t, ts.Client(), "GET", ts.URL+"/v2/models/"+name, nil)
+		if code != 200 || json.Unmarshal(b, &md) != nil {
+			t.Fatalf("metadata of %s: %d %s", name, code, b)
+		}
+		has := slices.ContainsFunc(md.Outputs, func(o struct{ Name string }) bool { return o.Name == OutputProbabilities })
+		if has != want {
+			t.Errorf("metadata of %s lists probabilities: %v, want %v", name, has, want)
+		}
 	}
 }
 

@@ -22,6 +22,9 @@ const (
 	OutputPredictions = "predictions" // [n, p] FP64: the model's outputs (class scores for a classifier)
 	OutputLabels      = "labels"      // [n] BYTES: the predicted class names (classifiers)
 	OutputScores      = "scores"      // [n, k] FP64: the class scores (classifiers; the same values as predictions)
+	// OutputProbabilities is [n, k] FP64: the class probabilities of a classifier fitted with the logistic loss, the
+	// softmax of its scores (rff.Prediction.Probabilities); other models have none.
+	OutputProbabilities = "probabilities"
 )
 
 // Options configure a Server. The zero value of a field means its default.
