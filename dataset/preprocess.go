@@ -176,6 +176,9 @@ func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 	if err != nil || !s.HasPCA() {
 		return s, err
 	}
+	if err := checkPCASpread(steps, lo, hi); err != nil {
+		return nil, err
+	}
 	if err := s.fitPCA(x, n, d, mean); err != nil { // mean now holds the means of the PCA step's input
 		return nil, err
 	}
@@ -190,6 +193,25 @@ func overflowErr(st Step, j int) error {
 	}
 	return fmt.Errorf("preprocess: %s: %s too wide a range for floating point (%s mean, spread or range overflows); "+
 		"divide by a power of ten first", st, col, its)
+}
+
+// underflowErr is the error of a step that divides by the standard deviation of column j (−1: of all columns), whose
+// sum of squares underflowed: the values differ (by spread), but their squared deviations are below the smallest
+// float64.
+func underflowErr(st Step, j int, spread float64) error {
+	col := "the columns' values differ"
+	if j >= 0 {
+		col = fmt.Sprintf("column %d's values differ", j+1)
+	}
+	return fmt.Errorf("preprocess: %s: %s by %.3g, too little for their squares in floating point (the standard deviation "+
+		"underflows); multiply by a power of ten first, or use minmax or maxscale", st, col, spread)
+}
+
+// underflowed reports whether the squared deviations from their mean of values spanning [lo, hi] (not all equal) lie
+// below the normal range of float64, where they underflow to 0 or keep a few digits: whether hi − lo < 2⁻⁵¹⁰
+// (about 3e-154; the largest deviation is at least half the spread, and 2⁻¹⁰²² is the smallest normal float64).
+func underflowed(lo, hi float64) bool {
+	return lo != hi && hi-lo < 0x1p-510
 }
 
 // scalerFromStats fits the steps from the column statistics of the raw data (mean, population standard deviation,
@@ -220,6 +242,9 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 				if math.IsInf(scale[j], 0) || math.IsNaN(scale[j]) || math.IsInf(shift[j], 0) {
 					return nil, overflowErr(st, j)
 				}
+				if underflowed(lo[j], hi[j]) {
+					return nil, underflowErr(st, j, hi[j]-lo[j])
+				}
 				if !(scale[j] > 0) {
 					scale[j] = 1
 				}
@@ -235,11 +260,12 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 				}
 			}
 		case StepIsotropic:
-			var ms float64
 			for j := range d {
-				ms += std[j] * std[j]
+				if underflowed(lo[j], hi[j]) {
+					return nil, underflowErr(st, j, hi[j]-lo[j])
+				}
 			}
-			c := math.Sqrt(ms / float64(d))
+			c := rms(std)
 			if math.IsInf(c, 0) || math.IsNaN(c) {
 				return nil, overflowErr(st, -1)
 			}
@@ -276,6 +302,39 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 		}
 	}
 	return s, nil
+}
+
+// checkPCASpread refuses the PCA step (the last of steps) when a column of its input, which spans [lo_j, hi_j], has
+// squared deviations that underflow (underflowed): its covariance would take it for constant, and the components
+// for a lower rank than the inputs have.
+func checkPCASpread(steps []Step, lo, hi []float64) error {
+	for j := range lo {
+		if underflowed(lo[j], hi[j]) {
+			return underflowErr(steps[len(steps)-1], j, hi[j]-lo[j])
+		}
+	}
+	return nil
+}
+
+// rms is √(Σ v_j²/d), computed on the v_j scaled by a power of two near the largest |v_j|, so that the squares
+// neither underflow nor overflow where the result does not; the scaling is exact, so where the plain formula does
+// not underflow or overflow the two give the same bits.
+func rms(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = max(m, math.Abs(x))
+	}
+	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		return m
+	}
+	_, e := math.Frexp(m)
+	lo, hi := math.Ldexp(1, -e/2), math.Ldexp(1, -e+e/2) // lo·hi = 2^−e, each representable
+	var ss float64
+	for _, x := range v {
+		y := x * lo * hi
+		ss += y * y
+	}
+	return math.Ldexp(math.Sqrt(ss/float64(len(v))), e)
 }
 
 // Isotropic reports whether every step maps all columns by one common positive factor (and a shift): maxscale,

@@ -288,6 +288,118 @@ func TestIsotropic(t *testing.T) {
 	}
 }
 
+// A column whose values differ by so little that their squared deviations underflow is refused by the steps that
+// divide by its standard deviation, naming it, instead of being taken for constant (scaled by 1: every input
+// silently dropped), in one pass and streamed; minmax, which needs no squares, scales it.
+func TestFitScalerUnderflow(t *testing.T) {
+	const n = 40
+	for _, scale := range []float64{1e-160, 1e-200, 1e-300, 5e-320} {
+		x := make([]float64, 2*n) // column 1 ordinary, column 2 the same values times scale
+		for i := range n {
+			v := math.Sin(float64(3*i + 1))
+			x[2*i], x[2*i+1] = v, v*scale
+		}
+		for _, c := range []struct {
+			step Step
+			want string
+		}{
+			{StepStandardize, "standardize: column 2's values differ by"},
+			{StepIsotropic, "isotropic: column 2's values differ by"},
+		} {
+			_, err := FitScaler(x, n, 2, []Step{c.step})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "multiply by a power of ten") {
+				t.Errorf("scale %g, %s: %v, want %q", scale, c.step, err, c.want)
+			}
+			a := NewScalerAccumulator(2)
+			for r := 0; r < n; r += 10 {
+				if err := a.Add(x[2*r:2*(r+10)], 10); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := a.Scaler([]Step{c.step}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("scale %g, %s streamed: %v, want %q", scale, c.step, err, c.want)
+			}
+		}
+		// PCA of such a column would take it for constant, and the inputs for rank 1
+		pca := Step("pca-whiten:2")
+		if _, err := FitScaler(x, n, 2, []Step{pca}); err == nil || !strings.Contains(err.Error(), "pca-whiten:2: column 2's values differ by") {
+			t.Errorf("scale %g, %s: %v, want the column's spread named", scale, pca, err)
+		}
+		a := NewScalerAccumulator(2)
+		if err := a.TrackCovariance(); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Add(x, n); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Scaler([]Step{pca}); err == nil || !strings.Contains(err.Error(), "pca-whiten:2: column 2's values differ by") {
+			t.Errorf("scale %g, %s streamed: %v, want the column's spread named", scale, pca, err)
+		}
+		s, err := FitScaler(x, n, 2, []Step{StepMinMax})
+		if err != nil {
+			t.Fatalf("minmax at scale %g: %v", scale, err)
+		}
+		y := slices.Clone(x)
+		s.Apply(y, n, 2)
+		if lo, hi := slices.Min(strided(y, 1, 2)), slices.Max(strided(y, 1, 2)); lo != 0 || math.Abs(hi-1) > 1e-15 {
+			t.Errorf("minmax at scale %g: column 2 spans [%v, %v], want [0, 1]", scale, lo, hi)
+		}
+	}
+	// Just above the underflow, the standard deviation is the one of the unscaled column times the scale.
+	x := make([]float64, 2*n)
+	for i := range n {
+		x[2*i], x[2*i+1] = float64(i%7), float64(i%7)*1e-150
+	}
+	s, err := FitScaler(x, n, 2, []Step{StepStandardize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := s.Params[0].Scale[0], s.Params[0].Scale[1]/1e-150; math.Abs(a-b) > 1e-14*a {
+		t.Errorf("standard deviations %v and %v·1e-150", a, b)
+	}
+}
+
+// strided returns every stride-th value of v from off.
+func strided(v []float64, off, stride int) []float64 {
+	var out []float64
+	for i := off; i < len(v); i += stride {
+		out = append(out, v[i])
+	}
+	return out
+}
+
+// rms gives the bits of √(Σv²/d) where that formula neither underflows nor overflows, and the right value where it
+// does.
+func TestRMS(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1000 {
+		v := make([]float64, 1+r.IntN(9))
+		for j := range v {
+			v[j] = r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+		}
+		ss := 0.0
+		for _, x := range v {
+			ss += x * x
+		}
+		if got, want := rms(v), math.Sqrt(ss/float64(len(v))); got != want {
+			t.Fatalf("rms(%v) = %v, plain formula %v", v, got, want)
+		}
+	}
+	for _, c := range []struct {
+		v    []float64
+		want float64
+	}{
+		{[]float64{3e-200, 4e-200}, 5e-200 / math.Sqrt2},
+		{[]float64{3e200, 4e200}, 5e200 / math.Sqrt2},
+		{[]float64{1e-320, 0}, 1e-320 / math.Sqrt2},
+		{[]float64{0, 0}, 0},
+	} {
+		if got := rms(c.v); math.Abs(got-c.want) > 1e-15*c.want+5e-324 {
+			t.Errorf("rms(%v) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
+
 // A column whose mean, spread or range overflows is refused by the steps that need them, naming it, instead of
 // being scaled by 1; a constant column of huge values is fine.
 func TestFitScalerOverflow(t *testing.T) {

@@ -376,9 +376,13 @@ func (a *ScalerAccumulator) Scaler(steps []Step) (*Scaler, error) {
 	for j := range std {
 		std[j] = math.Sqrt(max(0, a.m2[j]/float64(a.n)))
 	}
-	s, err := scalerFromStats(steps, a.d, mean, std, slices.Clone(a.lo), slices.Clone(a.hi))
+	lo, hi := slices.Clone(a.lo), slices.Clone(a.hi)
+	s, err := scalerFromStats(steps, a.d, mean, std, lo, hi)
 	if err != nil || !pca {
 		return s, err
+	}
+	if err := checkPCASpread(steps, lo, hi); err != nil {
+		return nil, err
 	}
 	if err := a.pcaFromMoments(s, mean); err != nil { // mean now holds the means of the PCA step's input
 		return nil, err

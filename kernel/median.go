@@ -46,8 +46,9 @@ const medianStream = 0x6d656469616e // "median"
 // even number of distances is the mean of the two middle ones.
 //
 // It returns an error for an unknown name, a scale-free kernel (the arc-cosine kernels, which have no σ), n < 2,
-// d < 1, a length of X other than n·d, NaN or Inf in X, distances that overflow, and a median distance of 0 (all
-// sampled rows equal, or more than half of the sampled pairs coincide).
+// d < 1, a length of X other than n·d, NaN or Inf in X, distances that overflow or underflow (rows that differ by
+// less than about 1e-154), and a median distance of 0 (all sampled rows equal, or more than half of the sampled pairs
+// coincide).
 func MedianSigma(name string, X []float64, n, d int, maxRows int, seed uint64) (float64, error) {
 	k, err := New(name, 1)
 	if err != nil {
@@ -79,6 +80,13 @@ func MedianSigma(name string, X []float64, n, d int, maxRows int, seed uint64) (
 	}
 	idx := sampleRows(n, maxRows, seed)
 	med, maxDist := medianDistance(X, d, idx, l1)
+	if med == 0 {
+		// Rows that differ by less than 2⁻⁵¹⁰ have squared distances below the smallest normal float64: they
+		// underflow, and rows that differ look equal.
+		if s := spread(X, d, idx); s > 0 && s < 0x1p-510 {
+			return 0, fmt.Errorf("kernel.MedianSigma: the %d sampled rows differ by at most %.3g in any column, too little for their squared distances in floating point: rescale the data", len(idx), s)
+		}
+	}
 	switch {
 	case math.IsInf(med, 0) || math.IsNaN(med):
 		return 0, errors.New("kernel.MedianSigma: the pairwise distances overflow float64: rescale the data")
@@ -88,6 +96,19 @@ func MedianSigma(name string, X []float64, n, d int, maxRows int, seed uint64) (
 		return 0, fmt.Errorf("kernel.MedianSigma: more than half of the pairs of the %d sampled rows coincide: the median distance is 0", len(idx))
 	}
 	return med, nil
+}
+
+// spread is the largest difference between two of the rows idx of X (row-major, d columns) in one column.
+func spread(X []float64, d int, idx []int) float64 {
+	s := 0.0
+	for j := range d {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, i := range idx {
+			lo, hi = min(lo, X[i*d+j]), max(hi, X[i*d+j])
+		}
+		s = max(s, hi-lo)
+	}
+	return s
 }
 
 // sampleRows returns m distinct row indices of [0, n), ascending, drawn uniformly without replacement by Floyd's

@@ -224,6 +224,7 @@ func TestMedianSigmaErrors(t *testing.T) {
 	same := []float64{1, 2, 1, 2, 1, 2}
 	mostlySame := []float64{0, 0, 0, 0, 1} // 10 pairs, 6 of them at distance 0
 	huge := []float64{-1e300, 1e300, 0}
+	tiny := []float64{0, 1e-200, 3e-200} // squared distances underflow
 	misusetest.Check(t, []misuse{
 		{"arccos0", func() error { _, err := MedianSigma("arccos0", ok, 4, 1, 0, 1); return err }, "scale-free"},
 		{"arccos1", func() error { _, err := MedianSigma("arccos1", ok, 4, 1, 0, 1); return err }, "scale-free"},
@@ -240,10 +241,19 @@ func TestMedianSigmaErrors(t *testing.T) {
 		{"all equal", func() error { _, err := MedianSigma("gaussian", same, 3, 2, 0, 1); return err }, "all 3 sampled rows are equal"},
 		{"median 0", func() error { _, err := MedianSigma("gaussian", mostlySame, 5, 1, 0, 1); return err }, "coincide"},
 		{"overflow", func() error { _, err := MedianSigma("gaussian", huge, 3, 1, 0, 1); return err }, "overflow"},
+		{"underflow", func() error { _, err := MedianSigma("gaussian", tiny, 3, 1, 0, 1); return err }, "differ by at most 3e-200"},
 		{"maxRows 1", func() error { _, err := MedianSigma("gaussian", ok, 4, 1, 1, 1); return err }, "maxRows"},
 		{"maxRows < 0", func() error { _, err := MedianSigma("gaussian", ok, 4, 1, -5, 1); return err }, "maxRows"},
 		{"maxRows huge", func() error { _, err := MedianSigma("gaussian", ok, 4, 1, MaxMedianRows+1, 1); return err }, "maxRows"},
 	})
+}
+
+// The ℓ1 distances of the Laplacian kernel have no squares: rows that differ by 1e-200 have their median.
+func TestMedianSigmaTinyLaplacian(t *testing.T) {
+	s, err := MedianSigma("laplacian", []float64{0, 1e-200, 3e-200}, 3, 1, 0, 1)
+	if err != nil || math.Abs(s-2e-200) > 1e-15*2e-200 {
+		t.Fatalf("MedianSigma = %v, %v; want 2e-200", s, err)
+	}
 }
 
 // TestSelectKth compares selectKth with a sort on arrays with distinct values, many ties, sorted and reversed
