@@ -12,17 +12,37 @@ import (
 	"math"
 )
 
+// scaleOf returns the exponent e of the largest |v| of the slices, clamped to [−1000, 1000], and s = 2⁻ᵉ. The
+// scores are computed on the values times s, which lie within [−1, 1] (or beyond only when all are below 2⁻¹⁰⁰⁰):
+// their differences cannot overflow and their squares neither overflow nor underflow where the score itself does
+// not, and, s being a power of two, where the unscaled formulas work they give the same bits.
+func scaleOf(vs ...[]float64) (s float64, e int) {
+	m := 0.0
+	for _, v := range vs {
+		for _, x := range v {
+			m = max(m, math.Abs(x))
+		}
+	}
+	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		return 1, 0
+	}
+	_, e = math.Frexp(m)
+	e = min(max(e, -1000), 1000)
+	return math.Ldexp(1, -e), e
+}
+
 // RMSE is the root mean squared error over every entry of pred and truth (equal lengths; NaN otherwise).
 func RMSE(pred, truth []float64) float64 {
 	if len(truth) == 0 || len(pred) != len(truth) {
 		return math.NaN()
 	}
+	s, x := scaleOf(pred, truth)
 	var se float64
 	for i, y := range truth {
-		e := y - pred[i]
+		e := y*s - pred[i]*s
 		se += e * e
 	}
-	return math.Sqrt(se / float64(len(truth)))
+	return math.Ldexp(math.Sqrt(se/float64(len(truth))), x)
 }
 
 // MAE is the mean absolute error over every entry of pred and truth (equal lengths; NaN otherwise).
@@ -30,11 +50,12 @@ func MAE(pred, truth []float64) float64 {
 	if len(truth) == 0 || len(pred) != len(truth) {
 		return math.NaN()
 	}
+	s, x := scaleOf(pred, truth)
 	var ae float64
 	for i, y := range truth {
-		ae += math.Abs(y - pred[i])
+		ae += math.Abs(y*s - pred[i]*s)
 	}
-	return ae / float64(len(truth))
+	return math.Ldexp(ae/float64(len(truth)), x)
 }
 
 // R2 is the coefficient of determination 1 − Σ(y − ŷ)²/Σ(y − ȳ)² of one output; NaN when the target is constant.
@@ -49,10 +70,11 @@ func MultiR2(pred, truth []float64, n, p int) float64 {
 	if n <= 0 || p <= 0 || !shape(len(truth), n, p) || len(pred) != len(truth) {
 		return math.NaN()
 	}
+	s, _ := scaleOf(pred, truth) // the ratio does not depend on the scale
 	mean := make([]float64, p)
 	for i := 0; i < n; i++ {
 		for a := 0; a < p; a++ {
-			mean[a] += truth[i*p+a]
+			mean[a] += truth[i*p+a] * s
 		}
 	}
 	for a := range mean {
@@ -60,7 +82,7 @@ func MultiR2(pred, truth []float64, n, p int) float64 {
 	}
 	var se, ss float64
 	for i := 0; i < n*p; i++ {
-		e, c := truth[i]-pred[i], truth[i]-mean[i%p]
+		e, c := truth[i]*s-pred[i]*s, truth[i]*s-mean[i%p]
 		se += e * e
 		ss += c * c
 	}

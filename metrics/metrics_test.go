@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,67 @@ func TestJSONNaN(t *testing.T) {
 	var back struct{ R2 *float64 }
 	if err := json.Unmarshal(b, &back); err != nil || back.R2 != nil {
 		t.Errorf("decoding: %v", err)
+	}
+}
+
+// RMSE and MAE scale with the data and R² does not, at every magnitude float64 holds — errors of 1e-200, whose
+// squares underflow, and of 1e200, whose squares overflow — and on ordinary data the scores have the bits of the
+// textbook formulas.
+func TestScoresAtEveryScale(t *testing.T) {
+	truth := []float64{1.5, -0.25, 3, 0.75, -2, 1}
+	pred := []float64{1.25, 0, 2.5, 1, -1.5, 1.125}
+	rmse, mae, r2 := RMSE(pred, truth), MAE(pred, truth), R2(pred, truth)
+	for _, c := range []float64{1e-300, 1e-200, 1e-160, 1e150, 1e200, 1e300, 0x1p-1060} {
+		st, sp := make([]float64, len(truth)), make([]float64, len(pred))
+		for i := range truth {
+			st[i], sp[i] = truth[i]*c, pred[i]*c
+		}
+		for _, s := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"RMSE", RMSE(sp, st), rmse * c},
+			{"MAE", MAE(sp, st), mae * c},
+			{"R²", R2(sp, st), r2},
+		} {
+			// the scaled inputs are exact for powers of two; otherwise each is within an ulp of the product, and
+			// the score within a few; subnormal inputs keep fewer digits
+			tol := 1e-14 * math.Abs(s.want)
+			if c < 0x1p-1022 {
+				tol = 1e-3 * math.Abs(s.want)
+			}
+			if math.IsNaN(s.got) || math.Abs(s.got-s.want) > tol {
+				t.Errorf("scale %g: %s = %v, want %v", c, s.name, s.got, s.want)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		n := 1 + r.IntN(20)
+		p, y := make([]float64, n), make([]float64, n)
+		for i := range y {
+			y[i] = r.NormFloat64() * 100
+			p[i] = y[i] + r.NormFloat64()
+		}
+		var se, ae, m float64
+		for i := range y {
+			se += (y[i] - p[i]) * (y[i] - p[i])
+			ae += math.Abs(y[i] - p[i])
+			m += y[i]
+		}
+		m /= float64(n)
+		var ss float64
+		for i := range y {
+			ss += (y[i] - m) * (y[i] - m)
+		}
+		if got, want := RMSE(p, y), math.Sqrt(se/float64(n)); got != want {
+			t.Fatalf("RMSE %v, textbook %v", got, want)
+		}
+		if got, want := MAE(p, y), ae/float64(n); got != want {
+			t.Fatalf("MAE %v, textbook %v", got, want)
+		}
+		if got, want := R2(p, y), 1-se/ss; n > 1 && got != want {
+			t.Fatalf("R² %v, textbook %v", got, want)
+		}
 	}
 }
