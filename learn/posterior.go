@@ -147,7 +147,10 @@ func NewPosterior(s *Stats, lambda float64, intercept bool) (*Posterior, error) 
 	if !(N-p.DF > 0) {
 		return nil, fmt.Errorf("learn.NewPosterior: no residual degrees of freedom (N = %d, DF = %.6g): increase λ", s.N, p.DF)
 	}
-	yy := centredSumSquares(s, intercept)
+	yy, err := centredSumSquares(s, intercept)
+	if err != nil {
+		return nil, fmt.Errorf("learn.NewPosterior: %w", err)
+	}
 	for j := range P {
 		var tb, tt float64
 		for i := range F {

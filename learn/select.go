@@ -99,8 +99,12 @@ type spectrum struct {
 // newSpectrum eigendecomposes the normal equations of s (centred when intercept).
 func newSpectrum(s *Stats, intercept bool) (*spectrum, error) {
 	F, P := s.F, s.P
+	yy, err := centredSumSquares(s, intercept)
+	if err != nil {
+		return nil, err
+	}
 	A, B := s.NormalEquations(intercept)
-	sp, err := emptySpectrum(F, P, s.N, centredSumSquares(s, intercept), intercept)
+	sp, err := emptySpectrum(F, P, s.N, yy, intercept)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +188,14 @@ func (sp *spectrum) at(lambda float64, rss, q []float64) (df, logdet float64) {
 }
 
 // centredSumSquares returns Σ_i (y_ij − ȳ_j)² per output (Σ_i y_ij² without intercept), clamped at 0.
-func centredSumSquares(s *Stats, intercept bool) []float64 {
+func centredSumSquares(s *Stats, intercept bool) ([]float64, error) {
+	for j, v := range s.SumYY {
+		// Targets below about 1e-154 in magnitude have squares below the smallest normal float64: their sums lose
+		// their digits or underflow to 0, and an output that varies would look constant.
+		if v < 0x1p-1000 && (v > 0 || s.SumY[j] != 0) {
+			return nil, fmt.Errorf("output %d: the targets are too small for their squares in floating point (Σy² = %g); multiply them by a power of ten", j+1, v)
+		}
+	}
 	yy := append([]float64(nil), s.SumYY...)
 	if intercept {
 		for j := range yy {
@@ -194,7 +205,7 @@ func centredSumSquares(s *Stats, intercept bool) []float64 {
 	for j, v := range yy {
 		yy[j] = max(v, 0)
 	}
-	return yy
+	return yy, nil
 }
 
 // ScoreLambdas evaluates the criteria of SelectLambda for a short grid of λ by one Cholesky factorisation per λ
@@ -222,7 +233,10 @@ func ScoreLambdas(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 	if nt < 1 {
 		return nil, fmt.Errorf("learn.ScoreLambdas: need at least %d row(s), have %d", 1+int(offset), s.N)
 	}
-	yy := centredSumSquares(s, intercept)
+	yy, err := centredSumSquares(s, intercept)
+	if err != nil {
+		return nil, fmt.Errorf("learn.ScoreLambdas: %w", err)
+	}
 	for j, v := range yy {
 		if !(v > 0) {
 			return nil, fmt.Errorf("learn.ScoreLambdas: output %d is constant (its centred sum of squares is %v): every λ fits it exactly, so there is nothing to choose (GCV is 0/0, the evidence unbounded); fit it with a given λ", j+1, v)

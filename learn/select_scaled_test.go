@@ -35,7 +35,10 @@ func TestScoreLambdasMatchesSelectLambda(t *testing.T) {
 				t.Fatal("eigendecomposition failed")
 			}
 			mu := eig.Values(nil)
-			yy := centredSumSquares(st, intercept)
+			yy, err := centredSumSquares(st, intercept)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for i, lambda := range lambdas {
 				nl := float64(n) * lambda
 				kappa := (mu[F-1] + nl) / (max(mu[0], 0) + nl)

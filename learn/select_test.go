@@ -3,6 +3,7 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -377,4 +378,58 @@ func penalisedGramInverse(t testing.TB, X *mat.Dense, F int, tpen float64) (A, i
 		t.Fatal(err)
 	}
 	return A, inv
+}
+
+// Targets whose squares fall below the normal float64 range are refused by everything that sums them (the λ
+// criteria and the posterior's noise variance), not taken for constant or given a noise of 0; just above that range
+// GCV chooses the λ it chooses for the unscaled targets and the noise variance scales with their square.
+func TestTinyTargets(t *testing.T) {
+	const n, d = 60, 2
+	X, Y := regression(n, d, 1, 0.1, 3)
+	m := gaussMap(t, d, 16, 1, 1)
+	stats := func(c float64) *Stats {
+		Yc := make([]float64, n)
+		for i, y := range Y {
+			Yc[i] = y * c
+		}
+		st, err := Accumulate(m, X, n, Yc, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	lambdas := []float64{1e-6, 1e-4, 1e-2, 1}
+	for _, c := range []float64{1e-160, 1e-170, 1e-200} {
+		st := stats(c)
+		_, err1 := SelectLambda(st, lambdas, true)
+		_, err2 := ScoreLambdas(st, lambdas, true)
+		_, err3 := NewPosterior(st, 1e-3, true)
+		for i, err := range []error{err1, err2, err3} {
+			if err == nil || !strings.Contains(err.Error(), "too small for their squares") {
+				t.Errorf("targets × %g, call %d: %v, want a refusal", c, i+1, err)
+			}
+		}
+	}
+	ref, err := SelectLambda(stats(1), lambdas, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := SelectLambda(stats(0x1p-490), lambdas, true) // exact scaling: the same criteria up to rounding
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.BestGCVIndex != small.BestGCVIndex {
+		t.Errorf("GCV chooses λ index %d for the targets and %d for them × 2⁻⁴⁹⁰", ref.BestGCVIndex, small.BestGCVIndex)
+	}
+	p1, err := NewPosterior(stats(1), 1e-3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := NewPosterior(stats(0x1p-490), 1e-3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p2.NoiseVar[0], p1.NoiseVar[0]*0x1p-980; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("noise variance %v, want %v (2⁻⁹⁸⁰ times the unscaled one)", got, want)
+	}
 }
