@@ -124,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				err = fmt.Errorf("writing the output: %w", out.Err)
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "rff %s: %s\n", c.name, oneLine(err.Error()))
+				fmt.Fprintf(stderr, "rff %s: %s\n", c.name, stripInternal(oneLine(err.Error())))
 				return 2
 			}
 			return 0
@@ -141,6 +141,22 @@ func printOutput(stdout io.Writer, text []byte) error {
 		return fmt.Errorf("writing the output: %w", err)
 	}
 	return nil
+}
+
+// internalPrefix matches the library's "package.Function: " prefixes of an error message (learn.NewPosterior,
+// vector.Ridge.Fit, kernel.MedianSigma, …), which say where in the library an error arose: the command's message
+// names the input and the fix without them.
+var internalPrefix = regexp.MustCompile(`(^|: )(?:approx|bound|dataset|feature|kernel|learn|linalg|model|nystrom|ovk|rule|structured|vector)\.[A-Z]\w*(?:\.[A-Z]\w*)*: `)
+
+// stripInternal removes the library's internal prefixes (internalPrefix) from a message.
+func stripInternal(s string) string {
+	for {
+		t := internalPrefix.ReplaceAllString(s, "$1")
+		if t == s {
+			return s
+		}
+		s = t
+	}
 }
 
 func oneLine(s string) string {

@@ -583,3 +583,21 @@ func TestJSONKeysSnakeCase(t *testing.T) {
 		walk(strings.Join(args[:1], " "), v)
 	}
 }
+
+// The library's internal "package.Function: " prefixes are taken out of the command's one-line messages, wherever
+// they appear in the chain; other text with dots and colons stays.
+func TestStripInternal(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"learn.NewPosterior: output 1: the targets are too small", "output 1: the targets are too small"},
+		{"the median heuristic for σ: kernel.MedianSigma: all 3 sampled rows are equal", "the median heuristic for σ: all 3 sampled rows are equal"},
+		{"--solver cg: vector.Ridge.Fit: learn.Ridge.Solve: no convergence", "--solver cg: no convergence"},
+		{"train.csv:3: column 2: \"x\" is not a number", "train.csv:3: column 2: \"x\" is not a number"},
+		{"model.rff: version 9 is newer: upgrade rff", "model.rff: version 9 is newer: upgrade rff"},
+		{"rff.Fit: x", "rff.Fit: x"}, // the root package's names are public API: left alone
+		{"learn.ridge: lower case is not a prefix", "learn.ridge: lower case is not a prefix"},
+	} {
+		if got := stripInternal(c.in); got != c.want {
+			t.Errorf("stripInternal(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
