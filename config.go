@@ -52,7 +52,7 @@ type Config struct {
 	TunePoints int
 	// Map is the feature map: "features" (the default: random or quadrature features drawn by Rule) or "nystrom"
 	// (Nyström features ψ(x) = Normᵀk_M(x), ⟨ψ(x), ψ(y)⟩ = k_M(x)ᵀK_MM⁻¹k_M(y), on Centres landmarks chosen by
-	// Landmarks, Williams & Seeger 2001; docs/conventions.md, "The Nyström map as stored"). A Nyström map takes no
+	// Landmarks, Williams & Seeger 2001; docs/conventions.md §13.1). A Nyström map takes no
 	// Rule, Points or Form.
 	Map string
 	// Centres is the number of landmarks M of a Nyström map (default: 1024, at most the training rows); the map has

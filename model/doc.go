@@ -19,13 +19,15 @@
 // signs of SORF's Hadamard blocks, the radii, butterfly angles, permutations and signs of an SR(3,3) rule; see
 // rule.Stored), per-point scales, weights, zero-node weight, phases and the ORFF matrices B(ω) — so that reading
 // never depends on how a release draws random points. A Nyström map (PointsKind "nystrom", [NystromKind]) stores
-// its landmarks, the normalization U Λ^{-1/2} and the kept eigenvalues of K_MM as "points/landmarks",
-// "points/norm" and "points/eigenvalues", with the header's "landmarks" (how they were chosen) and "threshold" (the
-// relative eigenvalue threshold of the rank truncation). The features of a fixed probe input ([ProbeInput]) are stored as a
-// self-check that the rebuilt map computes what the writer computed.
+// its landmarks as "points/landmarks" and its normalization as "points/norm", with the header's "landmarks" (how
+// they were chosen), "threshold" (the relative threshold of the rank truncation) and "basis": in the Cholesky basis
+// (basis "cholesky", the default) the landmarks are those the pivoted Cholesky factorization of K_MM kept, in its
+// order, the norm is U⁻¹ and "points/pivots" holds the squared pivots U_jj²; in the eigen basis (no basis in the
+// header) the norm is U Λ^{-1/2}, with the kept eigenvalues as "points/eigenvalues" ([NystromKind] lists the arrays). The features of a fixed probe input ([ProbeInput]) are stored as a self-check that the
+// rebuilt map computes what the writer computed (within the rounding bounds of docs/conventions.md §11).
 //
 // Version 1 stored five unnamed arrays (theta, bias, probe, train_x, alpha) and the map only by its seed: a reader
-// redraws the points and requires the probe features bit for bit.
+// redraws the points and requires the probe features to match within the same bounds.
 //
 // [Read] decodes a file from a stream, its arrays straight from the stream into the model's slices, so that reading a
 // file allocates about its length; [Decode] decodes one held in memory, [Load] one on disk. They reject a wrong

@@ -10,7 +10,7 @@ import (
 )
 
 // NystromKind is the PointsKind (and Rule) of a Nyström map ψ(x) = Normᵀk_M(x) on M landmarks (Williams & Seeger
-// 2001; docs/conventions.md, "The Nyström map as stored"). Such a file has Points = M landmarks, Features = M' ≤ M,
+// 2001; docs/conventions.md §13.1). Such a file has Points = M landmarks, Features = M' ≤ M,
 // Form empty, no weights, scales, phases or zero node, and three arrays of points. In the Cholesky basis (Basis
 // "cholesky"; Features = M, the landmarks the pivoted factorization PᵀK_MMP = UᵀU kept, in its order):
 //

@@ -136,7 +136,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Precision, "precision", "auto", "arithmetic of the Gram matrix ZᵀZ for the squared loss on random features: double, mixed (float32 Gram, solution refined against the float64 features to double-precision accuracy; keeps the N×D projections in memory) or auto (mixed when λ > 0, OpenBLAS is loaded, the projections fit in half the free memory and a cost model in N, F, D and the outputs predicts a saving)")
 	fs.BoolVar(&cfg.Uncertainty, "uncertainty", false, "keep the posterior of Bayesian linear regression on the features in the model (regression, squared loss): rff predict --std and --samples then give predictive standard deviations and posterior samples; stores an F×F matrix")
 	reportPath := fs.String("report", "", reportUsage)
-	stream := fs.Bool("stream", false, "read the CSV --data in chunks, twice (preprocessing, then features), instead of loading it: memory does not grow with the rows (squared-loss regression or classification on random features)")
+	stream := fs.Bool("stream", false, "read the CSV --data in chunks, twice (preprocessing, then features), instead of loading it: memory does not grow with the rows (squared-loss regression or classification on random or Nyström features, not FALKON)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

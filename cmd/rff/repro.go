@@ -41,8 +41,8 @@ func runRepro(args []string, stdout, stderr io.Writer) error {
 	s := e.New()
 	fs := newFlags("repro "+e.Name, stdout, "[flags]")
 	out := fs.String("out", "docs/figures", "directory for the figures (PNG, with the data of each as CSV beside it)")
-	asJSON := fs.Bool("json", false, "print one JSON object (settings, rows, fits, finding, figures) on stdout "+
-		"instead of a table")
+	asJSON := fs.Bool("json", false, "print the study's results as JSON on stdout instead of a table (the data "+
+		"of its table and figures; the keys depend on the study)")
 	maxMemory := registerMemory(fs.FlagSet)
 	if err := study.Bind(fs.FlagSet, s); err != nil {
 		return err
