@@ -3,6 +3,7 @@ package rff
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rffkit/rff/dataset"
@@ -128,8 +129,8 @@ func TestMisuse(t *testing.T) {
 			return err
 		}, "row 3: target is not a number"},
 		{"Score of a classifier with a bad label index", func() error { _, err := cls.Score(labelled(0, 1, 9, 1)); return err }, "not a label index"},
-		{"input overflowing the preprocessing", func() error { _, err := tiny.PredictRows([]float64{1.7e308}, 1); return err }, "row 1: the preprocessed input"},
-		{"input overflowing the features", func() error { _, err := m.PredictRows([]float64{0.5, 1.7e308}, 2); return err }, "row 2: the prediction overflows"},
+		{"input overflowing the preprocessing", func() error { _, err := tiny.PredictRows([]float64{1.7e308}, 1); return err }, "row 1: column 1 (x1) is +Inf after preprocessing: too large for the model's scaling"},
+		{"input overflowing the features", func() error { _, err := m.PredictRows([]float64{0.5, 1.7e308}, 2); return err }, "row 2: column 1 (u) is 9.95418074407504e+307 after preprocessing: too large for the kernel's random features"},
 		{"nystrom centres overflow", func() error {
 			_, err := Fit(Config{Map: "nystrom", Centres: math.MaxInt, Sigma: 1}, data)
 			return err
@@ -141,5 +142,53 @@ func TestMisuse(t *testing.T) {
 	}
 	if p := model.ProbeInput(1 << 40); p != nil {
 		t.Errorf("ProbeInput(2⁴⁰) returned %d values", len(p))
+	}
+}
+
+// Inputs far outside the training data: a model on random features refuses preprocessed values beyond the 1e100 a
+// fit accepts (their projections ωᵀx overflow, and well before that their cos/sin are rounding noise) in every
+// prediction — values, standard deviations, samples, gradients — naming the row and column; exact and Nyström
+// models, whose kernel values vanish there, predict there what they predict anywhere far away.
+func TestFarInputs(t *testing.T) {
+	n := 40
+	data := &dataset.Data{N: n, D: 2, Names: []string{"a", "b"}, TargetName: "y"}
+	for i := range n {
+		a, b := math.Sin(float64(3*i+1)), math.Cos(float64(5*i+2))
+		data.X = append(data.X, a, b)
+		data.Y = append(data.Y, math.Sin(2*a)+b)
+	}
+	far := []float64{0.1, 0.2, 0.3, 1e150} // row 2, column b
+	rf, err := Fit(Config{Points: 16, Sigma: 1, Lambda: 1e-3, Uncertainty: true}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "row 2: column 2 (b) is"
+	for name, call := range map[string]func() error{
+		"PredictRows": func() error { _, err := rf.PredictRows(far, 2); return err },
+		"PredictStd":  func() error { _, err := rf.PredictStd(far, 2, true); return err },
+		"Sample":      func() error { _, err := rf.Sample(far, 2, 3, 1); return err },
+		"Gradients":   func() error { _, err := rf.Gradients(far, 2); return err },
+	} {
+		if err := call(); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "too large for the kernel's random features") {
+			t.Errorf("%s: %v, want %q…", name, err, want)
+		}
+	}
+	// just inside the limit: predicted
+	if _, err := rf.PredictRows([]float64{0.1, 1e90}, 1); err != nil {
+		t.Errorf("an input of 1e90 (≈1e90 after standardizing): %v", err)
+	}
+	for _, cfg := range []Config{{Exact: true, Sigma: 1, Lambda: 1e-3}, {Map: "nystrom", Centres: 20, Sigma: 1, Lambda: 1e-3}} {
+		m, err := Fit(cfg, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := m.PredictRows(append(far, -1e200, 3e140), 3)
+		if err != nil {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+		// far from every centre every kernel value underflows to 0: the prediction is the same constant
+		if p.Values[1] != p.Values[2] || math.IsNaN(p.Values[1]) {
+			t.Errorf("%+v: predictions far away %v and %v", cfg, p.Values[1], p.Values[2])
+		}
 	}
 }

@@ -510,12 +510,11 @@ func (m *Model) PredictRows(X []float64, n int) (*Prediction, error) {
 	seg := segmentRows(m.file.MapDim())
 	for r0 := 0; r0 < n; r0 += seg {
 		rows := min(seg, n-r0)
-		Z := m.preprocess(X[r0*h.Dim:(r0+rows)*h.Dim], rows)
-		if err := finiteRows(Z, rows, r0, "the preprocessed input", "is too large for the model's scaling"); err != nil {
+		Z, err := m.preprocessed(X[r0*h.Dim:(r0+rows)*h.Dim], rows, r0)
+		if err != nil {
 			return nil, err
 		}
 		o := out[r0*P : (r0+rows)*P]
-		var err error
 		switch {
 		case m.krr != nil:
 			m.krr.Predict(o, Z, rows)
@@ -651,6 +650,33 @@ func finiteRows(v []float64, n, r0 int, what, why string) error {
 	return nil
 }
 
+// preprocessed is preprocess with a check of its result: a value that overflows the model's scaling, or — for a
+// model on random features, whose projections ωᵀx it would overflow and whose cos/sin it would turn into rounding
+// noise — one beyond the 1e100 a fit accepts (maxInput), is a *RowError naming the row (counted from r0 rows before
+// X) and the column. Exact and Nyström models, whose kernel values tend to 0 far from the data, take any finite
+// value.
+func (m *Model) preprocessed(X []float64, n, r0 int) ([]float64, error) {
+	Z := m.preprocess(X, n)
+	limit := math.MaxFloat64
+	if m.fmap != nil || m.omap != nil {
+		limit = maxInput
+	}
+	i := finite.IndexBeyond(Z, limit)
+	if i < 0 {
+		return Z, nil
+	}
+	d := m.file.MapDim()
+	col := fmt.Sprintf("column %d (%s)", i%d+1, m.inputNames()[i%d])
+	if m.scaler != nil && m.scaler.HasPCA() {
+		col = fmt.Sprintf("principal component %d", i%d+1)
+	}
+	why := "too large for the model's scaling"
+	if !math.IsInf(Z[i], 0) && !math.IsNaN(Z[i]) {
+		why = "too large for the kernel's random features (|ωᵀx| would overflow; a fit refuses inputs beyond 1e100)"
+	}
+	return nil, &RowError{Row: r0 + i/d + 1, Reason: fmt.Sprintf("%s is %v after preprocessing: %s — an input far outside the training data?", col, Z[i], why)}
+}
+
 // preprocess returns a preprocessed copy of the raw rows X: n×MapDim() values (fewer columns than X after a PCA
 // step).
 func (m *Model) preprocess(X []float64, n int) []float64 {
@@ -694,8 +720,12 @@ func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
 	if err := m.checkRows(X, n); err != nil {
 		return nil, err
 	}
+	Z, err := m.preprocessed(X, n, 0)
+	if err != nil {
+		return nil, err
+	}
 	dst := make([]float64, n*m.file.Outputs)
-	if err := m.post.StdMap(dst, m.mapper(), m.preprocess(X, n), n, noise); err != nil {
+	if err := m.post.StdMap(dst, m.mapper(), Z, n, noise); err != nil {
 		return nil, err
 	}
 	if err := finiteRows(dst, n, 0, "the predictive standard deviation", "overflows (an input far outside the training data?)"); err != nil {
@@ -722,8 +752,12 @@ func (m *Model) Sample(X []float64, n, K int, seed uint64) ([]float64, error) {
 	if err := m.checkRows(X, n); err != nil {
 		return nil, err
 	}
+	Z, err := m.preprocessed(X, n, 0)
+	if err != nil {
+		return nil, err
+	}
 	dst := make([]float64, K*n*m.file.Outputs)
-	if err := m.post.SampleMap(dst, m.mapper(), m.preprocess(X, n), n, K, seed); err != nil {
+	if err := m.post.SampleMap(dst, m.mapper(), Z, n, K, seed); err != nil {
 		return nil, err
 	}
 	if i := finite.Index(dst); i >= 0 {
@@ -776,7 +810,10 @@ func (m *Model) Gradients(X []float64, n int) ([]float64, error) {
 	if err := m.checkRows(X, n); err != nil {
 		return nil, err
 	}
-	Z := m.preprocess(X, n)
+	Z, err := m.preprocessed(X, n, 0)
+	if err != nil {
+		return nil, err
+	}
 	g := make([]float64, n*h.MapDim())
 	if err := m.fit.PredictGradients(g, gm, Z, n); err != nil {
 		return nil, err
@@ -810,8 +847,12 @@ func (m *Model) Jacobian(x []float64) ([]float64, error) {
 	if err := m.checkRows(x, 1); err != nil {
 		return nil, err
 	}
+	z, err := m.preprocessed(x, 1, 0)
+	if err != nil {
+		return nil, err
+	}
 	J := make([]float64, h.Outputs*h.MapDim())
-	if err := m.ofit.Jacobian(J, m.omap, m.preprocess(x, 1)); err != nil {
+	if err := m.ofit.Jacobian(J, m.omap, z); err != nil {
 		return nil, err
 	}
 	if finite.Index(J) >= 0 {
