@@ -204,6 +204,9 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 				return nil, err
 			}
 		}
+		if err := checkHermiteMagnitude(hvals, hgrads, d, data.Names); err != nil {
+			return nil, err
+		}
 	default:
 		if data.Labels != nil {
 			return nil, nonNumericTarget(data)
@@ -434,6 +437,27 @@ func CheckTargetMagnitude(Y []float64, targets []string, r0 int) error {
 	}
 	return &MagnitudeError{Row: r0 + i/len(targets) + 1, Reason: fmt.Sprintf("target %s is %v: too large for the ridge statistics "+
 		"(sums of its square would overflow); rescale the targets", targets[i%len(targets)], Y[i])}
+}
+
+// checkHermiteMagnitude returns a *MagnitudeError for the first observed value (of vals, n) or partial derivative
+// (of grads, n×d, in the preprocessed coordinates) of a hermite fit beyond 1e100 in magnitude, whose squares would
+// overflow the ridge statistics as a regression target's; NaN marks an unobserved entry. names name the d columns.
+func checkHermiteMagnitude(vals, grads []float64, d int, names []string) error {
+	for i, v := range vals {
+		if math.Abs(v) > maxInput {
+			return &MagnitudeError{Row: i + 1, Reason: fmt.Sprintf("the observed value is %v: too large for the ridge statistics (sums of its square would overflow); rescale the values", v)}
+		}
+	}
+	for i, v := range grads {
+		if math.Abs(v) > maxInput {
+			col := fmt.Sprintf("column %d", i%d+1)
+			if i%d < len(names) {
+				col = fmt.Sprintf("column %d (%s)", i%d+1, names[i%d])
+			}
+			return &MagnitudeError{Row: i/d + 1, Reason: fmt.Sprintf("the observed derivative along %s is %v in the preprocessed coordinates: too large for the ridge statistics (sums of its square would overflow); rescale the gradients", col, v)}
+		}
+	}
+	return nil
 }
 
 // checkTargets is CheckTargetMagnitude on the regression targets of a fit: Y, one column named target[0], or the

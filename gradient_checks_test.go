@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,5 +136,41 @@ func TestHermiteAllValuesMissing(t *testing.T) {
 	q, _ := ref.PredictRows(data.X[:2], 1)
 	if p.Values[0] != q.Values[0] {
 		t.Errorf("all-NaN values predict %v, no values %v", p.Values[0], q.Values[0])
+	}
+}
+
+// A hermite fit refuses observed values and derivatives beyond 1e100, as a regression refuses such targets (their
+// squares would overflow the statistics), naming the row (and for a derivative the column); unobserved entries
+// (NaN) are not values.
+func TestHermiteMagnitude(t *testing.T) {
+	n := 30
+	data := &dataset.Data{N: n, D: 2, Names: []string{"a", "b"}}
+	values, grads := make([]float64, n), make([]float64, 2*n)
+	for i := range n {
+		a, b := math.Sin(float64(i)), math.Cos(float64(3*i))
+		data.X = append(data.X, a, b)
+		values[i] = math.Sin(a) + b
+		grads[2*i], grads[2*i+1] = math.Cos(a), 1
+	}
+	values[4] = math.NaN() // unobserved
+	cfg := Config{Points: 16, Sigma: 1, Lambda: 1e-3, Preprocess: "none"}
+	if _, err := FitHermite(cfg, data, values, grads); err != nil {
+		t.Fatalf("ordinary observations: %v", err)
+	}
+	bigV := slices.Clone(values)
+	bigV[6] = 1e150
+	bigG := slices.Clone(grads)
+	bigG[2*7+1] = -1e300
+	for _, c := range []struct {
+		name         string
+		values, grad []float64
+		want         string
+	}{
+		{"value", bigV, grads, "row 7, the observed value is 1e+150"},
+		{"derivative", values, bigG, "row 8, the observed derivative along column 2 (b) is -1e+300"},
+	} {
+		if _, err := FitHermite(cfg, data, c.values, c.grad); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
 	}
 }
