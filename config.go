@@ -196,13 +196,13 @@ func (c Config) resolve() (*settings, error) {
 	case s.Points < 1:
 		return nil, fmt.Errorf("points D = %d: want at least 1", s.Points)
 	case !(s.Lambda >= 0) || math.IsInf(s.Lambda, 0):
-		return nil, fmt.Errorf("λ = %v: want a finite λ ≥ 0", s.Lambda)
+		return nil, fmt.Errorf("λ = %v: want a finite λ ≥ 0 (Lambda; rff fit --lambda)", s.Lambda)
 	case s.Sigma < 0 || math.IsNaN(s.Sigma) || math.IsInf(s.Sigma, 0):
 		return nil, fmt.Errorf("σ = %v: want a positive bandwidth (or 0 for the default)", s.Sigma)
 	case s.Encoding != "onehot" && s.Encoding != "simplex":
 		return nil, fmt.Errorf("encoding %q: want onehot or simplex", s.Encoding)
-	case s.MaxClasses < 0:
-		return nil, fmt.Errorf("max classes = %d: want ≥ 0 (0: at most 1000, and half the training rows)", s.MaxClasses)
+	case s.MaxClasses < 0 || s.MaxClasses == 1:
+		return nil, fmt.Errorf("max classes = %d: want 0 (at most 1000, and half the training rows) or a limit ≥ 2, since a classifier needs two classes (MaxClasses; rff fit --max-classes)", s.MaxClasses)
 	}
 	if _, err := kernel.New(s.Kernel, 1); err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (c Config) resolve() (*settings, error) {
 		case s.Exact:
 			return nil, fmt.Errorf("the %s loss is not available for exact models (they use the squared loss)", s.loss)
 		case s.CV != 0 && !s.Tune:
-			return nil, fmt.Errorf("cross-validation selects λ for the squared loss only; give λ with the %s loss, or tune σ and λ (Tune, cross-validated by refits)", s.loss)
+			return nil, fmt.Errorf("cross-validation alone selects λ for the squared loss only; give λ with the %s loss (Lambda; rff fit --lambda), or tune σ and λ, cross-validated by refits (Tune; rff fit --tune)", s.loss)
 		case s.Encoding != "onehot":
 			return nil, fmt.Errorf("the %s encoding is for the squared loss; the %s loss trains one-vs-rest", s.Encoding, s.loss)
 		case !(s.Lambda > 0) && !s.Tune:
@@ -285,7 +285,12 @@ func (c Config) resolve() (*settings, error) {
 		}
 		for _, v := range s.Sigmas {
 			if !(v > 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("σ grid value %v: want positive bandwidths", v)
+				return nil, fmt.Errorf("σ grid value %v: want positive bandwidths (Sigmas; rff fit --sigmas)", v)
+			}
+			if !isScaleFree(s.Kernel) {
+				if _, err := kernel.New(s.Kernel, v); err != nil {
+					return nil, fmt.Errorf("σ grid value %v: %w (Sigmas; rff fit --sigmas)", v, err)
+				}
 			}
 		}
 		if len(s.Lambdas) == 0 {
@@ -450,12 +455,16 @@ func (s *settings) kernel(sample *reservoir) (kernel.Kernel, float64, error) {
 
 // median is the median-heuristic bandwidth on the sample.
 func (s *settings) median(sample *reservoir) (float64, error) {
+	give := "give σ (Sigma; rff fit --sigma)"
+	if s.Tune {
+		give = "give the bandwidths to score (Sigmas; rff fit --sigmas)"
+	}
 	if sample.len() < 2 {
-		return 0, fmt.Errorf("the median heuristic for σ needs at least 2 rows, have %d; give σ", sample.len())
+		return 0, fmt.Errorf("the median heuristic for σ needs at least 2 rows, have %d; %s", sample.len(), give)
 	}
 	m, err := kernel.MedianSigma(s.Kernel, sample.rows, sample.len(), sample.d, kernel.DefaultMedianRows, s.Seed)
 	if err != nil {
-		return 0, fmt.Errorf("the median heuristic for σ: %w; give σ", err)
+		return 0, fmt.Errorf("the median heuristic for σ: %w; %s", err, give)
 	}
 	return m, nil
 }

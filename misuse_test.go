@@ -67,6 +67,23 @@ func TestMisuse(t *testing.T) {
 		{"Lambdas without CV or Tune", func() error { _, err := Fit(Config{Points: 8, Lambdas: []float64{1e-3}}, data); return err }, "λ grid of CV and Tune"},
 		{"simplex encoding of a regression", func() error { _, err := Fit(Config{Points: 8, Encoding: "simplex"}, data); return err }, "simplex encoding"},
 		{"MaxClasses of a regression", func() error { _, err := Fit(Config{Points: 8, MaxClasses: 5}, data); return err }, "MaxClasses bounds"},
+		{"median heuristic of equal rows, tuning", func() error {
+			_, err := Fit(Config{Points: 8, Tune: true}, &dataset.Data{X: []float64{1, 1, 1, 1}, N: 4, D: 1, Y: []float64{1, 2, 3, 4}})
+			return err
+		}, "give the bandwidths to score (Sigmas; rff fit --sigmas)"},
+		{"median heuristic of equal rows", func() error {
+			_, err := Fit(Config{Points: 8, Lambda: 1e-3}, &dataset.Data{X: []float64{1, 1, 1, 1}, N: 4, D: 1, Y: []float64{1, 2, 3, 4}})
+			return err
+		}, "give σ (Sigma; rff fit --sigma)"},
+		{"MaxClasses 1", func() error {
+			_, err := Fit(Config{Points: 8, Task: "classification", MaxClasses: 1}, data)
+			return err
+		}, "a classifier needs two classes (MaxClasses"},
+		{"negative Lambda", func() error { _, err := Fit(Config{Points: 8, Lambda: -1}, data); return err }, "λ = -1: want a finite λ ≥ 0 (Lambda; rff fit --lambda)"},
+		{"Sigmas beyond the kernel's range", func() error {
+			_, err := Fit(Config{Points: 8, Tune: true, Sigmas: []float64{1, 1e-300}}, data)
+			return err
+		}, "σ grid value 1e-300: kernel gaussian: bandwidth"},
 		{"negative MaxIter", func() error { _, err := Fit(Config{Points: 8, MaxIter: -1}, data); return err }, "MaxIter must be ≥ 0"},
 		{"MaxIter of the squared loss", func() error { _, err := Fit(Config{Points: 8, MaxIter: 5}, data); return err }, "MaxIter bounds the iterations"},
 		{"cos+phase on a vector-valued model", func() error {

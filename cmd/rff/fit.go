@@ -522,8 +522,8 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 	switch {
 	case cfg.TunePoints < 0:
 		return usagef("--tune-points must be a number of points ≥ 1 (or 0 for the default: -D, at most 512), got %d", cfg.TunePoints)
-	case cfg.MaxClasses < 0:
-		return usagef("--max-classes must be positive, got %d", cfg.MaxClasses)
+	case cfg.MaxClasses < 0 || cfg.MaxClasses == 1:
+		return usagef("--max-classes must be 0 (the default limit) or at least 2 (a classifier needs two classes), got %d", cfg.MaxClasses)
 	case cfg.MaxIter < 0:
 		return usagef("--max-iter must be ≥ 0 (0: the default, 1000), got %d", cfg.MaxIter)
 	case set("max-iter") && (cfg.Loss == "" || cfg.Loss == "squared" || cfg.Loss == "ridge"):
