@@ -415,8 +415,13 @@ func lambdaHint(err error, cfg *rff.Config) error {
 			msg = msg[i:] // without the library's function names
 		}
 		at := fmt.Sprintf("--lambda %g; raise it", cfg.Lambda)
-		if cfg.Tune || cfg.CV > 0 {
+		switch {
+		case cfg.Tune || cfg.CV > 0:
 			at = "the smallest λ of --lambdas; narrow the grid to larger values"
+		case cfg.Lambda >= 1:
+			// past the scale of the features (squared norm about k(x, x) = 1) the penalty dwarfs the data: the
+			// system is not ill-conditioned, the iteration's scale is off, and a larger λ would not help
+			return usagef("--solver %s: %s at --lambda %g, where the penalty dwarfs the data (θ is about 0): use --solver cholesky, or a smaller λ", solver, msg, cfg.Lambda)
 		}
 		return usagef("--solver %s: %s at %s (a better conditioned system converges sooner) or use --solver cholesky", solver, msg, at)
 	}

@@ -188,6 +188,7 @@ func TestLambdaHint(t *testing.T) {
 		{"cg", cgFail, rff.Config{Lambda: 1e-6}, "--solver cg: conjugate gradients did not converge after 256 iterations (relative residual 2e-08 > 1e-10) at --lambda 1e-06; raise it", false, false},
 		{"cg in a cv grid", cgFail, rff.Config{CV: 3, Lambdas: []float64{1e-9, 1e-3}}, "at the smallest λ of --lambdas; narrow the grid", false, false},
 		{"lbfgs", lbfgsFail, rff.Config{Lambda: 1e-6, OVK: "decomposable"}, "--solver lbfgs: L-BFGS did not converge: stopped after 1344 iterations", false, false},
+		{"lbfgs at a huge λ", lbfgsFail, rff.Config{Lambda: 1e20, OVK: "curl-free"}, "at --lambda 1e+20, where the penalty dwarfs the data (θ is about 0): use --solver cholesky, or a smaller λ", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := lambdaHint(c.err, &c.cfg)
