@@ -72,6 +72,29 @@ func TestProbabilitiesLogistic(t *testing.T) {
 					t.Errorf("class %d: mean probability %v, share of the rows %v (|Δ| = %.3g > residual %.3g)", k, mean[k], share[k], d, res)
 				}
 			}
+			// The score's log loss is −mean log p(y | x), and on the training rows at most the entropy H of the
+			// classes' shares: the objective at the optimum is at most its value at θ = 0 with the bias at the log
+			// shares, which is H (the solver stops within its gradient residual of the optimum).
+			sc, err := m.Score(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, H float64
+			for i, y := range data.Y {
+				want -= math.Log(prob[i*K+int(y)]) / float64(n)
+			}
+			for _, q := range share {
+				if q > 0 {
+					H -= q * math.Log(q)
+				}
+			}
+			ll := sc.Classification.LogLoss
+			if ll == nil || math.Abs(*ll-want) > 1e-12*want {
+				t.Fatalf("log loss %v, want −mean log p = %v", ll, want)
+			}
+			if *ll > H+res {
+				t.Errorf("training log loss %v above the entropy of the class shares %v", *ll, H)
+			}
 		})
 	}
 }
@@ -98,6 +121,9 @@ func TestProbabilitiesRefused(t *testing.T) {
 			p, err := m.Predict(tc.data)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if sc, err := m.Score(tc.data); err != nil || sc.Classification != nil && sc.Classification.LogLoss != nil {
+				t.Errorf("Score: %v, a log loss for a model without probabilities", err)
 			}
 			if _, err := p.Probabilities(); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Probabilities: %v, want an error with %q", err, tc.want)

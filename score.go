@@ -53,6 +53,10 @@ func (m *Model) Score(data *dataset.Data) (*Score, error) {
 			return nil, err
 		}
 		c := metrics.ScoreClassification(p.Classes, truth, h.Labels)
+		if h.Loss == "logistic" {
+			v := metrics.LogLoss(p.Values, truth, p.Outputs)
+			c.LogLoss = &v
+		}
 		s.Classification = &c
 		return s, nil
 	}

@@ -166,6 +166,40 @@ type Classification struct {
 	// Invalid counts the rows whose true or predicted index lies outside [0, len(labels)): they are in N and
 	// Accuracy but not in PerClass or Confusion. It is 0 for indices from one class coder.
 	Invalid int `json:"invalid,omitempty"`
+	// LogLoss is the mean negative log-likelihood of the true classes, −(1/n)Σ log p(y_i | x_i) (LogLoss), for a
+	// classifier whose scores are log-probabilities up to a constant (the logistic loss); nil for the others.
+	LogLoss *float64 `json:"log_loss,omitempty"`
+}
+
+// LogLoss is the mean negative log-likelihood −(1/n) Σ_i log softmax(s_i)_{y_i} of the true classes truth under the
+// class scores s (n×k, row-major) of a multinomial logistic model, computed from the scores as
+// log Σ_j exp(s_ij − max s_i) + max s_i − s_{i y_i}, so that it is finite even where a probability underflows to 0.
+// NaN for no rows, lengths that do not match, a true class outside [0, k), or a score that is not finite.
+func LogLoss(scores []float64, truth []int, k int) float64 {
+	n := len(truth)
+	if n == 0 || k < 1 || !shape(len(scores), n, k) {
+		return math.NaN()
+	}
+	var sum float64
+	for i, y := range truth {
+		s := scores[i*k : (i+1)*k]
+		if y < 0 || y >= k {
+			return math.NaN()
+		}
+		m := math.Inf(-1)
+		for _, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return math.NaN()
+			}
+			m = max(m, v)
+		}
+		var e float64
+		for _, v := range s {
+			e += math.Exp(v - m)
+		}
+		sum += math.Log(e) + m - s[y]
+	}
+	return sum / float64(n)
 }
 
 // ScoreClassification scores predicted class indices against true ones, for the classes named by labels (indices
@@ -269,7 +303,8 @@ func (c Classification) MarshalJSON() ([]byte, error) {
 		PerClass  []Class `json:"per_class"`
 		Confusion [][]int `json:"confusion"`
 		Invalid   int     `json:"invalid,omitempty"`
-	}{c.N, num(c.Accuracy), c.PerClass, c.Confusion, c.Invalid})
+		LogLoss   *num    `json:"log_loss,omitempty"`
+	}{c.N, num(c.Accuracy), c.PerClass, c.Confusion, c.Invalid, (*num)(c.LogLoss)})
 }
 
 // shape reports whether n×p values, computed without overflow, are exactly l (n, p ≥ 0).

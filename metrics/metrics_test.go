@@ -136,3 +136,36 @@ func TestScoresAtEveryScale(t *testing.T) {
 		}
 	}
 }
+
+// LogLoss is −mean log softmax(s)_y: log k for equal scores, the textbook formula on moderate scores, and finite
+// (the score gap) where the true class's probability underflows to 0.
+func TestLogLoss(t *testing.T) {
+	scores := []float64{0.5, -1, 2, 0, 0, 0, 3, 1, -2}
+	truth := []int{2, 1, 0}
+	want := 0.0
+	for i, y := range truth {
+		s := scores[3*i : 3*i+3]
+		z := math.Exp(s[0]) + math.Exp(s[1]) + math.Exp(s[2])
+		want -= math.Log(math.Exp(s[y])/z) / 3
+	}
+	if got := LogLoss(scores, truth, 3); math.Abs(got-want) > 1e-15*want {
+		t.Errorf("LogLoss = %v, want %v", got, want)
+	}
+	if got := LogLoss([]float64{7, 7, 7, 7}, []int{3}, 4); math.Abs(got-math.Log(4)) > 4e-16 {
+		t.Errorf("equal scores: %v, want log 4", got)
+	}
+	if got := LogLoss([]float64{0, 1e300}, []int{0}, 2); got != 1e300 {
+		t.Errorf("a true class 1e300 below the other: %v, want 1e300", got)
+	}
+	for name, got := range map[string]float64{
+		"no rows":        LogLoss(nil, nil, 2),
+		"short scores":   LogLoss([]float64{1, 2, 3}, []int{0, 1}, 2),
+		"class too big":  LogLoss([]float64{1, 2}, []int{2}, 2),
+		"negative class": LogLoss([]float64{1, 2}, []int{-1}, 2),
+		"NaN score":      LogLoss([]float64{1, math.NaN()}, []int{0}, 2),
+	} {
+		if !math.IsNaN(got) {
+			t.Errorf("%s: %v, want NaN", name, got)
+		}
+	}
+}

@@ -167,7 +167,11 @@ func fmtNum(v float64, format string) string {
 
 func printScore(w io.Writer, what string, s *rff.Score) {
 	if c := s.Classification; c != nil {
-		fmt.Fprintf(w, "%s: %d rows, accuracy %s\n", what, s.N, fmtNum(c.Accuracy, "%.4f"))
+		logLoss := ""
+		if c.LogLoss != nil {
+			logLoss = ", log loss " + fmtNum(*c.LogLoss, "%.4g")
+		}
+		fmt.Fprintf(w, "%s: %d rows, accuracy %s%s\n", what, s.N, fmtNum(c.Accuracy, "%.4f"), logLoss)
 		for _, k := range c.PerClass {
 			fmt.Fprintf(w, "  %-10s %5d / %-5d correct\n", k.Label, k.Correct, k.Total)
 		}
