@@ -44,7 +44,8 @@ type Config struct {
 	// costs a pass over the rows and an eigendecomposition of the F×F Gram matrix (O(N·F² + F³)); about eight are
 	// scored, with at most 512 points (TunePoints), and the model is fitted with the chosen pair at its D (solving the
 	// statistics of the chosen σ when they were accumulated at that D on all rows).
-	Tune     bool
+	Tune bool
+	// Select is Tune's criterion: "gcv", "evidence" or "cv" ("" for the default of the task, above).
 	Select   string
 	Sigmas   []float64
 	TuneRows int
@@ -91,7 +92,9 @@ type Config struct {
 	// Lambda is the ridge penalty λ ≥ 0 of (1/N)Σ‖f(x_i) − y_i‖² + λ‖θ‖², taken as given (0 is no penalty). Tune and
 	// CV choose λ from Lambdas: Lambda must then be 0; Uncertainty needs λ > 0.
 	Lambda float64
-	// CV, when ≥ 2, chooses λ among Lambdas by CV-fold cross-validation (squared loss on scalar features).
+	// CV, when ≥ 2, chooses λ among Lambdas, which it needs (there is no default grid without Tune), by CV-fold
+	// cross-validation (squared loss on scalar features). With Tune and Select "cv", CV is the number of folds
+	// (0: 5).
 	CV      int
 	Lambdas []float64
 	// Loss is the classification loss: "squared" (the default: ridge on coded targets), "hinge", "squared-hinge"
@@ -313,6 +316,8 @@ func (c Config) resolve() (*settings, error) {
 		return nil, errors.New("Lambda is chosen by Tune and CV: leave it 0, or give Lambdas (one value scores only it)")
 	case s.Tune && len(s.Sigmas) > 0 && isScaleFree(s.Kernel):
 		return nil, fmt.Errorf("Sigmas are bandwidths; the %s kernel has none (tuning chooses λ alone)", s.Kernel)
+	case s.Sigma != 0 && isScaleFree(s.Kernel):
+		return nil, fmt.Errorf("Sigma is a bandwidth; the %s kernel has none: leave it 0", s.Kernel)
 	}
 	if !s.Tune { // settings of tuning alone would be ignored: refused rather than fit something else than asked
 		switch {
@@ -347,8 +352,11 @@ func (c Config) resolve() (*settings, error) {
 			return nil, fmt.Errorf("cross-validation needs a λ grid (Lambdas)")
 		}
 	}
-	if s.Task == "hermite" && (s.Exact || (!(s.Lambda > 0) && !s.Tune)) {
-		return nil, fmt.Errorf("hermite models fit random features with λ > 0 (not exact)")
+	switch {
+	case s.Task == "hermite" && s.Exact:
+		return nil, errors.New("hermite models fit random features, not the exact kernel: leave Exact off")
+	case s.Task == "hermite" && !(s.Lambda > 0) && !s.Tune:
+		return nil, errors.New("hermite models need λ > 0 (Lambda), or Tune to choose it")
 	}
 	if err := s.resolveMap(c); err != nil {
 		return nil, err

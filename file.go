@@ -30,6 +30,9 @@ func (m *Model) Write(w io.Writer) error {
 	if !m.ok() {
 		return errNoModel
 	}
+	if w == nil {
+		return errors.New("rff: Model.Write: nil writer")
+	}
 	b, err := m.encode()
 	if err != nil {
 		return err

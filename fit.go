@@ -411,8 +411,11 @@ func (e *MagnitudeError) Error() string {
 // row-major) that is NaN or beyond 1e100 in magnitude, the inputs a fit refuses as too large for its feature maps and
 // kernels, or nil when there is none. names name the d columns (nil, or fewer, when they have no names: the columns
 // of a PCA step); rows are counted from r0 rows before X, so that a caller checking a large input in parts names
-// the row of the whole. It returns nil for d < 1.
+// the row of the whole. It returns nil for d < 1, and an error (not a *MagnitudeError) when X is not whole rows.
 func CheckInputMagnitude(X []float64, d int, names []string, r0 int) error {
+	if d >= 1 && len(X)%d != 0 {
+		return fmt.Errorf("rff.CheckInputMagnitude: %d values are not whole rows of %d columns", len(X), d)
+	}
 	i := finite.IndexBeyond(X, maxInput)
 	if i < 0 || d < 1 {
 		return nil
@@ -426,10 +429,14 @@ func CheckInputMagnitude(X []float64, d int, names []string, r0 int) error {
 
 // CheckTargetMagnitude returns a *MagnitudeError for the first regression target of Y (rows of one value per name
 // of targets, row-major) that is NaN or beyond 1e100 in magnitude, the targets a fit refuses as too large for the
-// ridge statistics, or nil when there is none (or no targets are named). Rows are counted from r0 rows before Y.
+// ridge statistics, or nil when there is none (or no targets are named). Rows are counted from r0 rows before Y. Y
+// that is not whole rows is an error (not a *MagnitudeError).
 func CheckTargetMagnitude(Y []float64, targets []string, r0 int) error {
 	if len(targets) == 0 {
 		return nil
+	}
+	if len(Y)%len(targets) != 0 {
+		return fmt.Errorf("rff.CheckTargetMagnitude: %d values are not whole rows of %d targets", len(Y), len(targets))
 	}
 	i := finite.IndexBeyond(Y, maxInput)
 	if i < 0 {

@@ -209,3 +209,32 @@ func TestFarInputs(t *testing.T) {
 		}
 	}
 }
+
+// Calls that were quietly wrong or panicked on what a caller can get wrong: a nil writer, a bandwidth for a kernel
+// without one, a hermite fit without λ or with Exact, inputs or targets that are not whole rows.
+func TestMisuseMore(t *testing.T) {
+	n := 20
+	data := &dataset.Data{N: n, D: 1, Names: []string{"x"}}
+	for i := range n {
+		data.X = append(data.X, math.Sin(float64(i)))
+		data.Y = append(data.Y, math.Cos(float64(i)))
+	}
+	m, err := Fit(Config{Points: 8, Sigma: 1, Lambda: 1e-3}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	misusetest.Check(t, []misusetest.Case{
+		{"Write to nil", func() error { return m.Write(nil) }, "nil writer"},
+		{"Sigma of arccos1", func() error {
+			_, err := Fit(Config{Points: 8, Kernel: "arccos1", Sigma: 3, Lambda: 1e-3}, data)
+			return err
+		}, "the arccos1 kernel has none"},
+		{"hermite without λ", func() error { _, err := FitHermite(Config{Points: 8, Sigma: 1}, data, data.Y, nil); return err }, "hermite models need λ > 0"},
+		{"hermite exact", func() error {
+			_, err := FitHermite(Config{Exact: true, Sigma: 1, Lambda: 1e-3}, data, data.Y, nil)
+			return err
+		}, "leave Exact off"},
+		{"inputs not whole rows", func() error { return CheckInputMagnitude([]float64{1, 2, 3}, 2, nil, 0) }, "not whole rows of 2 columns"},
+		{"targets not whole rows", func() error { return CheckTargetMagnitude([]float64{1, 2, 3}, []string{"a", "b"}, 0) }, "not whole rows of 2 targets"},
+	})
+}

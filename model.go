@@ -708,8 +708,9 @@ func (m *Model) inputScale() []float64 {
 // ErrNoUncertainty is returned for predictive uncertainty from a model fitted without it (Config.Uncertainty).
 var ErrNoUncertainty = errors.New("this model was fitted without uncertainty (fit it with Config.Uncertainty, rff fit --uncertainty)")
 
-// PredictStd returns the n×P predictive standard deviations at the raw rows of X (columns in the model's order):
-// of the function value f(x) (the posterior's own uncertainty), or with noise of an observation y = f(x) + ε.
+// PredictStd returns the n×P predictive standard deviations (P = Info().Outputs) at the raw rows of X (columns in
+// the model's order, as PredictRows takes them; Inputs gives them from a dataset.Data): of the function value f(x)
+// (the posterior's own uncertainty), or with noise of an observation y = f(x) + ε.
 func (m *Model) PredictStd(X []float64, n int, noise bool) ([]float64, error) {
 	if !m.ok() {
 		return nil, errNoModel

@@ -68,14 +68,17 @@ type Ridge struct {
 // SolveStats reports how a system was solved.
 type SolveStats struct {
 	// Method is "cholesky", "cg", "cg-matrix-free" or "mixed" (a float32 Gram matrix refined in float64: see
-	// Precision).
+	// Precision); for a Classifier "dual-cd" (hinge losses) or "lbfgs" (logistic).
 	Method string `json:"method"`
 	// Note says why FitMap fell back from Mixed to Double precision, or that a classifier's iterations stopped short
 	// of their tolerance (Residual above it: raise Classifier.MaxIter or λ); empty otherwise.
 	Note string `json:"note,omitempty"`
-	// Iterations is the number of CG iterations or mixed-precision refinement steps (0 for Cholesky).
+	// Iterations is the number of CG iterations or mixed-precision refinement steps (0 for Cholesky); for a
+	// Classifier the epochs of dual coordinate descent or the L-BFGS iterations.
 	Iterations int `json:"iterations"`
-	// Residual is the largest relative residual ‖(A θ − B)_j‖/‖B_j‖ over the outputs j, recomputed at the end.
+	// Residual is the largest relative residual ‖(A θ − B)_j‖/‖B_j‖ over the outputs j, recomputed at the end; for a
+	// Classifier its stopping measure: the largest projected-gradient gap of its SVMs, or the largest absolute entry
+	// of the logistic objective's gradient.
 	Residual float64 `json:"residual"`
 	// Seconds is the wall-clock time of the solve.
 	Seconds float64 `json:"seconds"`

@@ -68,7 +68,7 @@ func checkStatsSize(where string, F, P int) error {
 
 // Add accumulates a block of rows: Z is rows×F and Y is rows×P, row-major (longer slices are allowed; the
 // leading rows×F and rows×P values are used). ZᵀZ is updated with blas64.Syrk in sub-blocks of at most the
-// [Accumulator]'s chunk of rows (16 MiB of features), ZᵀY with blas64.Gemm. Add is the unchecked hot path of
+// chunk of rows of an [Accumulator] (16 MiB of features), ZᵀY with blas64.Gemm. Add is the unchecked hot path of
 // accumulation: like gonum's mat it panics (on the calling goroutine, with a message) if rows < 0, a slice is too
 // short, or s is not valid statistics ([Stats.Validate] without the finiteness check: nil, consumed, or slices of
 // the wrong lengths). It does not check for NaN (the solvers do).

@@ -387,8 +387,8 @@ func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
 // file appears, disappears, or changes size or modification time, or an entry named NAME.rff that is not a regular
 // file appears, disappears or changes kind (logged by that reload, not at every poll); it re-reads
 // Options.TokenFile when the file changes size or modification time, appears or disappears. A file rewritten in
-// place with the same size within the file system's time resolution is seen by Reload only. It returns at once for
-// a nil or zero Server or a nil ctx.
+// place with the same size within the file system's time resolution is seen by Reload only. An interval ≤ 0 means
+// 2 s. It returns at once for a nil or zero Server or a nil ctx.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	if !s.ok() || ctx == nil {
 		return

@@ -18,7 +18,7 @@
 //	(ΦᵀΦ)[(f,k),(g,l)] = (ZᵀZ)[f,g]·(B(ω_j)ᵀB(ω_l))[k,l],   (ΦᵀY)[(f,k)] = Σ_a B(ω_j)[a,k]·(ZᵀY)[f,a],
 //
 // so the same statistics serve every kernel, data in memory, a file streamed from disk and shards merged by a
-// distributed engine ([Ridge.Solve], [Ridge.SolvePath]). The [Solver]s reach the same optimum:
+// distributed engine ([Ridge.Solve], [Ridge.SolvePath]). The solvers ([Solver]) reach the same optimum:
 //
 //   - ClosedForm (decomposable kernels K = k₀·A): the Stein equation ZᵀZ·Θ·BᵀB + NλΘ = ZᵀY·B printed after the
 //     paper's Eq. (12), decoupled by the eigenvectors of BᵀB into shifted Cholesky systems, or — for a λ path —
