@@ -11,12 +11,13 @@ import (
 	"strings"
 
 	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/report"
 )
 
 // reportUsage is the help of rff fit --report.
-const reportUsage = "write an HTML report to this file (one self-contained page, no network or script): the tuning scores, and with --test-data predicted vs true, residuals and interval calibration (--uncertainty), or the confusion matrix; written with the model: both files are replaced together once everything succeeded, or neither is"
+const reportUsage = "write an HTML report to this file (one self-contained page, no network or script): the tuning scores, and with --test-data predicted vs true, residuals and interval calibration (--uncertainty), or the confusion matrix (and the probabilities' reliability diagram of a --loss logistic classifier); written with the model: both files are replaced together once everything succeeded, or neither is"
 
 // checkReport refuses a --report path that is the model file or an input, or whose directory does not exist, as
 // checkOutput does for --out, before any work.
@@ -77,6 +78,16 @@ func newFitPage(path string, m *rff.Model, rep *fitReport, df dataFlags, testDat
 		p.Stats = append(p.Stats, report.Stat{Name: "test accuracy", Value: report.Number(c.Accuracy, 4)},
 			report.Stat{Name: "test rows", Value: strconv.Itoa(s.N)}, report.Stat{Name: "classes", Value: strconv.Itoa(len(info.Labels))})
 		p.Panels = append(p.Panels, confusionPanel(info.Labels, c.Confusion, s.N, c.Invalid))
+		if c.LogLoss != nil { // a logistic classifier: its probabilities are judged too
+			tf := df.testFile(testData, testLabels, hermite)
+			panel, ece, err := reliabilityPanel(m, &tf)
+			if err != nil {
+				return nil, err
+			}
+			p.Panels = append(p.Panels, panel)
+			p.Stats = append(p.Stats, report.Stat{Name: "test log loss", Value: report.Number(*c.LogLoss, 4)},
+				report.Stat{Name: "calibration error", Value: report.Number(ece, 3)})
+		}
 		testTable = &report.Table{Title: "Test scores by class", Head: []string{"class", "rows", "correct", "recall"}}
 		for _, k := range c.PerClass {
 			testTable.Rows = append(testTable.Rows, []string{k.Label, strconv.Itoa(k.Total), strconv.Itoa(k.Correct), report.Number(float64(k.Correct)/float64(k.Total), 4)})
@@ -154,6 +165,35 @@ func confusionPanel(labels []string, counts [][]int, n, invalid int) report.Pane
 		caption += fmt.Sprintf(" %d rows with a class the model does not know are left out.", invalid)
 	}
 	return report.Panel{Title: "Confusion matrix", Figure: &report.Confusion{Labels: labels, Counts: counts}, Caption: caption}
+}
+
+// reliabilityBins is the number of bins of the reliability diagram.
+const reliabilityBins = 10
+
+// reliabilityPanel predicts the test file with a logistic classifier and draws the reliability diagram of its class
+// probabilities; it returns the expected calibration error too.
+func reliabilityPanel(m *rff.Model, tf *dataFlags) (report.Panel, float64, error) {
+	data, err := loadFor(m, tf)
+	if err != nil {
+		return report.Panel{}, 0, err
+	}
+	pred, err := m.Predict(data)
+	if err != nil {
+		return report.Panel{}, 0, fmt.Errorf("%s: %w", tf.path, err)
+	}
+	probs, err := pred.Probabilities()
+	if err != nil {
+		return report.Panel{}, 0, fmt.Errorf("--report: %w", err)
+	}
+	truth, err := dataset.ClassesNamed(m.Info().Labels).Code(data)
+	if err != nil {
+		return report.Panel{}, 0, fmt.Errorf("%s: %w", tf.path, err)
+	}
+	r, ece, err := report.ReliabilityBins(probs, truth, pred.Outputs, reliabilityBins)
+	if err != nil {
+		return report.Panel{}, 0, err
+	}
+	return report.Panel{Title: "Probability calibration", Figure: r, Caption: fmt.Sprintf("The %d test rows binned by the probability the model gives its predicted class (%d bins of [0, 1]); per bin the share predicted correctly against the bin's mean probability. A calibrated model follows the diagonal; the expected calibration error Σ (rows in bin/rows)·|share − probability| is %s.", data.N, reliabilityBins, report.Number(ece, 3))}, ece, nil
 }
 
 // regressionPanels predicts the test file and draws predicted against true values and the residuals, and, for a
@@ -260,10 +300,24 @@ func modelTable(in rff.Info, fit *rff.Report) report.Table {
 	if s := fit.Solve; s != nil {
 		v := s.Method
 		if s.Iterations > 0 {
-			v += fmt.Sprintf(", %d iterations", s.Iterations)
+			unit := "iterations"
+			if s.Method == "dual-cd" {
+				unit = "epochs"
+			}
+			v += fmt.Sprintf(", %d %s", s.Iterations, unit)
 		}
 		if s.Residual > 0 {
-			v += ", relative residual " + report.Number(s.Residual, 2)
+			// what each method's residual measures (learn.SolveStats)
+			what := "relative residual"
+			switch s.Method {
+			case "lbfgs":
+				if in.Task == "classification" {
+					what = "largest gradient entry"
+				}
+			case "dual-cd":
+				what = "projected-gradient gap"
+			}
+			v += ", " + what + " " + report.Number(s.Residual, 2)
 		}
 		add("solver", v)
 	}

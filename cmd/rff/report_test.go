@@ -114,6 +114,29 @@ func TestFitReportClassification(t *testing.T) {
 	}
 }
 
+// A logistic classifier's report adds the reliability diagram of its probabilities, with the test log loss and the
+// expected calibration error; the solver line names what its residual measures.
+func TestFitReportLogistic(t *testing.T) {
+	train, test := writeTask(t, true)
+	rpath := filepath.Join(t.TempDir(), "fit.html")
+	code, _, errOut := runCLI("fit", "--data", train, "--test-data", test, "--task", "classification", "--loss", "logistic",
+		"--lambda", "1e-3", "--out", filepath.Join(t.TempDir(), "m.rff"), "-D", "64", "--report", rpath)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, errOut)
+	}
+	page := readReport(t, rpath)
+	titles, svgs := panelTitles(t, page)
+	want := []string{"Confusion matrix", "Probability calibration", "Tuning", "Model", "Data and timings", "Test scores by class"}
+	if strings.Join(titles, "|") != strings.Join(want, "|") || svgs != 2 {
+		t.Errorf("sections %q and %d figures, want %q and 2", titles, svgs, want)
+	}
+	for _, s := range []string{"test log loss", "calibration error", "overconfident", "lbfgs,", "largest gradient entry"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the report does not show %q", s)
+		}
+	}
+}
+
 func TestFitReportWithoutTestData(t *testing.T) {
 	train, _ := writeTask(t, false)
 	rpath := filepath.Join(t.TempDir(), "fit.html")

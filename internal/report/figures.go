@@ -425,6 +425,79 @@ func Coverage(pred, truth, std []float64, n, p int, levels []float64) ([][]float
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
+// Reliability is the reliability diagram of a classifier's probabilities: the held-out rows binned by the
+// probability the model gives its predicted class (its confidence), and per bin the share of rows predicted
+// correctly against their mean confidence, with the diagonal of perfect calibration (DeGroot & Fienberg 1983;
+// Niculescu-Mizil & Caruana 2005).
+type Reliability struct {
+	Confidence []float64 // per non-empty bin, the mean confidence of its rows, increasing
+	Accuracy   []float64 // per bin, the share of its rows whose predicted class is the true one
+	Rows       []int     // per bin, its number of rows
+}
+
+// ReliabilityBins bins the n rows of the class probabilities probs (n×k, row-major) by their largest probability
+// (the confidence in the predicted class, the first largest on ties) into bins equal parts of [0, 1], and returns the
+// diagram of the non-empty bins with the expected calibration error Σ_b (n_b/n)·|accuracy_b − confidence_b|. truth
+// holds the true class of each row; rows whose true class lies outside [0, k) are left out.
+func ReliabilityBins(probs []float64, truth []int, k, bins int) (*Reliability, float64, error) {
+	n := len(truth)
+	if k < 2 || bins < 1 || !size.Is(len(probs), n, k) {
+		return nil, 0, fmt.Errorf("reliability: %d probabilities for %d rows of %d classes, %d bins", len(probs), n, k, bins)
+	}
+	conf, correct, count := make([]float64, bins), make([]int, bins), make([]int, bins)
+	rows := 0
+	for i, y := range truth {
+		if y < 0 || y >= k {
+			continue
+		}
+		p := probs[i*k : (i+1)*k]
+		best := 0
+		for j, v := range p {
+			if v > p[best] {
+				best = j
+			}
+		}
+		if !finite(p[best]) {
+			continue
+		}
+		b := min(int(p[best]*float64(bins)), bins-1)
+		conf[b] += p[best]
+		count[b]++
+		if best == y {
+			correct[b]++
+		}
+		rows++
+	}
+	r := &Reliability{}
+	ece := 0.0
+	for b := range bins {
+		if count[b] == 0 {
+			continue
+		}
+		c, a := conf[b]/float64(count[b]), float64(correct[b])/float64(count[b])
+		r.Confidence, r.Accuracy, r.Rows = append(r.Confidence, c), append(r.Accuracy, a), append(r.Rows, count[b])
+		ece += float64(count[b]) / float64(rows) * math.Abs(a-c)
+	}
+	if rows == 0 {
+		return nil, 0, fmt.Errorf("reliability: no row with a known class")
+	}
+	return r, ece, nil
+}
+
+func (r *Reliability) render() (string, string, error) {
+	if len(r.Confidence) == 0 || len(r.Accuracy) != len(r.Confidence) || len(r.Rows) != len(r.Confidence) {
+		return "", "", fmt.Errorf("reliability: %d bins, %d accuracies, %d counts", len(r.Confidence), len(r.Accuracy), len(r.Rows))
+	}
+	s := newSVG(plotW, plotH, "share of held-out rows predicted correctly against the probability of the predicted class")
+	l := squareLeft(false)
+	p := newPlot(s, l, frameT, l+squareSide, frameB, axis{label: "probability of the predicted class (bin mean)", lo: -0.02, hi: 1.02}, axis{label: "share predicted correctly", lo: -0.02, hi: 1.02})
+	s.text(l+12, frameT+14, "underconfident", textOpt{class: "hint"})
+	s.text(l+squareSide-12, frameB-14, "overconfident", textOpt{anchor: "end", class: "hint"})
+	p.segment(0, 0, 1, 1, refColour, 1.5, "6 4")
+	p.curve(r.Confidence, r.Accuracy, pointColour, 2.2, "", 3.2)
+	return s.close(), "", nil
+}
+
 // Calibration is the fraction of held-out targets inside the central p-intervals of the predictive laws, against p,
 // with the diagonal of perfect calibration.
 type Calibration struct {

@@ -303,6 +303,7 @@ func TestBadFigures(t *testing.T) {
 		"no positive λ":     &Tuning{Sigmas: []float64{1}, Lambdas: []float64{0}, Scores: [][]float64{{1}}},
 		"calibration":       &Calibration{Levels: []float64{0.5}, Inside: [][]float64{{0.5, 0.6}}},
 		"confusion":         &Confusion{Labels: []string{"a", "b"}, Counts: [][]int{{1, 2}, {3}}},
+		"reliability":       &Reliability{Confidence: []float64{0.5, 0.7}, Accuracy: []float64{0.5}, Rows: []int{1, 1}},
 	} {
 		if err := Write(io.Discard, &Page{Panels: []Panel{{Title: name, Figure: f}}}); err == nil {
 			t.Errorf("%s: no error", name)
@@ -548,5 +549,102 @@ func TestThinningOutputs(t *testing.T) {
 		if r := len(idx); r > MaxPoints || r*P > max(2*MaxPoints, 200*P) || r < 200 || !strings.Contains(note, strconv.Itoa(r)+" of the 20000 rows") {
 			t.Errorf("P = %d: %d rows drawn, %d dots (%q)", P, r, r*P, note)
 		}
+	}
+}
+
+// ReliabilityBins on rows worked by hand, a row whose confidence is exactly 1 in the last bin, and rows of unknown
+// class left out.
+func TestReliabilityBins(t *testing.T) {
+	probs := []float64{0.9, 0.1, 0.85, 0.15, 0.4, 0.6, 0.55, 0.45, 0.3, 0.7, 0, 1}
+	truth := []int{0, 1, 1, 0, -1, 1}
+	r, ece, err := ReliabilityBins(probs, truth, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// confidences 0.9 (right), 0.85 (wrong), 0.6 (right), 0.55 (right), 1 (right); the row of class −1 is left out
+	wantConf := []float64{0.55, 0.6, 0.85, (0.9 + 1) / 2}
+	wantAcc := []float64{1, 1, 0, 1}
+	if !slices.Equal(r.Rows, []int{1, 1, 1, 2}) || !slices.Equal(r.Accuracy, wantAcc) {
+		t.Fatalf("bins %v, accuracies %v", r.Rows, r.Accuracy)
+	}
+	for b := range wantConf {
+		if math.Abs(r.Confidence[b]-wantConf[b]) > 1e-15 {
+			t.Fatalf("confidences %v, want %v", r.Confidence, wantConf)
+		}
+	}
+	if want := (0.45 + 0.4 + 0.85 + 2*0.05) / 5; math.Abs(ece-want) > 1e-15 {
+		t.Errorf("ECE %v, want %v", ece, want)
+	}
+	for name, call := range map[string]func() error{
+		"short":         func() error { _, _, err := ReliabilityBins(probs[:3], truth, 2, 10); return err },
+		"one class":     func() error { _, _, err := ReliabilityBins(probs, truth, 1, 10); return err },
+		"no bins":       func() error { _, _, err := ReliabilityBins(probs, truth, 2, 0); return err },
+		"no known rows": func() error { _, _, err := ReliabilityBins(probs[:2], []int{5}, 2, 10); return err },
+	} {
+		if call() == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	doc := write(t, &Page{Panels: []Panel{{Title: "Probability calibration", Figure: r}}})
+	for _, want := range []string{"<svg", "overconfident", "underconfident", "share predicted correctly"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the diagram lacks %q", want)
+		}
+	}
+}
+
+// For calibrated probabilities — classes drawn from the probabilities themselves — each bin's share predicted
+// correctly is its mean confidence up to a binomial standard error, so the expected calibration error is within a
+// few of them; probabilities sharpened after the draw are overconfident and fail that bound.
+func TestReliabilityCalibrated(t *testing.T) {
+	const n, k, bins = 20000, 3, 10
+	r := rand.New(rand.NewPCG(7, 8))
+	probs, sharp := make([]float64, n*k), make([]float64, n*k)
+	truth := make([]int, n)
+	for i := range n {
+		p := probs[i*k : (i+1)*k]
+		sum := 0.0
+		for j := range p {
+			p[j] = r.ExpFloat64()
+			sum += p[j]
+		}
+		u, c := r.Float64()*sum, 0.0
+		truth[i] = k - 1
+		for j := range p {
+			p[j] /= sum
+			if c += p[j] * sum; u < c && truth[i] == k-1 && j < k-1 {
+				truth[i] = j
+			}
+		}
+		s := 0.0
+		for j := range p {
+			sharp[i*k+j] = p[j] * p[j] * p[j]
+			s += sharp[i*k+j]
+		}
+		for j := range p {
+			sharp[i*k+j] /= s
+		}
+	}
+	bound := func(rel *Reliability) float64 {
+		b := 0.0
+		for i, m := range rel.Rows {
+			a := rel.Confidence[i]
+			b += float64(m) / n * 4 * math.Sqrt(a*(1-a)/float64(m))
+		}
+		return b
+	}
+	rel, ece, err := ReliabilityBins(probs, truth, k, bins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := bound(rel); ece > b {
+		t.Errorf("calibrated probabilities: ECE %.4f above 4 standard errors %.4f", ece, b)
+	}
+	rel, ece, err = ReliabilityBins(sharp, truth, k, bins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := bound(rel); ece <= b {
+		t.Errorf("sharpened probabilities: ECE %.4f within 4 standard errors %.4f", ece, b)
 	}
 }
