@@ -247,3 +247,17 @@ func ExampleFitScalerStream() {
 	// 3 classes
 	// [0.5 0.5]
 }
+
+// Classes.Code gives every row's class index for classes stored in a model: a label it does not know is an error
+// that names the row.
+func ExampleClasses_Code() {
+	c := dataset.ClassesNamed([]string{"cat", "dog"})
+	d := &dataset.Data{N: 3, D: 1, X: []float64{1, 2, 3}, Y: []float64{1, 0, 1}, Labels: []string{"cat", "dog"}}
+	fmt.Println(c.Code(d)) // Y indexes the data's own Labels: dog, cat, dog
+	d.Labels = []string{"cat", "bird"}
+	_, err := c.Code(d)
+	fmt.Println(err)
+	// Output:
+	// [1 0 1] <nil>
+	// row 1: label "bird" was not seen in training (classes: cat, dog)
+}

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rffkit/rff/metrics"
 )
@@ -76,4 +77,15 @@ func ExampleMultiR2() {
 func ExampleAccuracy() {
 	fmt.Println(metrics.Accuracy([]int{0, 2, 1, 1}, []int{0, 2, 2, 1}))
 	// Output: 0.75
+}
+
+// LogLoss is the mean −log of the probability a logistic model's scores give the true class: two rows of three
+// equal scores give log 3 each.
+func ExampleLogLoss() {
+	scores := []float64{ // 2 rows × 3 classes
+		0, 0, 0,
+		5, 5, 5,
+	}
+	fmt.Printf("%.4f %.4f\n", metrics.LogLoss(scores, []int{0, 2}, 3), math.Log(3))
+	// Output: 1.0986 1.0986
 }

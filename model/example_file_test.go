@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rffkit/rff/model"
 )
@@ -117,6 +118,39 @@ func ExampleDecode() {
 	// Output:
 	// 2 3 1 [0.1 0.2 0.3 0.4]
 	// true
+	// true
+}
+
+// Read decodes a model file from a stream as it arrives (here a bytes.Reader of a known size), allocating about
+// what the stream holds; a stream that is not a model file fails at its head.
+func ExampleRead() {
+	b, err := model.Encode(smallModel())
+	if err != nil {
+		panic(err)
+	}
+	m, err := model.Read(bytes.NewReader(b), int64(len(b)), 0)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(m.Dim, m.Theta)
+	_, err = model.Read(strings.NewReader("GIF89a…"), -1, 0)
+	fmt.Println(errors.Is(err, model.ErrMagic))
+	// Output:
+	// 3 [0.1 0.2 0.3 0.4]
+	// true
+}
+
+// CheckHead checks the first HeadSize bytes of a file before the rest is read: the magic, the version and the
+// header's length.
+func ExampleCheckHead() {
+	b, err := model.Encode(smallModel())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(model.CheckHead(b[:model.HeadSize]))
+	fmt.Println(errors.Is(model.CheckHead([]byte("PK\x03\x04 a zip file")), model.ErrMagic))
+	// Output:
+	// <nil>
 	// true
 }
 

@@ -195,3 +195,68 @@ func ExampleGQ_Draw() {
 	// gq [-1.0000 1.0000]
 	// gq:3 [-1.7321 0.0000 1.7321]
 }
+
+// ExampleSORF_Draw draws structured orthogonal points: blocks √n·HD₁HD₂HD₃ with n = 4 for d = 3, so every point has
+// norm √n = 2 and the points of one block are orthogonal; the input is zero-padded to n.
+func ExampleSORF_Draw() {
+	const d = 3
+	p, err := rule.SORF{}.Draw(d, 4, true, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		panic(err)
+	}
+	W := rule.Dense(p) // D×d: the padded coordinate dropped
+	fmt.Println(p.Len(), "points, weight", p.Weights()[0])
+	// the norms over the d = 3 kept coordinates are at most √n = 2
+	worst := 0.0
+	for j := range p.Len() {
+		s := 0.0
+		for _, v := range W[j*d : (j+1)*d] {
+			s += v * v
+		}
+		worst = max(worst, math.Sqrt(s))
+	}
+	fmt.Println("largest norm at most 2:", worst <= 2+1e-12)
+	// Output:
+	// 4 points, weight 0.25
+	// largest norm at most 2: true
+}
+
+// ExampleQMC_Draw draws randomized Halton points mapped to N(0, I): weights 1/D, no zero node, and a mean near 0.
+func ExampleQMC_Draw() {
+	const d, D = 2, 4096
+	p, err := rule.QMC{}.Draw(d, D, true, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		panic(err)
+	}
+	W := rule.Dense(p)
+	var mean [d]float64
+	for j := range D {
+		for i := range d {
+			mean[i] += W[j*d+i] / D
+		}
+	}
+	fmt.Println(p.Len(), p.Weights()[0] == 1.0/D, p.Zero(), math.Abs(mean[0]) < 0.01 && math.Abs(mean[1]) < 0.01)
+	// Output: 4096 true 0 true
+}
+
+// ExampleSR_Rules counts the SR(3,3) rules of a realization: d + 1 points per rule for an even integrand (the
+// Gaussian kernel's cos/sin features), twice as many otherwise, so D rounds up to whole rules.
+func ExampleSR_Rules() {
+	fmt.Println(rule.SR{}.Rules(4, 1024, true), rule.SR{}.Rules(4, 1024, false))
+	// Output: 205 103
+}
+
+// ExampleSR_Draw draws SR(3,3) rules with butterfly rotations: the weights with the zero node sum to 1, as the
+// rule integrates constants exactly.
+func ExampleSR_Draw() {
+	p, err := rule.SR{}.Draw(4, 10, true, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		panic(err)
+	}
+	sum := p.Zero()
+	for _, w := range p.Weights() {
+		sum += w
+	}
+	fmt.Printf("%d points (2 rules of d + 1 = 5), weights and zero node sum to %.12f\n", p.Len(), sum)
+	// Output: 10 points (2 rules of d + 1 = 5), weights and zero node sum to 1.000000000000
+}

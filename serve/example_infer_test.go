@@ -1,9 +1,11 @@
 package serve_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -155,4 +157,77 @@ func ExampleServer_Models() {
 	// Output:
 	// [alpha beta]
 	// reload fails on broken.rff: true
+}
+
+// Serve runs the HTTP server on a listener with the options' timeouts until its context is done, then shuts down
+// gracefully: here it answers a readiness check, and returns nil once cancelled.
+func ExampleServer_Serve() {
+	dir, err := os.MkdirTemp("", "models")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	if err := fitSine(dir, "sine"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := serve.New(dir, serve.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // port 0: any free port
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln, nil) }()
+
+	resp, err := http.Get("http://" + ln.Addr().String() + "/v2/health/ready")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println("ready:", resp.StatusCode)
+	cancel() // as on SIGTERM: not ready, drain, return
+	fmt.Println("Serve returned:", <-done)
+	// Output:
+	// ready: 200
+	// Serve returned: <nil>
+}
+
+// Reload loads the directory again: a new file becomes a model, and a file that fails to load is reported while
+// the models already served stay.
+func ExampleServer_Reload() {
+	dir, err := os.MkdirTemp("", "models")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	if err := fitSine(dir, "a"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := serve.New(dir, serve.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := fitSine(dir, "b"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken.rff"), []byte("not a model"), 0o644); err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = s.Reload()
+	fmt.Println(s.Models(), err != nil)
+	// Output: [a b] true
 }
