@@ -337,7 +337,8 @@ func (k *Kernel) Outputs(d int) (int, error) {
 }
 
 // Eval writes K(x,z) into dst (p×p, row-major), with p = Outputs(len(x)). Inputs are not validated (see [Kernel.At]
-// for a checked version); x and z must have the same length. It panics for a nil kernel or a slice too short.
+// for a checked version); x and z must have the same length. It panics for a nil kernel, one not made by the
+// constructors (the zero Kernel), or a slice too short.
 func (k *Kernel) Eval(dst, x, z []float64) { k.eval(dst, k.outputs(len(x)), x, z) }
 
 func (k *Kernel) outputs(d int) int {
