@@ -61,6 +61,9 @@ func (m *Model) encode() ([]byte, error) {
 // refused with a *RedrawError before anything is drawn when the redraw would be out of proportion to the map or
 // would need more than the default memory budget (see ReadAtMost).
 func Load(path string) (*Model, error) {
+	if path == "" {
+		return nil, errors.New("rff.Load: no path given")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

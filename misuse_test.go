@@ -225,6 +225,7 @@ func TestMisuseMore(t *testing.T) {
 	}
 	misusetest.Check(t, []misusetest.Case{
 		{"Write to nil", func() error { return m.Write(nil) }, "nil writer"},
+		{"Load of no path", func() error { _, err := Load(""); return err }, "no path given"},
 		{"Sigma of arccos1", func() error {
 			_, err := Fit(Config{Points: 8, Kernel: "arccos1", Sigma: 3, Lambda: 1e-3}, data)
 			return err

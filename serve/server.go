@@ -146,6 +146,9 @@ type Server struct {
 // fails to load is logged and left out (Reload tells which).
 func New(dir string, opts Options) (*Server, error) {
 	opts.defaults()
+	if dir == "" {
+		return nil, errors.New("serve.New: no model directory given")
+	}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
