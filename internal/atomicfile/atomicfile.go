@@ -161,7 +161,11 @@ func (b *Batch) removeTemps() {
 // file it replaces — or for a new file (mode 0) those os.Create gives, 0666 less the umask.
 func stage(path string, mode fs.FileMode, write func(io.Writer) error) (string, error) {
 	dir := filepath.Dir(path)
-	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp")
+	perm := mode // the replaced file's: its content is never readable by more than could read it
+	if perm == 0 {
+		perm = 0o666 // a new file's, less the umask
+	}
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp", perm)
 	if err != nil {
 		// The error names the temporary file, which the caller never asked for: name path, and why.
 		var pe *fs.PathError
@@ -199,12 +203,12 @@ func stage(path string, mode fs.FileMode, write func(io.Writer) error) (string, 
 	return tmp, nil
 }
 
-// createTemp creates a new file in dir named prefix and a random number, with permissions 0666 less the umask, as
-// os.Create would (os.CreateTemp gives 0600, and a chmod afterwards would ignore the umask).
-func createTemp(dir, prefix string) (*os.File, error) {
+// createTemp creates a new file in dir named prefix and a random number, with permissions perm less the umask, as
+// os.OpenFile would (os.CreateTemp gives 0600, and a chmod afterwards would ignore the umask).
+func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
 		}

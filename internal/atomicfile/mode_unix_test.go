@@ -3,6 +3,8 @@
 package atomicfile
 
 import (
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,5 +51,36 @@ func TestPermissions(t *testing.T) {
 				t.Fatalf("permissions %04o, want %04o", got, tc.want)
 			}
 		})
+	}
+}
+
+// While a private file is being replaced, its new content is never readable by more than the file itself: the
+// temporary file has the replaced file's permissions (less the umask) from the start, not only once written.
+func TestPermissionsWhileWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "private.rff")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	var during fs.FileMode
+	err := WriteWith(path, func(w io.Writer) error {
+		matches, err := filepath.Glob(filepath.Join(filepath.Dir(path), ".private.rff.tmp*"))
+		if err != nil || len(matches) != 1 {
+			return fmt.Errorf("temporary files %v (%v)", matches, err)
+		}
+		fi, err := os.Stat(matches[0])
+		if err != nil {
+			return err
+		}
+		during = fi.Mode().Perm()
+		_, err = w.Write([]byte("new"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during != 0o600 {
+		t.Fatalf("the temporary file had permissions %04o while written, want 0600", during)
 	}
 }
