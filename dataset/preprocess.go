@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/rffkit/rff/internal/size"
@@ -207,6 +208,22 @@ func underflowErr(st Step, j int, spread float64) error {
 		"underflows); multiply by a power of ten first, or use minmax or maxscale", st, col, spread)
 }
 
+// allUnderflowed reports whether some column varies and every column that varies has squared deviations that
+// underflow (underflowed), with the largest spread of a column.
+func allUnderflowed(lo, hi []float64) (float64, bool) {
+	spread, varies := 0.0, false
+	for j := range lo {
+		if lo[j] == hi[j] {
+			continue
+		}
+		if !underflowed(lo[j], hi[j]) {
+			return 0, false
+		}
+		varies, spread = true, max(spread, hi[j]-lo[j])
+	}
+	return spread, varies
+}
+
 // underflowed reports whether the squared deviations from their mean of values spanning [lo, hi] (not all equal) lie
 // below the normal range of float64, where they underflow to 0 or keep a few digits: whether hi − lo < 2⁻⁵¹⁰
 // (about 3e-154; the largest deviation is at least half the spread, and 2⁻¹⁰²² is the smallest normal float64).
@@ -219,6 +236,8 @@ func underflowed(lo, hi float64) bool {
 // of a PCA step empty (FitScaler fits them).
 func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler, error) {
 	s := &Scaler{Steps: append([]Step(nil), steps...), D: d, Params: make([]StepParams, len(steps))}
+	// The standard deviations come from the raw values' squares, whatever steps come before the one that uses them.
+	rawLo, rawHi := slices.Clone(lo), slices.Clone(hi)
 	for k, st := range steps {
 		if err := st.check(); err != nil {
 			return nil, err
@@ -242,8 +261,8 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 				if math.IsInf(scale[j], 0) || math.IsNaN(scale[j]) || math.IsInf(shift[j], 0) {
 					return nil, overflowErr(st, j)
 				}
-				if underflowed(lo[j], hi[j]) {
-					return nil, underflowErr(st, j, hi[j]-lo[j])
+				if underflowed(rawLo[j], rawHi[j]) {
+					return nil, underflowErr(st, j, rawHi[j]-rawLo[j])
 				}
 				if !(scale[j] > 0) {
 					scale[j] = 1
@@ -260,10 +279,10 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 				}
 			}
 		case StepIsotropic:
-			for j := range d {
-				if underflowed(lo[j], hi[j]) {
-					return nil, underflowErr(st, j, hi[j]-lo[j])
-				}
+			// The common factor is the root mean square of the columns' standard deviations: a column whose squares
+			// underflow adds nothing to it, which matters only when every column that varies is such a column.
+			if spread, all := allUnderflowed(rawLo, rawHi); all {
+				return nil, underflowErr(st, -1, spread)
 			}
 			c := rms(std)
 			if math.IsInf(c, 0) || math.IsNaN(c) {
@@ -304,14 +323,12 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 	return s, nil
 }
 
-// checkPCASpread refuses the PCA step (the last of steps) when a column of its input, which spans [lo_j, hi_j], has
-// squared deviations that underflow (underflowed): its covariance would take it for constant, and the components
-// for a lower rank than the inputs have.
+// checkPCASpread refuses the PCA step (the last of steps) when every column of its input that varies (spanning
+// [lo_j, hi_j]) has squared deviations that underflow: its covariance would be 0, and the inputs taken for constant.
+// A column that alone is that small only adds a direction of negligible variance, as it would without underflow.
 func checkPCASpread(steps []Step, lo, hi []float64) error {
-	for j := range lo {
-		if underflowed(lo[j], hi[j]) {
-			return underflowErr(steps[len(steps)-1], j, hi[j]-lo[j])
-		}
+	if spread, all := allUnderflowed(lo, hi); all {
+		return underflowErr(steps[len(steps)-1], -1, spread)
 	}
 	return nil
 }

@@ -288,74 +288,93 @@ func TestIsotropic(t *testing.T) {
 	}
 }
 
-// A column whose values differ by so little that their squared deviations underflow is refused by the steps that
-// divide by its standard deviation, naming it, instead of being taken for constant (scaled by 1: every input
-// silently dropped), in one pass and streamed; minmax, which needs no squares, scales it.
+// A column whose values differ by so little that their squared deviations underflow is refused by standardize,
+// which divides by its standard deviation, naming it, instead of being taken for constant (scaled by 1: every input
+// silently dropped), in one pass and streamed. Isotropic scaling and PCA, which combine the columns, refuse only when
+// every column that varies is such a column (alone it adds nothing, as without underflow); minmax, which needs no
+// squares, scales it; and a standard deviation computed from ordinary raw values is used whatever steps come first.
 func TestFitScalerUnderflow(t *testing.T) {
 	const n = 40
-	for _, scale := range []float64{1e-160, 1e-200, 1e-300, 5e-320} {
-		x := make([]float64, 2*n) // column 1 ordinary, column 2 the same values times scale
-		for i := range n {
-			v := math.Sin(float64(3*i + 1))
-			x[2*i], x[2*i+1] = v, v*scale
-		}
-		for _, c := range []struct {
-			step Step
-			want string
-		}{
-			{StepStandardize, "standardize: column 2's values differ by"},
-			{StepIsotropic, "isotropic: column 2's values differ by"},
-		} {
-			_, err := FitScaler(x, n, 2, []Step{c.step})
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "multiply by a power of ten") {
-				t.Errorf("scale %g, %s: %v, want %q", scale, c.step, err, c.want)
-			}
-			a := NewScalerAccumulator(2)
-			for r := 0; r < n; r += 10 {
-				if err := a.Add(x[2*r:2*(r+10)], 10); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if _, err := a.Scaler([]Step{c.step}); err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("scale %g, %s streamed: %v, want %q", scale, c.step, err, c.want)
-			}
-		}
-		// PCA of such a column would take it for constant, and the inputs for rank 1
-		pca := Step("pca-whiten:2")
-		if _, err := FitScaler(x, n, 2, []Step{pca}); err == nil || !strings.Contains(err.Error(), "pca-whiten:2: column 2's values differ by") {
-			t.Errorf("scale %g, %s: %v, want the column's spread named", scale, pca, err)
-		}
-		a := NewScalerAccumulator(2)
+	stream := func(x []float64, d int, steps []Step) (*Scaler, error) {
+		a := NewScalerAccumulator(d)
 		if err := a.TrackCovariance(); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Add(x, n); err != nil {
-			t.Fatal(err)
+		for r := 0; r < n; r += 10 {
+			if err := a.Add(x[d*r:d*(r+10)], 10); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if _, err := a.Scaler([]Step{pca}); err == nil || !strings.Contains(err.Error(), "pca-whiten:2: column 2's values differ by") {
-			t.Errorf("scale %g, %s streamed: %v, want the column's spread named", scale, pca, err)
+		return a.Scaler(steps)
+	}
+	both := func(x []float64, d int, steps []Step) []error {
+		_, e1 := FitScaler(x, n, d, steps)
+		_, e2 := stream(x, d, steps)
+		return []error{e1, e2}
+	}
+	for _, scale := range []float64{1e-160, 1e-200, 1e-300, 5e-320} {
+		one := make([]float64, 2*n) // column 1 ordinary, column 2 the same values times scale
+		all := make([]float64, 2*n) // both columns times scale
+		for i := range n {
+			v, w := math.Sin(float64(3*i+1)), math.Cos(float64(5*i+2))
+			one[2*i], one[2*i+1] = v, v*scale
+			all[2*i], all[2*i+1] = v*scale, w*scale
 		}
-		s, err := FitScaler(x, n, 2, []Step{StepMinMax})
+		for _, c := range []struct {
+			x     []float64
+			steps []Step
+			want  string // "" for a fit
+		}{
+			{one, []Step{StepStandardize}, "standardize: column 2's values differ by"},
+			{one, []Step{StepIsotropic}, ""},
+			{one, []Step{"pca:2"}, ""},
+			{all, []Step{StepIsotropic}, "isotropic: the columns' values differ by"},
+			{all, []Step{"pca:2"}, "pca:2: the columns' values differ by"},
+			{all, []Step{StepMinMax, StepIsotropic}, "isotropic: the columns' values differ by"}, // the std is the raw one's
+		} {
+			for k, err := range both(c.x, 2, c.steps) {
+				switch {
+				case c.want == "" && err != nil:
+					t.Errorf("scale %g, %v (stream %v): %v", scale, c.steps, k == 1, err)
+				case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "multiply by a power of ten")):
+					t.Errorf("scale %g, %v (stream %v): %v, want %q", scale, c.steps, k == 1, err, c.want)
+				}
+			}
+		}
+		s, err := FitScaler(one, n, 2, []Step{StepMinMax})
 		if err != nil {
 			t.Fatalf("minmax at scale %g: %v", scale, err)
 		}
-		y := slices.Clone(x)
+		y := slices.Clone(one)
 		s.Apply(y, n, 2)
 		if lo, hi := slices.Min(strided(y, 1, 2)), slices.Max(strided(y, 1, 2)); lo != 0 || math.Abs(hi-1) > 1e-15 {
 			t.Errorf("minmax at scale %g: column 2 spans [%v, %v], want [0, 1]", scale, lo, hi)
 		}
 	}
-	// Just above the underflow, the standard deviation is the one of the unscaled column times the scale.
-	x := make([]float64, 2*n)
+	// Ordinary raw columns whose spread a first step makes tiny (maxscale by a column of 1e153): standardize after it
+	// divides by the raw standard deviation, scaled, and fits.
+	x := make([]float64, 3*n)
 	for i := range n {
-		x[2*i], x[2*i+1] = float64(i%7), float64(i%7)*1e-150
+		x[3*i], x[3*i+1], x[3*i+2] = 1e153*math.Sin(float64(i)), 1e-3*math.Cos(float64(2*i)), 2e-3*math.Sin(float64(7*i))
 	}
-	s, err := FitScaler(x, n, 2, []Step{StepStandardize})
+	for _, steps := range [][]Step{{StepMaxScale, StepStandardize}, {StepIsotropic, StepStandardize}} {
+		for k, err := range both(x, 3, steps) {
+			if err != nil {
+				t.Errorf("%v (stream %v): %v", steps, k == 1, err)
+			}
+		}
+	}
+	// Just above the underflow (a spread below 2⁻⁵¹⁰ is refused), the standard deviation is the unscaled column's times the
+	// scale, exactly: scaling by a power of two rounds nothing.
+	for i := range n {
+		x[2*i], x[2*i+1] = math.Sin(float64(i)), math.Sin(float64(i))*0x1p-500
+	}
+	s, err := FitScaler(x[:2*n], n, 2, []Step{StepStandardize})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := s.Params[0].Scale[0], s.Params[0].Scale[1]/1e-150; math.Abs(a-b) > 1e-14*a {
-		t.Errorf("standard deviations %v and %v·1e-150", a, b)
+	if a, b := s.Params[0].Scale[0], s.Params[0].Scale[1]; b != a*0x1p-500 {
+		t.Errorf("standard deviations %v and %v = %v·2⁻⁵⁰⁰", a, b, b/0x1p-500)
 	}
 }
 
