@@ -190,9 +190,10 @@ func (sp *spectrum) at(lambda float64, rss, q []float64) (df, logdet float64) {
 // centredSumSquares returns Σ_i (y_ij − ȳ_j)² per output (Σ_i y_ij² without intercept), clamped at 0.
 func centredSumSquares(s *Stats, intercept bool) ([]float64, error) {
 	for j, v := range s.SumYY {
-		// Targets below about 1e-154 in magnitude have squares below the smallest normal float64: their sums lose
-		// their digits or underflow to 0, and an output that varies would look constant.
-		if v < 0x1p-1000 && (v > 0 || s.SumY[j] != 0) {
+		// Targets below about 1e-154 in magnitude have squares below the smallest normal float64 (2⁻¹⁰²²): their
+		// sums lose their digits or underflow to 0, and an output that varies would look constant. A sum below
+		// 2⁻¹⁰²⁰ has no square above it; one above it is carried by normal squares.
+		if v < 0x1p-1020 && (v > 0 || s.SumY[j] != 0) {
 			return nil, fmt.Errorf("output %d: the targets are too small for their squares in floating point (Σy² = %g); multiply them by a power of ten", j+1, v)
 		}
 	}

@@ -410,6 +410,10 @@ func TestTinyTargets(t *testing.T) {
 			}
 		}
 	}
+	// squares near 1e-304, normal: used
+	if _, err := NewPosterior(stats(1e-152), 1e-3, true); err != nil {
+		t.Errorf("targets × 1e-152: %v", err)
+	}
 	ref, err := SelectLambda(stats(1), lambdas, true)
 	if err != nil {
 		t.Fatal(err)
