@@ -37,11 +37,11 @@
 // The response holds the tensor "predictions", [n, p] FP64: the model's outputs, equal bit for bit to
 // rff.Model.PredictRows on the same rows (numbers are written in the shortest form that reads back exactly);
 // for a classifier also "labels", [n] BYTES, the predicted class names, and "scores", [n, k] FP64, the class
-// scores (the same values as predictions: k scores, or the k−1 simplex coordinates of a simplex-coded model), and
-// for a classifier fitted with the logistic loss "probabilities", [n, k] FP64, the class probabilities (the softmax
-// of the scores, rff.Prediction.Probabilities).
-// A request may name the outputs it wants ("outputs": [{"name": "labels"}]); its "id" is echoed, and
-// "model_version" says which version of the model answered.
+// scores (the same values as predictions: k scores, or the k−1 simplex coordinates of a simplex-coded model). A
+// request may name the outputs it wants ("outputs": [{"name": "labels"}]); a classifier fitted with the logistic
+// loss also has "probabilities", [n, k] FP64, the class probabilities (the softmax of the scores,
+// rff.Prediction.Probabilities), answered only when named. The request's "id" is echoed, and "model_version" says
+// which version of the model answered.
 //
 // Errors are answered with their status code and {"error": "…"} naming the input at fault: 400 for malformed JSON,
 // duplicate keys, unsupported datatypes, wrong shapes or nesting, unknown inputs, NaN or infinite values, and paths

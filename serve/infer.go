@@ -147,10 +147,12 @@ func answerBytes(e *entry, req *request, n int, want outputSet) int64 {
 	return size + int64(n)*row
 }
 
-// outputSet checks the outputs a request asks for (all of the model's when it names none).
+// outputSet checks the outputs a request asks for (when it names none, all of the model's but "probabilities").
 func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 	if req.outputs == nil {
-		return outputSet{true, e.classifier(), e.classifier(), e.logistic()}, nil
+		// The class probabilities only when asked for: answers of the other outputs keep their size (a request
+		// near the body limit would otherwise be refused), and clients that do not know them are not sent them.
+		return outputSet{true, e.classifier(), e.classifier(), false}, nil
 	}
 	if len(req.outputs) == 0 { // predicting rows to answer none of them is a mistake, not a request
 		return outputSet{}, errorf(http.StatusBadRequest, "\"outputs\" is empty: name the outputs you want, or leave the key out for all of them")

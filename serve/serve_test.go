@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/rffkit/rff/learn"
 )
 
 // The models served over HTTP predict the same bits as Model.PredictRows in the process, for every kind: ridge
@@ -55,21 +53,9 @@ func TestInferMatchesPredictRows(t *testing.T) {
 						t.Fatalf("%s: scores shape %v", how, shape)
 					}
 					sameBits(t, how+": scores", scores, want)
-					if info.Loss != "logistic" {
-						if len(r.Outputs) != 3 {
-							t.Fatalf("%s: %d outputs for a classifier without probabilities", how, len(r.Outputs))
-						}
-						return
+					if len(r.Outputs) != 3 { // a logistic model's probabilities only on request
+						t.Fatalf("%s: %d outputs for a classifier, want predictions, labels and scores", how, len(r.Outputs))
 					}
-					probs, shape := r.floats(t, OutputProbabilities)
-					wantProbs, err := learn.Softmax(want, n, info.Outputs)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(shape, []int{n, info.Outputs}) {
-						t.Fatalf("%s: probabilities shape %v", how, shape)
-					}
-					sameBits(t, how+": probabilities", probs, wantProbs)
 				}
 				r := infer(t, c, ts.URL, name, matrixBody(X, n, d, "FP64"))
 				if r.ID != "req-1" {
@@ -122,28 +108,38 @@ func TestRequestedOutputs(t *testing.T) {
 	}
 }
 
-// A logistic classifier's probabilities may be asked for alone, and are its Prediction.Probabilities; other models
-// have none, and a request for them is refused with the outputs the model has.
+// A logistic classifier's probabilities are answered when a request names them (alone or with other outputs), and
+// are its Prediction.Probabilities bit for bit, also for rows predicted in chunks; other models have none, and a
+// request for them is refused with the outputs the model has.
 func TestProbabilitiesOutput(t *testing.T) {
 	_, ts := newTestServer(t, copyModels(t, "cls-logistic=logit", "cls-onehot=cls"), Options{})
+	for _, n := range []int{6, 300} {
+		X := randomRows(uint64(4+n), n, 2)
+		for _, outputs := range []string{`[{"name":"probabilities"}]`, `[{"name":"labels"},{"name":"probabilities"}]`} {
+			body := []byte(strings.Replace(string(matrixBody(X, n, 2, "FP64")), `"inputs"`, `"outputs":`+outputs+`,"inputs"`, 1))
+			r := infer(t, ts.Client(), ts.URL, "logit", body)
+			if len(r.Outputs) != strings.Count(outputs, "name") || r.Outputs[len(r.Outputs)-1].Name != OutputProbabilities {
+				t.Fatalf("outputs %+v, want %s", r.Outputs, outputs)
+			}
+			p, err := loadGolden(t, "cls-logistic").PredictRows(X, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := p.Probabilities()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, shape := r.floats(t, OutputProbabilities)
+			if !slices.Equal(shape, []int{n, p.Outputs}) {
+				t.Fatalf("probabilities shape %v", shape)
+			}
+			sameBits(t, "probabilities", got, want)
+		}
+	}
 	X := randomRows(4, 6, 2)
 	ask := func(name string) []byte {
 		return []byte(strings.Replace(string(matrixBody(X, 6, 2, "FP64")), `"inputs"`, `"outputs":[{"name":"probabilities"}],"inputs"`, 1))
 	}
-	r := infer(t, ts.Client(), ts.URL, "logit", ask("logit"))
-	if len(r.Outputs) != 1 || r.Outputs[0].Name != OutputProbabilities {
-		t.Fatalf("outputs %+v, want probabilities only", r.Outputs)
-	}
-	p, err := loadGolden(t, "cls-logistic").PredictRows(X, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := p.Probabilities()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := r.floats(t, OutputProbabilities)
-	sameBits(t, "probabilities", got, want)
 
 	code, h, b := do(t, ts.Client(), "POST", ts.URL+"/v2/models/cls/infer", ask("cls"))
 	checkError(t, "probabilities of a squared-loss classifier", code, h, b, http.StatusBadRequest,

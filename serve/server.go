@@ -23,7 +23,7 @@ const (
 	OutputLabels      = "labels"      // [n] BYTES: the predicted class names (classifiers)
 	OutputScores      = "scores"      // [n, k] FP64: the class scores (classifiers; the same values as predictions)
 	// OutputProbabilities is [n, k] FP64: the class probabilities of a classifier fitted with the logistic loss, the
-	// softmax of its scores (rff.Prediction.Probabilities); other models have none.
+	// softmax of its scores (rff.Prediction.Probabilities), answered when a request names it; other models have none.
 	OutputProbabilities = "probabilities"
 )
 
