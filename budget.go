@@ -213,9 +213,9 @@ func (s *settings) checkClasses(K, n int, target string, text bool) error {
 		name = fmt.Sprintf("the target %q", target)
 	}
 	if text {
-		return fmt.Errorf("%s has %d distinct labels in %d rows, %s: raise the class limit (MaxClasses; rff fit --max-classes) to classify into that many classes", name, K, n, why)
+		return fmt.Errorf("%s has %d distinct labels in %d rows, %s: raise the class limit (Config.MaxClasses) to classify into that many classes", name, K, n, why)
 	}
-	return fmt.Errorf("%s has %d distinct values in %d rows, %s: it looks continuous; fit a regression, or raise the class limit (MaxClasses; rff fit --max-classes)", name, K, n, why)
+	return fmt.Errorf("%s has %d distinct values in %d rows, %s: it looks continuous; fit a regression, or raise the class limit (Config.MaxClasses)", name, K, n, why)
 }
 
 // classCap is the most classes any number of rows allows: MaxClasses when set, 1000 otherwise (a stream that has

@@ -113,7 +113,7 @@ func TestClassLimit(t *testing.T) {
 	}
 	_, err := Fit(Config{Task: "classification", Points: 16, Lambda: 1e-3}, text)
 	if err == nil || !strings.Contains(err.Error(), "100 distinct labels") || strings.Contains(err.Error(), "regression") ||
-		!strings.Contains(err.Error(), "--max-classes") {
+		!strings.Contains(err.Error(), "Config.MaxClasses") {
 		t.Errorf("text labels: err = %v", err)
 	}
 }

@@ -199,13 +199,13 @@ func (c Config) resolve() (*settings, error) {
 	case s.Points < 1:
 		return nil, fmt.Errorf("points D = %d: want at least 1", s.Points)
 	case !(s.Lambda >= 0) || math.IsInf(s.Lambda, 0):
-		return nil, fmt.Errorf("λ = %v: want a finite λ ≥ 0 (Lambda; rff fit --lambda)", s.Lambda)
+		return nil, fmt.Errorf("λ = %v: want a finite λ ≥ 0 (Config.Lambda)", s.Lambda)
 	case s.Sigma < 0 || math.IsNaN(s.Sigma) || math.IsInf(s.Sigma, 0):
 		return nil, fmt.Errorf("σ = %v: want a positive bandwidth (or 0 for the default)", s.Sigma)
 	case s.Encoding != "onehot" && s.Encoding != "simplex":
 		return nil, fmt.Errorf("encoding %q: want onehot or simplex", s.Encoding)
 	case s.MaxClasses < 0 || s.MaxClasses == 1:
-		return nil, fmt.Errorf("max classes = %d: want 0 (at most 1000, and half the training rows) or a limit ≥ 2, since a classifier needs two classes (MaxClasses; rff fit --max-classes)", s.MaxClasses)
+		return nil, fmt.Errorf("max classes = %d: want 0 (at most 1000, and half the training rows) or a limit ≥ 2, since a classifier needs two classes (Config.MaxClasses)", s.MaxClasses)
 	}
 	if _, err := kernel.New(s.Kernel, 1); err != nil {
 		return nil, err
@@ -226,10 +226,10 @@ func (c Config) resolve() (*settings, error) {
 	}
 	s.Loss = s.loss.String()
 	if s.MaxIter < 0 {
-		return nil, fmt.Errorf("MaxIter must be ≥ 0 (0: 1000 iterations), got %d", s.MaxIter)
+		return nil, fmt.Errorf("Config.MaxIter must be ≥ 0 (0: 1000 iterations), got %d", s.MaxIter)
 	}
 	if s.MaxIter != 0 && s.loss == learn.Squared {
-		return nil, errors.New("MaxIter bounds the iterations of the hinge, squared-hinge and logistic losses; the squared loss is solved directly")
+		return nil, errors.New("Config.MaxIter bounds the iterations of the hinge, squared-hinge and logistic losses; the squared loss is solved directly")
 	}
 	if s.loss != learn.Squared {
 		switch {
@@ -238,7 +238,7 @@ func (c Config) resolve() (*settings, error) {
 		case s.Exact:
 			return nil, fmt.Errorf("the %s loss is not available for exact models (they use the squared loss)", s.loss)
 		case s.CV != 0 && !s.Tune:
-			return nil, fmt.Errorf("cross-validation alone selects λ for the squared loss only; give λ with the %s loss (Lambda; rff fit --lambda), or tune σ and λ, cross-validated by refits (Tune; rff fit --tune)", s.loss)
+			return nil, fmt.Errorf("cross-validation alone selects λ for the squared loss only; give λ with the %s loss (Config.Lambda), or tune σ and λ, cross-validated by refits (Config.Tune)", s.loss)
 		case s.Encoding != "onehot":
 			return nil, fmt.Errorf("the %s encoding is for the squared loss; the %s loss trains one-vs-rest", s.Encoding, s.loss)
 		case !(s.Lambda > 0) && !s.Tune:
@@ -288,11 +288,11 @@ func (c Config) resolve() (*settings, error) {
 		}
 		for _, v := range s.Sigmas {
 			if !(v > 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("σ grid value %v: want positive bandwidths (Sigmas; rff fit --sigmas)", v)
+				return nil, fmt.Errorf("σ grid value %v: want positive bandwidths (Config.Sigmas)", v)
 			}
 			if !isScaleFree(s.Kernel) {
 				if _, err := kernel.New(s.Kernel, v); err != nil {
-					return nil, fmt.Errorf("σ grid value %v: %w (Sigmas; rff fit --sigmas)", v, err)
+					return nil, fmt.Errorf("σ grid value %v: %w (Config.Sigmas)", v, err)
 				}
 			}
 		}
@@ -317,7 +317,7 @@ func (c Config) resolve() (*settings, error) {
 	case s.Tune && len(s.Sigmas) > 0 && isScaleFree(s.Kernel):
 		return nil, fmt.Errorf("Sigmas are bandwidths; the %s kernel has none (tuning chooses λ alone)", s.Kernel)
 	case s.Sigma != 0 && isScaleFree(s.Kernel):
-		return nil, fmt.Errorf("Sigma is a bandwidth; the %s kernel has none: leave it 0", s.Kernel)
+		return nil, fmt.Errorf("Config.Sigma is a bandwidth; the %s kernel has none: leave it 0", s.Kernel)
 	}
 	if !s.Tune { // settings of tuning alone would be ignored: refused rather than fit something else than asked
 		switch {
@@ -354,9 +354,9 @@ func (c Config) resolve() (*settings, error) {
 	}
 	switch {
 	case s.Task == "hermite" && s.Exact:
-		return nil, errors.New("hermite models fit random features, not the exact kernel: leave Exact off")
+		return nil, errors.New("hermite models fit random features, not the exact kernel: leave Config.Exact off")
 	case s.Task == "hermite" && !(s.Lambda > 0) && !s.Tune:
-		return nil, errors.New("hermite models need λ > 0 (Lambda), or Tune to choose it")
+		return nil, errors.New("hermite models need λ > 0 (Config.Lambda), or Config.Tune to choose it")
 	}
 	if err := s.resolveMap(c); err != nil {
 		return nil, err
@@ -463,9 +463,9 @@ func (s *settings) kernel(sample *reservoir) (kernel.Kernel, float64, error) {
 
 // median is the median-heuristic bandwidth on the sample.
 func (s *settings) median(sample *reservoir) (float64, error) {
-	give := "give σ (Sigma; rff fit --sigma)"
+	give := "give σ (Config.Sigma)"
 	if s.Tune {
-		give = "give the bandwidths to score (Sigmas; rff fit --sigmas)"
+		give = "give the bandwidths to score (Config.Sigmas)"
 	}
 	if sample.len() < 2 {
 		return 0, fmt.Errorf("the median heuristic for σ needs at least 2 rows, have %d; %s", sample.len(), give)

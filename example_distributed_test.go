@@ -192,6 +192,6 @@ func ExampleCheckClasses() {
 	fmt.Println(rff.CheckClasses(cfg, 300, 500))
 	// Output:
 	// <nil>
-	// the target has 300 distinct values in 500 rows, more than 1000 or half the training rows: it looks continuous; fit a regression, or raise the class limit (MaxClasses; rff fit --max-classes)
+	// the target has 300 distinct values in 500 rows, more than 1000 or half the training rows: it looks continuous; fit a regression, or raise the class limit (Config.MaxClasses)
 	// <nil>
 }

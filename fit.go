@@ -239,7 +239,7 @@ func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, err
 	case s.CV > n:
 		return nil, fmt.Errorf("%d-fold cross-validation needs at least %d rows, have %d", s.CV, s.CV, n)
 	case s.Tune && s.TuneRows > 0 && s.TuneRows < n && s.CV > s.TuneRows:
-		return nil, fmt.Errorf("%d-fold cross-validation needs at least %d rows; tuning uses %d (TuneRows; rff fit --tune-rows)", s.CV, s.CV, s.TuneRows)
+		return nil, fmt.Errorf("%d-fold cross-validation needs at least %d rows; tuning uses %d (Config.TuneRows)", s.CV, s.CV, s.TuneRows)
 	case !s.Exact && !s.nystrom && float64(s.Points)*float64(d) > 1<<31:
 		return nil, fmt.Errorf("points D = %d in dimension %d are too many: %d·%d coordinates, at most 2³¹", s.Points, d, s.Points, d)
 	}

@@ -70,16 +70,16 @@ func TestMisuse(t *testing.T) {
 		{"median heuristic of equal rows, tuning", func() error {
 			_, err := Fit(Config{Points: 8, Tune: true}, &dataset.Data{X: []float64{1, 1, 1, 1}, N: 4, D: 1, Y: []float64{1, 2, 3, 4}})
 			return err
-		}, "give the bandwidths to score (Sigmas; rff fit --sigmas)"},
+		}, "give the bandwidths to score (Config.Sigmas)"},
 		{"median heuristic of equal rows", func() error {
 			_, err := Fit(Config{Points: 8, Lambda: 1e-3}, &dataset.Data{X: []float64{1, 1, 1, 1}, N: 4, D: 1, Y: []float64{1, 2, 3, 4}})
 			return err
-		}, "give σ (Sigma; rff fit --sigma)"},
+		}, "give σ (Config.Sigma)"},
 		{"MaxClasses 1", func() error {
 			_, err := Fit(Config{Points: 8, Task: "classification", MaxClasses: 1}, data)
 			return err
-		}, "a classifier needs two classes (MaxClasses"},
-		{"negative Lambda", func() error { _, err := Fit(Config{Points: 8, Lambda: -1}, data); return err }, "λ = -1: want a finite λ ≥ 0 (Lambda; rff fit --lambda)"},
+		}, "a classifier needs two classes (Config.MaxClasses)"},
+		{"negative Lambda", func() error { _, err := Fit(Config{Points: 8, Lambda: -1}, data); return err }, "λ = -1: want a finite λ ≥ 0 (Config.Lambda)"},
 		{"Sigmas beyond the kernel's range", func() error {
 			_, err := Fit(Config{Points: 8, Tune: true, Sigmas: []float64{1, 1e-300}}, data)
 			return err
@@ -234,7 +234,7 @@ func TestMisuseMore(t *testing.T) {
 		{"hermite exact", func() error {
 			_, err := FitHermite(Config{Exact: true, Sigma: 1, Lambda: 1e-3}, data, data.Y, nil)
 			return err
-		}, "leave Exact off"},
+		}, "leave Config.Exact off"},
 		{"inputs not whole rows", func() error { return CheckInputMagnitude([]float64{1, 2, 3}, 2, nil, 0) }, "not whole rows of 2 columns"},
 		{"targets not whole rows", func() error { return CheckTargetMagnitude([]float64{1, 2, 3}, []string{"a", "b"}, 0) }, "not whole rows of 2 targets"},
 	})

@@ -76,7 +76,7 @@ func (s *settings) resolveMap(c Config) error {
 		}
 		s.Landmarks = "given"
 	case c.Landmarks == "given":
-		return errors.New("landmarks \"given\" needs the landmarks (LandmarkPoints; rff fit --landmarks-file)")
+		return errors.New("landmarks \"given\" needs the landmarks (Config.LandmarkPoints)")
 	default:
 		if s.selector, err = nystrom.SelectorByName(orDefault(c.Landmarks, "uniform")); err != nil {
 			return err

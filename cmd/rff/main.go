@@ -124,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				err = fmt.Errorf("writing the output: %w", out.Err)
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "rff %s: %s\n", c.name, stripInternal(oneLine(err.Error())))
+				fmt.Fprintf(stderr, "rff %s: %s\n", c.name, cliflag.NameFlags(stripInternal(oneLine(err.Error())), nil))
 				return 2
 			}
 			return 0

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/cliflag"
 	"github.com/rffkit/rff/internal/datadir"
 )
 
@@ -640,5 +641,33 @@ func TestInternalNamesComplete(t *testing.T) {
 	}
 	if seen < len(internalNames) {
 		t.Errorf("found %d prefixes in the sources, fewer than the %d names listed", seen, len(internalNames))
+	}
+}
+
+// Library messages name rff.Config's fields ("Config.Lambda"); the command names the flags that set them, which
+// rff fit has.
+func TestMessagesNameFlags(t *testing.T) {
+	code, out, _ := runCLI("fit", "-h")
+	if code != 0 {
+		t.Fatal("rff fit -h failed")
+	}
+	for _, f := range cliflag.ConfigFlags() {
+		if !strings.Contains(out, "\n  -"+f+" ") && !strings.Contains(out, "\n  -"+f+"\n") {
+			t.Errorf("rff fit has no flag -%s, which messages name", f)
+		}
+	}
+	data := writeCSV(t, 30, 2)
+	out2 := filepath.Join(t.TempDir(), "m.rff")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "--data", data, "--out", out2, "-D", "8", "--kernel", "arccos1", "--lambda", "-1"}, "(--lambda)"},
+		{[]string{"fit", "--data", data, "--out", out2, "-D", "8", "--tune", "--sigmas", "1,1e-300"}, "(--sigmas)"},
+	} {
+		code, _, errOut := runCLI(c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "Config.") {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, errOut, c.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -97,4 +98,42 @@ func ParseMemory(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is less than a byte; give a number of bytes (e.g. 8GiB), 0 for half of the memory available, or -1 for no limit", s)
 	}
 	return int64(v * mult), nil
+}
+
+// configFlags maps the fields of rff.Config that the library's messages name ("Config.Lambda") to the flags of
+// rff fit (and of rff-beam fit, where it has them) that set them.
+var configFlags = map[string]string{
+	"Lambda": "lambda", "Lambdas": "lambdas", "Sigma": "sigma", "Sigmas": "sigmas", "Tune": "tune",
+	"TuneRows": "tune-rows", "TunePoints": "tune-points", "Select": "select", "CV": "cv", "MaxClasses": "max-classes",
+	"MaxIter": "max-iter", "Uncertainty": "uncertainty", "LandmarkPoints": "landmarks-file", "Exact": "exact",
+	"Kernel": "kernel", "Rule": "rule", "Points": "D", "Loss": "loss", "Encoding": "encoding", "Solver": "solver",
+	"Precision": "precision", "Preprocess": "preprocess", "Centres": "centres", "Landmarks": "landmarks",
+}
+
+// ConfigFlags returns the flags NameFlags names, for tests that check a command has them.
+func ConfigFlags() []string {
+	out := make([]string, 0, len(configFlags))
+	for _, f := range configFlags {
+		out = append(out, f)
+	}
+	return out
+}
+
+// configField matches a field of rff.Config named in a message.
+var configField = regexp.MustCompile(`Config\.[A-Z][A-Za-z]*`)
+
+// NameFlags rewrites every "Config.Field" of a library message as the flag that sets the field ("--lambda" for
+// Config.Lambda), for the fields whose flag has(flag) reports the command has (has nil: rff fit, which has them
+// all); the others stay as they are.
+func NameFlags(msg string, has func(flag string) bool) string {
+	return configField.ReplaceAllStringFunc(msg, func(m string) string {
+		f := configFlags[m[len("Config."):]]
+		if f == "" || has != nil && !has(f) {
+			return m
+		}
+		if len(f) == 1 {
+			return "-" + f
+		}
+		return "--" + f
+	})
 }

@@ -164,7 +164,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = fmt.Errorf("writing the output: %w", out.Err)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "rff-beam fit: %s\n", oneLine(err.Error()))
+		// The library's messages name rff.Config's fields: name the flags that set them, where this command has one.
+		has := func(flag string) bool { return newFitFlags().fs.Lookup(flag) != nil }
+		fmt.Fprintf(stderr, "rff-beam fit: %s\n", cliflag.NameFlags(oneLine(err.Error()), has))
 		return 2
 	}
 	return 0
@@ -540,8 +542,8 @@ func (f *fitFlags) checkModes() error {
 		return errors.New("give --sigma or --gamma, not both")
 	case (f.sigma != 0 || f.gamma != 0) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(cfg.Kernel)), "arccos"):
 		return fmt.Errorf("--kernel %s is scale-free: it takes no --sigma or --gamma", cfg.Kernel)
-	case cfg.MaxClasses < 0:
-		return fmt.Errorf("--max-classes must be positive, got %d", cfg.MaxClasses)
+	case cfg.MaxClasses < 0 || cfg.MaxClasses == 1:
+		return fmt.Errorf("--max-classes must be 0 (the default limit) or at least 2 (a classifier needs two classes), got %d", cfg.MaxClasses)
 	case set["encoding"] && cfg.Task != "classification":
 		return errors.New("--encoding codes the classes of --task classification")
 	case set["max-classes"] && cfg.Task != "classification":

@@ -284,7 +284,9 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 	}{
 		{"encoding", []string{"--encoding", "simplex"}, "--encoding codes the classes of --task classification"},
 		{"max classes", []string{"--max-classes", "5"}, "--max-classes bounds the classes of --task classification, not of --task regression; leave it out"},
-		{"negative max classes", []string{"--task", "classification", "--max-classes", "-1"}, "--max-classes must be positive, got -1"},
+		{"negative max classes", []string{"--task", "classification", "--max-classes", "-1"}, "--max-classes must be 0 (the default limit) or at least 2 (a classifier needs two classes), got -1"},
+		{"one class", []string{"--task", "classification", "--max-classes", "1"}, "--max-classes must be 0 (the default limit) or at least 2"},
+		{"negative λ, named by its flag", []string{"--lambda", "-1"}, "(--lambda)"},
 		{"fallback never used", []string{"--rule", "orf", "--rule-fallback", "orf"}, "--rule-fallback replaces an SR rule that would round -D up too far; --rule orf draws exactly -D points, so leave --rule-fallback out"},
 		{"fallback rounds", []string{"--rule-fallback", "sr-haar"}, "--rule-fallback sr-haar rounds -D as well; choose g, orf, sorf, qmc or gq"},
 		{"unknown rule", []string{"--rule", "nope"}, `--rule: unknown rule "nope"`},
