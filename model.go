@@ -706,7 +706,7 @@ func (m *Model) inputScale() []float64 {
 }
 
 // ErrNoUncertainty is returned for predictive uncertainty from a model fitted without it (Config.Uncertainty).
-var ErrNoUncertainty = errors.New("this model was fitted without uncertainty (fit it with Config.Uncertainty)")
+var ErrNoUncertainty = errors.New("this model holds no posterior: only regression models on random or Nyström features fitted with Config.Uncertainty do")
 
 // PredictStd returns the n×P predictive standard deviations (P = Info().Outputs) at the raw rows of X (columns in
 // the model's order, as PredictRows takes them; Inputs gives them from a dataset.Data): of the function value f(x)

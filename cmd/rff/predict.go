@@ -257,12 +257,12 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	var std, smp []float64
 	if *withStd {
 		if std, err = m.PredictStd(X, data.N, true); err != nil {
-			return posteriorError("--std", err)
+			return posteriorError("--std", err, info)
 		}
 	}
 	if *samples > 0 {
 		if smp, err = m.Sample(X, data.N, *samples, *seed); err != nil {
-			return posteriorError("--samples", err)
+			return posteriorError("--samples", err, info)
 		}
 	}
 	var probs []float64
@@ -490,9 +490,12 @@ func readMatrix(path string) ([]float64, error) {
 }
 
 // posteriorError is the one line for a failed --std or --samples (flag): what to do about a model fitted without
-// uncertainty, in the CLI's words, or the error.
-func posteriorError(flag string, err error) error {
+// uncertainty, in the CLI's words — refit, or for a model that cannot hold it, what can — or the error.
+func posteriorError(flag string, err error, info rff.Info) error {
 	if errors.Is(err, rff.ErrNoUncertainty) {
+		if info.Task != "regression" || info.Exact || info.OVK != "" {
+			return usagef("%s: this %s model has no predictive uncertainty: only regression on random or Nyström features fitted with rff fit --uncertainty has one", flag, info.Task)
+		}
 		return usagef("%s: this model was fitted without uncertainty; refit it with rff fit --uncertainty", flag)
 	}
 	return usageError{flag + ": " + err.Error()}

@@ -192,6 +192,15 @@ func TestPredictWithoutUncertainty(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", flag, code, out, errOut)
 		}
 	}
+	// a classifier cannot be refitted with uncertainty: it is told what can have it
+	cls := filepath.Join(t.TempDir(), "c.rff")
+	if code, _, errOut := runCLI("fit", "--data", "../../testdata/generated/cls.csv", "--task", "classification", "--out", cls, "-D", "8"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, _, errOut := runCLI("predict", "--model", cls, "--data", "../../testdata/generated/cls.csv", "--std")
+	if code != 2 || !strings.Contains(errOut, "--std: this classification model has no predictive uncertainty: only regression") {
+		t.Errorf("--std of a classifier: exit %d, %q", code, errOut)
+	}
 }
 
 // TestPredictScoresProbabilities: --scores writes the model's class scores, the library's Values, bit for bit, and
