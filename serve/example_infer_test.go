@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
@@ -230,4 +231,55 @@ func ExampleServer_Reload() {
 	err = s.Reload()
 	fmt.Println(s.Models(), err != nil)
 	// Output: [a b] true
+}
+
+// With a ShutdownDelay, a cancelled Serve first goes on answering, not ready, so that a load balancer stops sending
+// requests; SkipShutdownDelay (rff serve calls it on a second signal) ends the delay at once.
+func ExampleServer_SkipShutdownDelay() {
+	dir, err := os.MkdirTemp("", "models")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	if err := fitSine(dir, "sine"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := serve.New(dir, serve.Options{ShutdownDelay: time.Hour})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	url := "http://" + ln.Addr().String() + "/v2/health/ready"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln, nil) }()
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	status := func() int {
+		resp, err := c.Get(url)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	fmt.Println("before:", status())
+	cancel()
+	for status() != http.StatusServiceUnavailable { // until the delay has begun: still answering, not ready
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Println("during the delay:", http.StatusServiceUnavailable)
+	s.SkipShutdownDelay()
+	fmt.Println("Serve returned:", <-done)
+	// Output:
+	// before: 200
+	// during the delay: 503
+	// Serve returned: <nil>
 }

@@ -28,6 +28,15 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
+// SkipShutdownDelay ends the ShutdownDelay of a graceful shutdown under way (the listener then closes and the
+// requests in flight drain), as a second SIGTERM or SIGINT does for rff serve; called before a shutdown, it makes
+// that shutdown skip its delay. It does nothing for a nil or zero Server.
+func (s *Server) SkipShutdownDelay() {
+	if s.ok() {
+		s.hurryOne.Do(func() { close(s.hurry) })
+	}
+}
+
 // Serve serves HTTP on ln (HTTPS when tlsConfig is not nil: it must hold the certificate) until ctx is done, then
 // shuts down gracefully: the readiness check turns false, requests are still served for ShutdownDelay, the listener
 // closes, and the requests in flight finish (for at most DrainTimeout) before Serve returns nil. It returns an error when serving fails or the drain times out,
@@ -68,6 +77,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Conf
 		case err := <-errc: // serving failed during the delay
 			t.Stop()
 			return err
+		case <-s.hurry:
+			t.Stop()
+			s.log.Info("shutting down: delay ended early")
 		case <-t.C:
 		}
 	}

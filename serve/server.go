@@ -64,7 +64,7 @@ type Options struct {
 	// ShutdownDelay is how long Serve goes on serving once ctx is done, with the readiness check already false,
 	// before it closes the listener and drains (default 0: at once). A load balancer that polls the readiness
 	// check (a Kubernetes Service, for one) stops sending new requests during the delay, instead of having them
-	// refused by a closed port.
+	// refused by a closed port. SkipShutdownDelay ends it early.
 	ShutdownDelay time.Duration
 	// MaxModelBytes is the largest model file loaded (default: half of the memory available, as the rff command's
 	// default budget); a larger file, or one whose first bytes are not a model file's, is refused without reading
@@ -133,6 +133,8 @@ type Server struct {
 	chunks   chunkWorkers  // one per chunk of rows of a large request being predicted (see predict)
 	waiting  atomic.Int64  // inference requests waiting for a slot
 	draining atomic.Bool   // set when a graceful shutdown starts: not ready any more
+	hurry    chan struct{} // closed by SkipShutdownDelay
+	hurryOne sync.Once
 
 	token atomic.Pointer[tokenState] // the bearer token in force (replaced under reloadMu)
 
@@ -160,7 +162,7 @@ func New(dir string, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, opts: opts, log: opts.Logger, metrics: newMetrics(),
-		slots: make(chan struct{}, opts.MaxConcurrent), chunks: newChunkWorkers()}
+		slots: make(chan struct{}, opts.MaxConcurrent), chunks: newChunkWorkers(), hurry: make(chan struct{})}
 	s.bodyMax = opts.MaxBodyBytes * int64(opts.MaxConcurrent)
 	if s.bodyMax/int64(opts.MaxConcurrent) != opts.MaxBodyBytes { // overflow
 		s.bodyMax = math.MaxInt64

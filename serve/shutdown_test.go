@@ -172,3 +172,33 @@ func TestShutdownDelay(t *testing.T) {
 		t.Fatal("the listener still accepts connections after the shutdown")
 	}
 }
+
+// SkipShutdownDelay ends a delay under way: Serve closes the listener and returns long before the delay is over.
+// On a nil or zero Server it does nothing.
+func TestSkipShutdownDelay(t *testing.T) {
+	s, err := New(copyModels(t, "ridge-sr=reg"), Options{ShutdownDelay: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stop := serveOn(t, s, nil)
+	start := time.Now()
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	waitFor(t, "the shutdown to start", s.draining.Load)
+	s.SkipShutdownDelay()
+	s.SkipShutdownDelay() // twice: no panic
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return after SkipShutdownDelay")
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("Serve returned after %v", d)
+	}
+	var zero Server
+	zero.SkipShutdownDelay()
+	(*Server)(nil).SkipShutdownDelay()
+}

@@ -37,7 +37,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	writeTimeout := fs.Duration("write-timeout", 60*time.Second, "time to answer, from the end of the request header")
 	idleTimeout := fs.Duration("idle-timeout", 120*time.Second, "time an idle keep-alive connection is kept")
 	drainTimeout := fs.Duration("drain-timeout", 30*time.Second, "on SIGTERM or SIGINT, time given to the requests in flight")
-	shutdownDelay := fs.Duration("shutdown-delay", 0, "on SIGTERM or SIGINT, time the server goes on answering, with /v2/health/ready already 503, before it closes the port and drains (lets load balancers that poll readiness stop sending requests first)")
+	shutdownDelay := fs.Duration("shutdown-delay", 0, "on SIGTERM or SIGINT, time the server goes on answering, with /v2/health/ready already 503, before it closes the port and drains (lets load balancers that poll readiness stop sending requests first; a second signal ends it; the delay and --drain-timeout together must fit in the orchestrator's grace period)")
 	tokenFile := fs.String("token-file", "", "file holding a bearer token: requests other than the health checks must send \"Authorization: Bearer TOKEN\"; re-read on SIGHUP and with --watch (a missing or empty file keeps the old token)")
 	tlsCert := fs.String("tls-cert", "", "certificate file (PEM) for HTTPS, with --tls-key")
 	tlsKey := fs.String("tls-key", "", "private key file (PEM) for HTTPS, with --tls-cert")
@@ -140,20 +140,29 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	served := make(chan struct{}) // closed when Serve has returned
+	defer close(served)
 	go func() {
+		stopping := false
 		for {
 			select {
-			case <-ctx.Done():
+			case <-served:
 				return
 			case sig := <-sigs:
-				if sig == syscall.SIGHUP {
+				switch {
+				case sig == syscall.SIGHUP && !stopping:
 					logger.Info("SIGHUP: reloading the model directory and the token file")
 					_ = s.Reload() // the files that failed are logged
-					continue
+				case sig == syscall.SIGHUP:
+					logger.Info("SIGHUP ignored: shutting down")
+				case !stopping:
+					logger.Info("signal received", "signal", sig.String())
+					stopping = true
+					stop()
+				default: // a second SIGTERM or SIGINT: no more waiting for the load balancer
+					logger.Info("second signal: ending the shutdown delay", "signal", sig.String())
+					s.SkipShutdownDelay()
 				}
-				logger.Info("signal received", "signal", sig.String())
-				stop()
-				return
 			}
 		}
 	}()

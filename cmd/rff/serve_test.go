@@ -503,3 +503,43 @@ func TestServeSignalsWhileLoading(t *testing.T) {
 		})
 	}
 }
+
+// With --shutdown-delay the first SIGTERM turns readiness to 503 while requests are still answered; a second ends
+// the delay, and rff serve drains and exits 0 long before the delay is over.
+func TestServeShutdownDelaySecondSignal(t *testing.T) {
+	models := t.TempDir()
+	copyGolden(t, models, "ridge-sr", "reg")
+	addr, codec, stderr := startServe(t, "--models", models, "--shutdown-delay", "60s")
+	start := time.Now()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := c.Get("http://" + addr.String() + "/v2/health/ready")
+		if err != nil {
+			t.Fatalf("readiness during the delay: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("readiness never turned 503 after SIGTERM")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, codec, stderr); code != 0 {
+		t.Fatalf("exit %d, want 0: %s", code, stderr.String())
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("exited after %v: the second signal did not end the 60 s delay", d)
+	}
+	if !strings.Contains(stderr.String(), "second signal: ending the shutdown delay") {
+		t.Errorf("the log lacks the second signal: %s", stderr.String())
+	}
+}
