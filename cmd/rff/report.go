@@ -116,6 +116,9 @@ func newFitPage(path string, m *rff.Model, rep *fitReport, df dataFlags, testDat
 			testTable.Rows = append(testTable.Rows, []string{o.Name, report.Number(o.RMSE, 4), report.Number(o.MAE, 4), report.Number(o.R2, 4)})
 		}
 	}
+	if sv := fit.Solve; sv != nil && sv.Note != "" { // an iterative solver stopped short, or a fallback
+		p.Notes = append(p.Notes, "Solver: "+sv.Note+".")
+	}
 	p.Tables = append(p.Tables, modelTable(info, fit), runTable(rep, df.path, testData))
 	if testTable != nil {
 		p.Tables = append(p.Tables, *testTable)

@@ -135,6 +135,15 @@ func TestFitReportLogistic(t *testing.T) {
 			t.Errorf("the report does not show %q", s)
 		}
 	}
+	// stopped short by --max-iter: the page says so
+	code, _, errOut = runCLI("fit", "--data", train, "--test-data", test, "--task", "classification", "--loss", "logistic",
+		"--lambda", "1e-3", "--max-iter", "2", "--out", filepath.Join(t.TempDir(), "m.rff"), "-D", "64", "--report", rpath)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, errOut)
+	}
+	if page := readReport(t, rpath); !strings.Contains(page, "Solver: L-BFGS stopped after 2 iterations") {
+		t.Error("the report of a fit stopped short does not say so")
+	}
 }
 
 func TestFitReportWithoutTestData(t *testing.T) {
