@@ -461,7 +461,8 @@ type Prediction struct {
 // logistic loss) at the predicted rows: N×Outputs, row-major, one column per class in the order of the model's
 // labels, each row the softmax of the row's class scores in Values (learn.Softmax). Only the logistic loss models
 // probabilities: the squared and hinge losses give scores that are not, and for them (and for regression models)
-// Probabilities returns an error.
+// Probabilities returns an error. It reads the loss from the model that made the Prediction (Predict, PredictRows):
+// for a Prediction built otherwise (joined from several, say) apply learn.Softmax to its Values.
 func (p *Prediction) Probabilities() ([]float64, error) {
 	switch {
 	case p == nil:

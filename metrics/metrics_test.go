@@ -82,7 +82,9 @@ func TestScoresAtEveryScale(t *testing.T) {
 	truth := []float64{1.5, -0.25, 3, 0.75, -2, 1}
 	pred := []float64{1.25, 0, 2.5, 1, -1.5, 1.125}
 	rmse, mae, r2 := RMSE(pred, truth), MAE(pred, truth), R2(pred, truth)
-	for _, c := range []float64{1e-300, 1e-200, 1e-160, 1e150, 1e200, 1e300, 0x1p-1060} {
+	// Powers of two scale these values (of few significant bits) exactly, subnormal ones (2⁻¹⁰⁶⁰) included, and the
+	// scores are computed on values rescaled by a power of two: the scaled scores are the scores times c exactly.
+	for _, c := range []float64{0x1p-1000, 0x1p-660, 0x1p-530, 0x1p500, 0x1p660, 0x1p1000, 0x1p-1060} {
 		st, sp := make([]float64, len(truth)), make([]float64, len(pred))
 		for i := range truth {
 			st[i], sp[i] = truth[i]*c, pred[i]*c
@@ -95,13 +97,7 @@ func TestScoresAtEveryScale(t *testing.T) {
 			{"MAE", MAE(sp, st), mae * c},
 			{"R²", R2(sp, st), r2},
 		} {
-			// the scaled inputs are exact for powers of two; otherwise each is within an ulp of the product, and
-			// the score within a few; subnormal inputs keep fewer digits
-			tol := 1e-14 * math.Abs(s.want)
-			if c < 0x1p-1022 {
-				tol = 1e-3 * math.Abs(s.want)
-			}
-			if math.IsNaN(s.got) || math.Abs(s.got-s.want) > tol {
+			if s.got != s.want {
 				t.Errorf("scale %g: %s = %v, want %v", c, s.name, s.got, s.want)
 			}
 		}
@@ -148,10 +144,13 @@ func TestLogLoss(t *testing.T) {
 		z := math.Exp(s[0]) + math.Exp(s[1]) + math.Exp(s[2])
 		want -= math.Log(math.Exp(s[y])/z) / 3
 	}
-	if got := LogLoss(scores, truth, 3); math.Abs(got-want) > 1e-15*want {
+	// Each row's value is a log of a sum of k exponentials plus two scores, in both formulas: each rounds within
+	// (k + 4)·u of the largest of its terms (|s| ≤ 3 here, log Σ ≤ 4), so they agree within 2·(k + 4)·u·(3 + 4).
+	const u = 0x1p-53
+	if got := LogLoss(scores, truth, 3); math.Abs(got-want) > 2*(3+4)*u*7 {
 		t.Errorf("LogLoss = %v, want %v", got, want)
 	}
-	if got := LogLoss([]float64{7, 7, 7, 7}, []int{3}, 4); math.Abs(got-math.Log(4)) > 4e-16 {
+	if got := LogLoss([]float64{7, 7, 7, 7}, []int{3}, 4); math.Abs(got-math.Log(4)) > (4+4)*u*math.Log(4) {
 		t.Errorf("equal scores: %v, want log 4", got)
 	}
 	if got := LogLoss([]float64{0, 1e300}, []int{0}, 2); got != 1e300 {
