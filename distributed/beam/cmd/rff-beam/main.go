@@ -166,7 +166,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		// The library's messages name rff.Config's fields: name the flags that set them, where this command has one.
 		has := func(flag string) bool { return newFitFlags().fs.Lookup(flag) != nil }
-		fmt.Fprintf(stderr, "rff-beam fit: %s\n", cliflag.NameFlags(oneLine(err.Error()), has))
+		fmt.Fprintf(stderr, "rff-beam fit: %s\n", cliflag.Message(err, has))
 		return 2
 	}
 	return 0
