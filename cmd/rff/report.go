@@ -196,7 +196,7 @@ func reliabilityPanel(m *rff.Model, tf *dataFlags) (report.Panel, float64, error
 	if err != nil {
 		return report.Panel{}, 0, err
 	}
-	return report.Panel{Title: "Probability calibration", Figure: r, Caption: fmt.Sprintf("The %d test rows binned by the probability the model gives its predicted class (%d bins of [0, 1]); per bin the share predicted correctly against the bin's mean probability. A calibrated model follows the diagonal; the expected calibration error Σ (rows in bin/rows)·|share − probability| is %s.", data.N, reliabilityBins, report.Number(ece, 3))}, ece, nil
+	return report.Panel{Title: "Probability calibration", Figure: r, Caption: fmt.Sprintf("The %d test rows binned by the probability the model gives its predicted class (%d bins of [0, 1]); per bin (a disc whose area is proportional to its rows) the share predicted correctly against the bin's mean probability. A calibrated model follows the diagonal; the expected calibration error Σ (rows in bin/rows)·|share − probability| is %s.", data.N, reliabilityBins, report.Number(ece, 3))}, ece, nil
 }
 
 // regressionPanels predicts the test file and draws predicted against true values and the residuals, and, for a

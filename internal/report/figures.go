@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // Figure is a figure of the page, drawn as an inline SVG: Tuning, Predictions.Parity, Predictions.Residuals,
-// Calibration or Confusion.
+// Calibration, Reliability or Confusion.
 type Figure interface {
 	// render returns the SVG element, and a note on what was left out of it (for the caption).
 	render() (svg, note string, err error)
@@ -488,13 +489,20 @@ func (r *Reliability) render() (string, string, error) {
 	if len(r.Confidence) == 0 || len(r.Accuracy) != len(r.Confidence) || len(r.Rows) != len(r.Confidence) {
 		return "", "", fmt.Errorf("reliability: %d bins, %d accuracies, %d counts", len(r.Confidence), len(r.Accuracy), len(r.Rows))
 	}
-	s := newSVG(plotW, plotH, "share of held-out rows predicted correctly against the probability of the predicted class")
+	s := newSVG(plotW, plotH, "share of held-out rows predicted correctly against the probability of the predicted class, one disc per bin, its area proportional to the bin's rows")
 	l := squareLeft(false)
 	p := newPlot(s, l, frameT, l+squareSide, frameB, axis{label: "probability of the predicted class (bin mean)", lo: -0.02, hi: 1.02}, axis{label: "share predicted correctly", lo: -0.02, hi: 1.02})
-	s.text(l+12, frameT+14, "underconfident", textOpt{class: "hint"})
-	s.text(l+squareSide-12, frameB-14, "overconfident", textOpt{anchor: "end", class: "hint"})
+	// The hint sits above the frame, where no bin can be drawn.
+	s.text(l, frameT-8, "above the diagonal: underconfident; below: overconfident", textOpt{class: "hint"})
 	p.segment(0, 0, 1, 1, refColour, 1.5, "6 4")
-	p.curve(r.Confidence, r.Accuracy, pointColour, 2.2, "", 3.2)
+	most := slices.Max(r.Rows)
+	for b := range r.Confidence {
+		// area ∝ rows: a bin of one row is a dot, the largest a disc of radius 9
+		rad := 9 * math.Sqrt(float64(r.Rows[b])/float64(most))
+		if p.inside(r.Confidence[b], r.Accuracy[b]) {
+			p.circle(p.x.px(r.Confidence[b]), p.y.px(r.Accuracy[b]), math.Max(rad, 1.5), pointColour, "", 0.75)
+		}
+	}
 	return s.close(), "", nil
 }
 
