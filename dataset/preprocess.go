@@ -173,11 +173,12 @@ func FitScaler(x []float64, n, d int, steps []Step) (*Scaler, error) {
 		}
 	}
 
+	rawLo, rawHi := slices.Clone(lo), slices.Clone(hi)
 	s, err := scalerFromStats(steps, d, mean, std, lo, hi)
 	if err != nil || !s.HasPCA() {
 		return s, err
 	}
-	if err := checkPCASpread(steps, lo, hi); err != nil {
+	if err := checkPCASpread(steps, rawLo, rawHi, lo, hi); err != nil {
 		return nil, err
 	}
 	if err := s.fitPCA(x, n, d, mean); err != nil { // mean now holds the means of the PCA step's input
@@ -280,7 +281,16 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 			}
 		case StepIsotropic:
 			// The common factor is the root mean square of the columns' standard deviations: a column whose squares
-			// underflow adds nothing to it, which matters only when every column that varies is such a column.
+			// underflow adds nothing to it, which matters only when every column that varies is such a column —
+			// unless a step before stretched the column (minmax), whose standard deviation then counts but was
+			// lost with the raw squares.
+			if rescalesColumns(steps[:k]) {
+				for j := range d {
+					if underflowed(rawLo[j], rawHi[j]) {
+						return nil, underflowErr(st, j, rawHi[j]-rawLo[j])
+					}
+				}
+			}
 			if spread, all := allUnderflowed(rawLo, rawHi); all {
 				return nil, underflowErr(st, -1, spread)
 			}
@@ -325,12 +335,28 @@ func scalerFromStats(steps []Step, d int, mean, std, lo, hi []float64) (*Scaler,
 
 // checkPCASpread refuses the PCA step (the last of steps) when every column of its input that varies (spanning
 // [lo_j, hi_j]) has squared deviations that underflow: its covariance would be 0, and the inputs taken for constant.
-// A column that alone is that small only adds a direction of negligible variance, as it would without underflow.
-func checkPCASpread(steps []Step, lo, hi []float64) error {
+// A column that alone is that small only adds a direction of negligible variance, as it would without underflow —
+// unless a step before stretched it (minmax): a streamed fit maps the raw co-moments through the steps, and the
+// raw squares of such a column (spanning [rawLo_j, rawHi_j]) were lost, so it is refused in one pass too.
+func checkPCASpread(steps []Step, rawLo, rawHi, lo, hi []float64) error {
+	pca := steps[len(steps)-1]
+	if rescalesColumns(steps[:len(steps)-1]) {
+		for j := range rawLo {
+			if underflowed(rawLo[j], rawHi[j]) {
+				return underflowErr(pca, j, rawHi[j]-rawLo[j])
+			}
+		}
+	}
 	if spread, all := allUnderflowed(lo, hi); all {
-		return underflowErr(steps[len(steps)-1], -1, spread)
+		return underflowErr(pca, -1, spread)
 	}
 	return nil
+}
+
+// rescalesColumns reports whether a step of steps scales the columns by factors of their own (minmax, standardize),
+// which can stretch a column of negligible spread to one that counts.
+func rescalesColumns(steps []Step) bool {
+	return slices.ContainsFunc(steps, func(st Step) bool { return st == StepMinMax || st == StepStandardize })
 }
 
 // rms is √(Σ v_j²/d), computed on the v_j scaled by a power of two near the largest |v_j|, so that the squares

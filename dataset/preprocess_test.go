@@ -330,7 +330,11 @@ func TestFitScalerUnderflow(t *testing.T) {
 			{one, []Step{"pca:2"}, ""},
 			{all, []Step{StepIsotropic}, "isotropic: the columns' values differ by"},
 			{all, []Step{"pca:2"}, "pca:2: the columns' values differ by"},
-			{all, []Step{StepMinMax, StepIsotropic}, "isotropic: the columns' values differ by"}, // the std is the raw one's
+			{all, []Step{StepMinMax, StepIsotropic}, "isotropic: column 1's values differ by"}, // the std is the raw one's
+			// minmax stretches the tiny column to [0, 1], where it counts: its std, from raw squares, was lost
+			{one, []Step{StepMinMax, StepIsotropic}, "isotropic: column 2's values differ by"},
+			{one, []Step{StepMinMax, "pca:2"}, "pca:2: column 2's values differ by"},
+			{one, []Step{StepMaxScale, StepIsotropic}, ""}, // one factor for all: the tiny column stays negligible
 		} {
 			for k, err := range both(c.x, 2, c.steps) {
 				switch {

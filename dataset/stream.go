@@ -381,7 +381,7 @@ func (a *ScalerAccumulator) Scaler(steps []Step) (*Scaler, error) {
 	if err != nil || !pca {
 		return s, err
 	}
-	if err := checkPCASpread(steps, lo, hi); err != nil {
+	if err := checkPCASpread(steps, a.lo, a.hi, lo, hi); err != nil {
 		return nil, err
 	}
 	if err := a.pcaFromMoments(s, mean); err != nil { // mean now holds the means of the PCA step's input
