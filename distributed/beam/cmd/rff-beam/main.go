@@ -538,6 +538,8 @@ func (f *fitFlags) checkModes() error {
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	cfg := &f.cfg
 	switch {
+	case cfg.Task != "regression" && cfg.Task != "classification":
+		return fmt.Errorf("--task %s: a distributed fit is regression or classification (fit hermite models with rff fit)", cfg.Task)
 	case (f.sigma != 0 || f.sigmaSet) && (f.gamma != 0 || f.gammaSet): // auto counts: one flag sets the bandwidth
 		return errors.New("give --sigma or --gamma, not both")
 	case (f.sigma != 0 || f.gamma != 0) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(cfg.Kernel)), "arccos"):

@@ -287,6 +287,7 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 		{"negative max classes", []string{"--task", "classification", "--max-classes", "-1"}, "--max-classes must be 0 (the default limit) or at least 2 (a classifier needs two classes), got -1"},
 		{"one class", []string{"--task", "classification", "--max-classes", "1"}, "--max-classes must be 0 (the default limit) or at least 2"},
 		{"negative λ, named by its flag", []string{"--lambda", "-1"}, "(--lambda)"},
+		{"hermite", []string{"--task", "hermite", "--lambda", "0"}, "--task hermite: a distributed fit is regression or classification"},
 		{"fallback never used", []string{"--rule", "orf", "--rule-fallback", "orf"}, "--rule-fallback replaces an SR rule that would round -D up too far; --rule orf draws exactly -D points, so leave --rule-fallback out"},
 		{"fallback rounds", []string{"--rule-fallback", "sr-haar"}, "--rule-fallback sr-haar rounds -D as well; choose g, orf, sorf, qmc or gq"},
 		{"unknown rule", []string{"--rule", "nope"}, `--rule: unknown rule "nope"`},
