@@ -73,7 +73,8 @@ func TestProbabilitiesLogistic(t *testing.T) {
 				}
 			}
 			// The score's log loss is −mean log p(y | x): from the scores by log-sum-exp, or from the probabilities,
-			// each row within (K + 4)·u of its largest term (the largest |score| plus log K) in either formula.
+			// each row within (K + 4)·u of its largest term (the largest |score| plus log K) in either formula, and
+			// the mean of n rows within another n·u of that bound.
 			sc, err := m.Score(data)
 			if err != nil {
 				t.Fatal(err)
@@ -86,7 +87,7 @@ func TestProbabilitiesLogistic(t *testing.T) {
 				big = max(big, math.Abs(v))
 			}
 			ll := sc.Classification.LogLoss
-			if tol := 2 * float64(K+4) * 0x1p-53 * (big + math.Log(float64(K)) + 1); ll == nil || math.Abs(*ll-want) > tol {
+			if tol := 2 * float64(K+4+n) * 0x1p-53 * (big + math.Log(float64(K)) + 1); ll == nil || math.Abs(*ll-want) > tol {
 				t.Fatalf("log loss %v, want −mean log p = %v (±%.2g)", ll, want, tol)
 			}
 		})

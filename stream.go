@@ -50,7 +50,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	case s.falkon:
 		return nil, errors.New("FALKON passes over the data at every iteration; a streamed Nyström fit uses the default solver")
 	case s.Tune:
-		return nil, errors.New("tuning maps the rows once per bandwidth and needs them in memory: tune without streaming on the first rows (Config.Tune on a file of those rows), then stream with the chosen σ and λ")
+		return nil, errors.New("tuning maps the rows once per bandwidth and needs them in memory: tune without streaming on the first rows (Config.Tune on them), then stream with the chosen σ and λ")
 	case s.Exact || s.OVK != "" || s.CV != 0 || s.loss != learn.Squared || s.precision == learn.Mixed:
 		return nil, errors.New("a streamed fit is ridge on random or Nyström features with a fixed λ (not exact, vector-valued, cross-validated, mixed precision or another loss)")
 	case opt.Rows < 0:

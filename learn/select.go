@@ -192,7 +192,8 @@ func centredSumSquares(s *Stats, intercept bool) ([]float64, error) {
 	for j, v := range s.SumYY {
 		// Targets below about 1e-154 in magnitude have squares below the smallest normal float64 (2⁻¹⁰²²): their
 		// sums lose their digits or underflow to 0, and an output that varies would look constant. A sum below
-		// 2⁻¹⁰²⁰ has no square above it; one above it is carried by normal squares.
+		// 2⁻¹⁰²⁰ has at most normal squares near the bottom of their range; above it, subnormal squares lose at most
+		// 2⁻¹⁰⁷⁴ each, a relative error of N·2⁻⁵⁴ of the sum (2⁻³⁴ for a million rows).
 		if v < 0x1p-1020 && (v > 0 || s.SumY[j] != 0) {
 			return nil, fmt.Errorf("output %d: the targets are too small for their squares in floating point (Σy² = %g); multiply them by a power of ten", j+1, v)
 		}

@@ -145,9 +145,10 @@ func TestLogLoss(t *testing.T) {
 		want -= math.Log(math.Exp(s[y])/z) / 3
 	}
 	// Each row's value is a log of a sum of k exponentials plus two scores, in both formulas: each rounds within
-	// (k + 4)·u of the largest of its terms (|s| ≤ 3 here, log Σ ≤ 4), so they agree within 2·(k + 4)·u·(3 + 4).
+	// (k + 4)·u of the largest of its terms (|s| ≤ 3 here, log Σ ≤ 4), and the mean of the n = 3 rows adds n·u of
+	// it, so they agree within 2·(k + 4 + n)·u·(3 + 4).
 	const u = 0x1p-53
-	if got := LogLoss(scores, truth, 3); math.Abs(got-want) > 2*(3+4)*u*7 {
+	if got := LogLoss(scores, truth, 3); math.Abs(got-want) > 2*(3+4+3)*u*7 {
 		t.Errorf("LogLoss = %v, want %v", got, want)
 	}
 	if got := LogLoss([]float64{7, 7, 7, 7}, []int{3}, 4); math.Abs(got-math.Log(4)) > (4+4)*u*math.Log(4) {

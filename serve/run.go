@@ -29,12 +29,15 @@ func (s *Server) HTTPServer() *http.Server {
 }
 
 // SkipShutdownDelay ends the ShutdownDelay of a graceful shutdown under way (the listener then closes and the
-// requests in flight drain), as a second SIGTERM or SIGINT does for rff serve; called before a shutdown, it makes
-// that shutdown skip its delay. It does nothing for a nil or zero Server.
-func (s *Server) SkipShutdownDelay() {
-	if s.ok() {
-		s.hurryOne.Do(func() { close(s.hurry) })
+// requests in flight drain), as a second SIGTERM or SIGINT does for rff serve, and reports whether a delay was under
+// way; called before a shutdown, it makes that shutdown skip its delay. It does nothing for a nil or zero Server.
+func (s *Server) SkipShutdownDelay() bool {
+	if !s.ok() {
+		return false
 	}
+	under := s.delaying.Load()
+	s.hurryOne.Do(func() { close(s.hurry) })
+	return under
 }
 
 // Serve serves HTTP on ln (HTTPS when tlsConfig is not nil: it must hold the certificate) until ctx is done, then
@@ -73,15 +76,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Conf
 	if d := s.opts.ShutdownDelay; d > 0 {
 		s.log.Info("shutting down: not ready, serving until the delay is over", "delay", d.String())
 		t := time.NewTimer(d)
+		s.delaying.Store(true)
 		select {
 		case err := <-errc: // serving failed during the delay
 			t.Stop()
+			s.delaying.Store(false)
 			return err
 		case <-s.hurry:
 			t.Stop()
 			s.log.Info("shutting down: delay ended early")
 		case <-t.C:
 		}
+		s.delaying.Store(false)
 	}
 	s.log.Info("shutting down: draining requests in flight", "timeout", s.opts.DrainTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), s.opts.DrainTimeout)

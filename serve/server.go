@@ -135,6 +135,7 @@ type Server struct {
 	draining atomic.Bool   // set when a graceful shutdown starts: not ready any more
 	hurry    chan struct{} // closed by SkipShutdownDelay
 	hurryOne sync.Once
+	delaying atomic.Bool // a shutdown delay is under way
 
 	token atomic.Pointer[tokenState] // the bearer token in force (replaced under reloadMu)
 

@@ -184,8 +184,10 @@ func TestSkipShutdownDelay(t *testing.T) {
 	start := time.Now()
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
-	waitFor(t, "the shutdown to start", s.draining.Load)
-	s.SkipShutdownDelay()
+	waitFor(t, "the delay to start", s.delaying.Load)
+	if !s.SkipShutdownDelay() {
+		t.Error("SkipShutdownDelay during the delay reports none under way")
+	}
 	s.SkipShutdownDelay() // twice: no panic
 	select {
 	case err := <-stopped:
@@ -198,7 +200,11 @@ func TestSkipShutdownDelay(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("Serve returned after %v", d)
 	}
+	if s.SkipShutdownDelay() {
+		t.Error("SkipShutdownDelay after the shutdown reports a delay under way")
+	}
 	var zero Server
-	zero.SkipShutdownDelay()
-	(*Server)(nil).SkipShutdownDelay()
+	if zero.SkipShutdownDelay() || (*Server)(nil).SkipShutdownDelay() {
+		t.Error("a zero or nil Server has a delay under way")
+	}
 }

@@ -165,6 +165,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := checkReport(*reportPath, *out, inputs...); err != nil {
 		return err
 	}
+	if *stream && cfg.Tune {
+		return usagef("--tune maps the rows once per bandwidth and needs them in memory: tune without --stream on the first rows (--tune --train N), then --stream with the chosen --sigma and --lambda")
+	}
 	if *stream && df.path != "" {
 		if fi, err := osStat(df.path); err == nil && !fi.Mode().IsRegular() {
 			return usagef("--stream reads --data %s twice; give a file (a pipe is read into memory without --stream)", df.path)

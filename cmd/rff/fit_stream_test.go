@@ -151,6 +151,7 @@ func TestFitStreamErrors(t *testing.T) {
 		{[]string{"--data", cls, "--preprocess", "none"}, "numeric target"},
 		{[]string{"--data", reg, "--target", "none"}, "no target column"},
 		{[]string{"--data", reg, "--train", "601"}, "has 600 data rows, fewer than the 601 asked for"},
+		{[]string{"--data", reg, "--tune"}, "tune without --stream on the first rows (--tune --train N)"},
 	}
 	for _, c := range cases {
 		args := []string{"fit", "--stream", "--out", out}

@@ -159,9 +159,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 					logger.Info("signal received", "signal", sig.String())
 					stopping = true
 					stop()
-				default: // a second SIGTERM or SIGINT: no more waiting for the load balancer
-					logger.Info("second signal: ending the shutdown delay", "signal", sig.String())
-					s.SkipShutdownDelay()
+				case s.SkipShutdownDelay(): // a second SIGTERM or SIGINT: no more waiting for the load balancer
+					logger.Info("second signal: shutdown delay ended", "signal", sig.String())
+				default:
+					logger.Info("second signal: already draining the requests in flight", "signal", sig.String(), "timeout", drainTimeout.String())
 				}
 			}
 		}

@@ -539,7 +539,7 @@ func TestServeShutdownDelaySecondSignal(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Fatalf("exited after %v: the second signal did not end the 60 s delay", d)
 	}
-	if !strings.Contains(stderr.String(), "second signal: ending the shutdown delay") {
+	if !strings.Contains(stderr.String(), "second signal: shutdown delay ended") {
 		t.Errorf("the log lacks the second signal: %s", stderr.String())
 	}
 }

@@ -136,7 +136,7 @@ func TestFitTuneRefusals(t *testing.T) {
 		{[]string{"--data", curl, "--target", "none", "--ovk", "curl-free", "--targets", field, "--select", "cv"}, "curl-free kernel is tuned by gcv or evidence"},
 		{[]string{"--data", curl, "--target", "none", "--ovk", "div-free", "--targets", field, "--select", "cv"}, "div-free kernel is tuned by gcv or evidence"},
 		{[]string{"--data", data, "--select", "cv", "--cv", "1"}, "2 folds"},
-		{[]string{"--data", data, "--stream"}, "tune without streaming"},
+		{[]string{"--data", data, "--stream"}, "tune without --stream on the first rows (--tune --train N)"},
 		{[]string{"--data", data, "--task", "hermite", "--values", values, "--select", "cv"}, "hermite models are tuned by gcv or evidence"},
 	} {
 		args := []string{"fit", "--out", filepath.Join(dir, "m.rff"), "--tune"}
