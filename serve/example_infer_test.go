@@ -33,18 +33,30 @@ func fitSine(dir, name string) error {
 	return m.Save(filepath.Join(dir, name+".rff"))
 }
 
+// sineModels makes a temporary directory holding the model of fitSine as NAME.rff for each name (remove it when
+// done).
+func sineModels(names ...string) (string, error) {
+	dir, err := os.MkdirTemp("", "models")
+	if err != nil {
+		return "", err
+	}
+	for _, name := range names {
+		if err := fitSine(dir, name); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
 // New serves every NAME.rff file of a directory as the model NAME; here one model, asked for its metadata.
 func ExampleNew() {
-	dir, err := os.MkdirTemp("", "models")
+	dir, err := sineModels("sine")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer os.RemoveAll(dir)
-	if err := fitSine(dir, "sine"); err != nil {
-		fmt.Println(err)
-		return
-	}
 
 	s, err := serve.New(dir, serve.Options{})
 	if err != nil {
@@ -77,16 +89,12 @@ func ExampleNew() {
 // The handler answers the Open Inference Protocol: a POST to /v2/models/NAME/infer with the rows as one [n, d]
 // tensor returns the predictions as an [n, p] tensor.
 func ExampleServer_Handler() {
-	dir, err := os.MkdirTemp("", "models")
+	dir, err := sineModels("sine")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer os.RemoveAll(dir)
-	if err := fitSine(dir, "sine"); err != nil {
-		fmt.Println(err)
-		return
-	}
 	s, err := serve.New(dir, serve.Options{})
 	if err != nil {
 		fmt.Println(err)
@@ -163,16 +171,12 @@ func ExampleServer_Models() {
 // Serve runs the HTTP server on a listener with the options' timeouts until its context is done, then shuts down
 // gracefully: here it answers a readiness check, and returns nil once cancelled.
 func ExampleServer_Serve() {
-	dir, err := os.MkdirTemp("", "models")
+	dir, err := sineModels("sine")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer os.RemoveAll(dir)
-	if err := fitSine(dir, "sine"); err != nil {
-		fmt.Println(err)
-		return
-	}
 	s, err := serve.New(dir, serve.Options{})
 	if err != nil {
 		fmt.Println(err)
@@ -205,16 +209,12 @@ func ExampleServer_Serve() {
 // Reload loads the directory again: a new file becomes a model, and a file that fails to load is reported while
 // the models already served stay.
 func ExampleServer_Reload() {
-	dir, err := os.MkdirTemp("", "models")
+	dir, err := sineModels("a")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer os.RemoveAll(dir)
-	if err := fitSine(dir, "a"); err != nil {
-		fmt.Println(err)
-		return
-	}
 	s, err := serve.New(dir, serve.Options{})
 	if err != nil {
 		fmt.Println(err)
@@ -236,16 +236,12 @@ func ExampleServer_Reload() {
 // With a ShutdownDelay, a cancelled Serve first goes on answering, not ready, so that a load balancer stops sending
 // requests; SkipShutdownDelay (rff serve calls it on a second signal) ends the delay at once.
 func ExampleServer_SkipShutdownDelay() {
-	dir, err := os.MkdirTemp("", "models")
+	dir, err := sineModels("sine")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer os.RemoveAll(dir)
-	if err := fitSine(dir, "sine"); err != nil {
-		fmt.Println(err)
-		return
-	}
 	s, err := serve.New(dir, serve.Options{ShutdownDelay: time.Hour})
 	if err != nil {
 		fmt.Println(err)
