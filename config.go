@@ -229,7 +229,7 @@ func (c Config) resolve() (*settings, error) {
 		return nil, fmt.Errorf("Config.MaxIter must be ≥ 0 (0: 1000 iterations), got %d", s.MaxIter)
 	}
 	if s.MaxIter != 0 && s.loss == learn.Squared {
-		return nil, errors.New("Config.MaxIter bounds the iterations of the hinge, squared-hinge and logistic losses; the squared loss is solved directly")
+		return nil, errors.New("Config.MaxIter bounds the iterations of the hinge, squared-hinge and logistic classifiers, not the solvers of the squared loss")
 	}
 	if s.loss != learn.Squared {
 		switch {
@@ -240,7 +240,11 @@ func (c Config) resolve() (*settings, error) {
 		case s.CV != 0 && !s.Tune:
 			return nil, fmt.Errorf("cross-validation alone selects λ for the squared loss only; give λ with the %s loss (Config.Lambda), or tune σ and λ, cross-validated by refits (Config.Tune)", s.loss)
 		case s.Encoding != "onehot":
-			return nil, fmt.Errorf("the %s encoding is for the squared loss; the %s loss trains one-vs-rest", s.Encoding, s.loss)
+			how := "trains one-vs-rest"
+			if s.loss == learn.Logistic {
+				how = "scores every class in one multinomial model"
+			}
+			return nil, fmt.Errorf("the %s encoding is for the squared loss; the %s loss %s", s.Encoding, s.loss, how)
 		case !(s.Lambda > 0) && !s.Tune:
 			return nil, fmt.Errorf("the %s loss needs λ > 0", s.loss)
 		}

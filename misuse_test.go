@@ -86,6 +86,10 @@ func TestMisuse(t *testing.T) {
 		}, "σ grid value 1e-300: kernel gaussian: bandwidth"},
 		{"negative MaxIter", func() error { _, err := Fit(Config{Points: 8, MaxIter: -1}, data); return err }, "MaxIter must be ≥ 0"},
 		{"MaxIter of the squared loss", func() error { _, err := Fit(Config{Points: 8, MaxIter: 5}, data); return err }, "MaxIter bounds the iterations"},
+		{"simplex logistic", func() error {
+			_, err := Fit(Config{Points: 8, Task: "classification", Loss: "logistic", Encoding: "simplex", Lambda: 1e-3}, data)
+			return err
+		}, "the logistic loss scores every class in one multinomial model"},
 		{"cos+phase on a vector-valued model", func() error {
 			_, err := Fit(Config{Points: 8, OVK: "curl-free", Form: "cosphase", Targets: []string{"a"}}, data)
 			return err

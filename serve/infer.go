@@ -155,7 +155,7 @@ func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 		return outputSet{true, e.classifier(), e.classifier(), false}, nil
 	}
 	if len(req.outputs) == 0 { // predicting rows to answer none of them is a mistake, not a request
-		return outputSet{}, errorf(http.StatusBadRequest, "\"outputs\" is empty: name the outputs you want, or leave the key out for all of them")
+		return outputSet{}, errorf(http.StatusBadRequest, "\"outputs\" is empty: name the outputs you want, or leave the key out for the default ones (all but \"probabilities\")")
 	}
 	var o outputSet
 	for _, name := range req.outputs {

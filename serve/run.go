@@ -75,6 +75,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Conf
 	s.draining.Store(true)
 	if d := s.opts.ShutdownDelay; d > 0 {
 		s.log.Info("shutting down: not ready, serving until the delay is over", "delay", d.String())
+		// Keep-alive connections are closed after their next answer (Connection: close): their clients reconnect,
+		// which a load balancer can steer elsewhere, instead of sending a request on a connection the closing
+		// port would drop unanswered.
+		hs.SetKeepAlivesEnabled(false)
 		t := time.NewTimer(d)
 		s.delaying.Store(true)
 		select {

@@ -64,7 +64,8 @@ type Options struct {
 	// ShutdownDelay is how long Serve goes on serving once ctx is done, with the readiness check already false,
 	// before it closes the listener and drains (default 0: at once). A load balancer that polls the readiness
 	// check (a Kubernetes Service, for one) stops sending new requests during the delay, instead of having them
-	// refused by a closed port. SkipShutdownDelay ends it early.
+	// refused by a closed port; answers during the delay close their keep-alive connections (Connection: close), so
+	// that clients reconnect rather than send a request the closing port would drop. SkipShutdownDelay ends it early.
 	ShutdownDelay time.Duration
 	// MaxModelBytes is the largest model file loaded (default: half of the memory available, as the rff command's
 	// default budget); a larger file, or one whose first bytes are not a model file's, is refused without reading

@@ -122,8 +122,9 @@ func TestShutdownDrainTimeout(t *testing.T) {
 	}
 }
 
-// During ShutdownDelay the readiness check is false but new connections are still accepted and answered; the
-// listener closes when the delay is over.
+// During ShutdownDelay the readiness check is false but new connections are still accepted and answered, and
+// keep-alive connections are closed after their answer (so that no request is sent on a connection the closing port
+// drops); the listener closes when the delay is over.
 func TestShutdownDelay(t *testing.T) {
 	const delay = 600 * time.Millisecond
 	s, err := New(copyModels(t, "ridge-sr=reg"), Options{ShutdownDelay: delay})
@@ -137,10 +138,27 @@ func TestShutdownDelay(t *testing.T) {
 	want, _ := loadGolden(t, "ridge-sr").PredictRows(X, 4)
 	body := matrixBody(X, 4, 3, "FP64")
 
+	kept := &http.Client{Timeout: 10 * time.Second} // keeps its connections alive
+	live := func() *http.Response {
+		resp, err := kept.Get(base + "/v2/health/live")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	if live().Close {
+		t.Fatal("a keep-alive connection closed before the shutdown")
+	}
 	start := time.Now()
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
 	waitFor(t, "the shutdown to start", s.draining.Load)
+	waitFor(t, "the delay to start", s.delaying.Load)
+	if !live().Close {
+		t.Error("an answer during the delay does not close its keep-alive connection")
+	}
 	if code, _, b := do(t, fresh, "GET", base+"/v2/health/ready", nil); code != http.StatusServiceUnavailable || !strings.Contains(string(b), "shutting down") {
 		t.Fatalf("ready during the delay: %d %s, want 503 shutting down", code, b)
 	}

@@ -535,7 +535,7 @@ func checkFitModes(fs *cmdFlags, cfg *rff.Config) error {
 	case cfg.MaxIter < 0:
 		return usagef("--max-iter must be ≥ 0 (0: the default, 1000), got %d", cfg.MaxIter)
 	case set("max-iter") && (cfg.Loss == "" || cfg.Loss == "squared" || cfg.Loss == "ridge"):
-		return usagef("--max-iter bounds the iterations of --loss hinge, squared-hinge or logistic; the squared loss is solved directly: leave it out")
+		return usagef("--max-iter bounds the iterations of --loss hinge, squared-hinge or logistic, not the solvers of the squared loss: leave it out")
 	case set("test-labels") && !set("test-data"):
 		return usagef("--test-labels belongs to --test-data (the IDX images it labels)")
 	case set("encoding") && cfg.Task != "classification":
