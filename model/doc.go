@@ -23,8 +23,9 @@
 // they were chosen), "threshold" (the relative threshold of the rank truncation) and "basis": in the Cholesky basis
 // (basis "cholesky", the default) the landmarks are those the pivoted Cholesky factorization of K_MM kept, in its
 // order, the norm is U⁻¹ and "points/pivots" holds the squared pivots U_jj²; in the eigen basis (no basis in the
-// header) the norm is U Λ^{-1/2}, with the kept eigenvalues as "points/eigenvalues" ([NystromKind] lists the arrays). The features of a fixed probe input ([ProbeInput]) are stored as a self-check that the
-// rebuilt map computes what the writer computed (within the rounding bounds of docs/conventions.md §11).
+// header) the norm is U Λ^{-1/2}, with the kept eigenvalues as "points/eigenvalues" ([NystromKind] lists the
+// arrays). The features of a fixed probe input ([ProbeInput]) are stored as a self-check that the rebuilt map
+// computes what the writer computed (within the rounding bounds of docs/conventions.md §11).
 //
 // Version 1 stored five unnamed arrays (theta, bias, probe, train_x, alpha) and the map only by its seed: a reader
 // redraws the points and requires the probe features to match within the same bounds.

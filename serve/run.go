@@ -42,8 +42,8 @@ func (s *Server) SkipShutdownDelay() bool {
 
 // Serve serves HTTP on ln (HTTPS when tlsConfig is not nil: it must hold the certificate) until ctx is done, then
 // shuts down gracefully: the readiness check turns false, requests are still served for ShutdownDelay, the listener
-// closes, and the requests in flight finish (for at most DrainTimeout) before Serve returns nil. It returns an error when serving fails or the drain times out,
-// and for a nil or zero Server, a nil ctx or a nil ln.
+// closes, and the requests in flight finish (for at most DrainTimeout) before Serve returns nil. It returns an error
+// when serving fails or the drain times out, and for a nil or zero Server, a nil ctx or a nil ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	switch {
 	case !s.ok():

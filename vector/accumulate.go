@@ -13,8 +13,8 @@ import (
 // ZᵀY, Σz, Σy, Σy², N. These are sufficient for [Ridge.Solve] with every kernel. The rows go through
 // [learn.Accumulate] (same chunks and shards, merged in row order), so the result is bit-for-bit the same for every
 // GOMAXPROCS; statistics of different shards of the data can be combined with [learn.Stats.Merge]. To follow the
-// progress of a long pass, or to add rows in batches, give Scalar(m) ([Scalar]) to a learn.Accumulator. For a decomposable
-// kernel the scalar features are those of package feature for the same scalar kernel, rule and seed.
+// progress of a long pass, or to add rows in batches, give Scalar(m) ([Scalar]) to a learn.Accumulator. For a
+// decomposable kernel the scalar features are those of package feature for the same scalar kernel, rule and seed.
 func Accumulate(m *ovk.Map, X []float64, n int, Y []float64) (*learn.Stats, error) {
 	const where = "vector.Accumulate"
 	if m == nil {
