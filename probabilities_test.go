@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/metrics"
 )
 
 // The probabilities of a logistic classifier are a distribution per row whose largest entry is the predicted class,
@@ -86,6 +87,17 @@ func TestProbabilitiesLogistic(t *testing.T) {
 			for _, v := range p.Values {
 				big = max(big, math.Abs(v))
 			}
+			truth := make([]int, n)
+			for i, y := range data.Y {
+				truth[i] = int(y)
+			}
+			cal, err := metrics.CalibrationOf(prob, truth, K, metrics.CalibrationBins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ce := sc.Classification.CalibrationError; ce == nil || *ce != cal.Error {
+				t.Errorf("calibration error %v, want %v", ce, cal.Error)
+			}
 			ll := sc.Classification.LogLoss
 			if tol := 2 * float64(K+4+n) * 0x1p-53 * (big + math.Log(float64(K)) + 1); ll == nil || math.Abs(*ll-want) > tol {
 				t.Fatalf("log loss %v, want −mean log p = %v (±%.2g)", ll, want, tol)
@@ -117,8 +129,8 @@ func TestProbabilitiesRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sc, err := m.Score(tc.data); err != nil || sc.Classification != nil && sc.Classification.LogLoss != nil {
-				t.Errorf("Score: %v, a log loss for a model without probabilities", err)
+			if sc, err := m.Score(tc.data); err != nil || sc.Classification != nil && (sc.Classification.LogLoss != nil || sc.Classification.CalibrationError != nil) {
+				t.Errorf("Score: %v, a log loss or calibration error for a model without probabilities", err)
 			}
 			if _, err := p.Probabilities(); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Probabilities: %v, want an error with %q", err, tc.want)

@@ -56,6 +56,11 @@ func (m *Model) Score(data *dataset.Data) (*Score, error) {
 		if h.Loss == "logistic" {
 			v := metrics.LogLoss(p.Values, truth, p.Outputs)
 			c.LogLoss = &v
+			if probs, err := p.Probabilities(); err == nil {
+				if cal, err := metrics.CalibrationOf(probs, truth, p.Outputs, metrics.CalibrationBins); err == nil {
+					c.CalibrationError = &cal.Error
+				}
+			}
 		}
 		s.Classification = &c
 		return s, nil

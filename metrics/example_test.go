@@ -89,3 +89,16 @@ func ExampleLogLoss() {
 	fmt.Printf("%.4f %.4f\n", metrics.LogLoss(scores, []int{0, 2}, 3), math.Log(3))
 	// Output: 1.0986 1.0986
 }
+
+// CalibrationOf bins rows by the probability of their predicted class: here two rows at 0.9, one right and one
+// wrong, so the bin's accuracy 0.5 is 0.4 below its confidence.
+func ExampleCalibrationOf() {
+	probs := []float64{0.9, 0.1, 0.1, 0.9} // 2 rows × 2 classes
+	c, err := metrics.CalibrationOf(probs, []int{0, 0}, 2, 10)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%v %v %v %.2f\n", c.Rows, c.Confidence, c.Accuracy, c.Error)
+	// Output: [2] [0.9] [0.5] 0.40
+}

@@ -9,6 +9,8 @@ package metrics
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 )
 
@@ -169,6 +171,71 @@ type Classification struct {
 	// LogLoss is the mean negative log-likelihood of the true classes, −(1/n)Σ log p(y_i | x_i) (LogLoss), for a
 	// classifier whose scores are log-probabilities up to a constant (the logistic loss); nil for the others.
 	LogLoss *float64 `json:"log_loss,omitempty"`
+	// CalibrationError is the expected calibration error of such a classifier's probabilities over
+	// CalibrationBins bins (CalibrationOf); nil for the others.
+	CalibrationError *float64 `json:"calibration_error,omitempty"`
+}
+
+// CalibrationBins is the number of bins of [0, 1] the calibration error of a score uses.
+const CalibrationBins = 10
+
+// Calibration is the binned calibration of a classifier's probabilities (DeGroot & Fienberg 1983; Niculescu-Mizil &
+// Caruana 2005): the rows binned by the probability the model gives its predicted class (its confidence), per
+// non-empty bin, in increasing order, the mean confidence, the share of rows predicted correctly and the number of
+// rows, and the expected calibration error Σ_b (n_b/n)·|accuracy_b − confidence_b|.
+type Calibration struct {
+	Confidence []float64 `json:"confidence"`
+	Accuracy   []float64 `json:"accuracy"`
+	Rows       []int     `json:"rows"`
+	Error      float64   `json:"error"`
+}
+
+// CalibrationOf bins the rows of the class probabilities probs (n×k, row-major) by their largest probability (the
+// first largest on ties) into bins equal parts of [0, 1]. truth holds each row's true class; rows whose true class
+// lies outside [0, k), or whose largest probability is not finite, are left out. It returns an error for k < 2,
+// bins < 1, probs of another length than len(truth)·k, or no row left.
+func CalibrationOf(probs []float64, truth []int, k, bins int) (*Calibration, error) {
+	n := len(truth)
+	if k < 2 || bins < 1 || !shape(len(probs), n, k) {
+		return nil, fmt.Errorf("metrics.CalibrationOf: %d probabilities for %d rows of %d classes, %d bins", len(probs), n, k, bins)
+	}
+	conf, correct, count := make([]float64, bins), make([]int, bins), make([]int, bins)
+	rows := 0
+	for i, y := range truth {
+		if y < 0 || y >= k {
+			continue
+		}
+		p := probs[i*k : (i+1)*k]
+		best := 0
+		for j, v := range p {
+			if v > p[best] {
+				best = j
+			}
+		}
+		if math.IsNaN(p[best]) || math.IsInf(p[best], 0) {
+			continue
+		}
+		b := min(max(int(p[best]*float64(bins)), 0), bins-1)
+		conf[b] += p[best]
+		count[b]++
+		if best == y {
+			correct[b]++
+		}
+		rows++
+	}
+	if rows == 0 {
+		return nil, errors.New("metrics.CalibrationOf: no row with a known class")
+	}
+	c := &Calibration{}
+	for b := range bins {
+		if count[b] == 0 {
+			continue
+		}
+		cf, a := conf[b]/float64(count[b]), float64(correct[b])/float64(count[b])
+		c.Confidence, c.Accuracy, c.Rows = append(c.Confidence, cf), append(c.Accuracy, a), append(c.Rows, count[b])
+		c.Error += float64(count[b]) / float64(rows) * math.Abs(a-cf)
+	}
+	return c, nil
 }
 
 // LogLoss is the mean negative log-likelihood −(1/n) Σ_i log softmax(s_i)_{y_i} of the true classes truth under the
@@ -304,7 +371,8 @@ func (c Classification) MarshalJSON() ([]byte, error) {
 		Confusion [][]int `json:"confusion"`
 		Invalid   int     `json:"invalid,omitempty"`
 		LogLoss   *num    `json:"log_loss,omitempty"`
-	}{c.N, num(c.Accuracy), c.PerClass, c.Confusion, c.Invalid, (*num)(c.LogLoss)})
+		CalError  *num    `json:"calibration_error,omitempty"`
+	}{c.N, num(c.Accuracy), c.PerClass, c.Confusion, c.Invalid, (*num)(c.LogLoss), (*num)(c.CalibrationError)})
 }
 
 // shape reports whether n×p values, computed without overflow, are exactly l (n, p ≥ 0).

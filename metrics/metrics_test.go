@@ -169,3 +169,31 @@ func TestLogLoss(t *testing.T) {
 		}
 	}
 }
+
+// CalibrationOf on rows worked by hand: confidences 0.9 (right), 0.85 (wrong), 0.6 (right), 0.55 (right) and 1
+// (right, in the last bin), and a row of unknown class left out.
+func TestCalibrationOf(t *testing.T) {
+	probs := []float64{0.9, 0.1, 0.85, 0.15, 0.4, 0.6, 0.55, 0.45, 0.3, 0.7, 0, 1}
+	truth := []int{0, 1, 1, 0, -1, 1}
+	c, err := CalibrationOf(probs, truth, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 4 || c.Rows[3] != 2 || c.Accuracy[2] != 0 || c.Confidence[3] != (0.9+1)/2 {
+		t.Fatalf("bins %+v", c)
+	}
+	// |1 − 0.55| + |1 − 0.6| + |0 − 0.85| + 2·|1 − 0.95| over 5 rows, each term within an ulp or two
+	if want := (0.45 + 0.4 + 0.85 + 2*0.05) / 5; math.Abs(c.Error-want) > 8*0x1p-53 {
+		t.Errorf("calibration error %v, want %v", c.Error, want)
+	}
+	for name, err := range map[string]error{
+		"short":         func() error { _, err := CalibrationOf(probs[:3], truth, 2, 10); return err }(),
+		"one class":     func() error { _, err := CalibrationOf(probs, truth, 1, 10); return err }(),
+		"no bins":       func() error { _, err := CalibrationOf(probs, truth, 2, 0); return err }(),
+		"no known rows": func() error { _, err := CalibrationOf(probs[:2], []int{5}, 2, 10); return err }(),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

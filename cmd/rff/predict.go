@@ -171,6 +171,9 @@ func printScore(w io.Writer, what string, s *rff.Score) {
 		if c.LogLoss != nil {
 			logLoss = ", log loss " + fmtNum(*c.LogLoss, "%.4g")
 		}
+		if c.CalibrationError != nil {
+			logLoss += ", calibration error " + fmtNum(*c.CalibrationError, "%.3g")
+		}
 		fmt.Fprintf(w, "%s: %d rows, accuracy %s%s\n", what, s.N, fmtNum(c.Accuracy, "%.4f"), logLoss)
 		for _, k := range c.PerClass {
 			fmt.Fprintf(w, "  %-10s %5d / %-5d correct\n", k.Label, k.Correct, k.Total)

@@ -14,6 +14,7 @@ import (
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/report"
+	"github.com/rffkit/rff/metrics"
 )
 
 // reportUsage is the help of rff fit --report.
@@ -170,8 +171,8 @@ func confusionPanel(labels []string, counts [][]int, n, invalid int) report.Pane
 	return report.Panel{Title: "Confusion matrix", Figure: &report.Confusion{Labels: labels, Counts: counts}, Caption: caption}
 }
 
-// reliabilityBins is the number of bins of the reliability diagram.
-const reliabilityBins = 10
+// reliabilityBins is the number of bins of the reliability diagram: those of the score's calibration error.
+const reliabilityBins = metrics.CalibrationBins
 
 // reliabilityPanel predicts the test file with a logistic classifier and draws the reliability diagram of its class
 // probabilities; it returns the expected calibration error too.

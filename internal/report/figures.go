@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rffkit/rff/internal/size"
+	"github.com/rffkit/rff/metrics"
 )
 
 // Figure is a figure of the page, drawn as an inline SVG: Tuning, Predictions.Parity, Predictions.Residuals,
@@ -436,53 +437,16 @@ type Reliability struct {
 	Rows       []int     // per bin, its number of rows
 }
 
-// ReliabilityBins bins the n rows of the class probabilities probs (n×k, row-major) by their largest probability
-// (the confidence in the predicted class, the first largest on ties) into bins equal parts of [0, 1], and returns the
-// diagram of the non-empty bins with the expected calibration error Σ_b (n_b/n)·|accuracy_b − confidence_b|. truth
-// holds the true class of each row; rows whose true class lies outside [0, k) are left out.
+// ReliabilityBins bins the rows of the class probabilities probs (n×k, row-major) by their largest probability
+// into bins equal parts of [0, 1] (metrics.CalibrationOf) and returns the diagram of the non-empty bins with the
+// expected calibration error Σ_b (n_b/n)·|accuracy_b − confidence_b|. truth holds the true class of each row; rows
+// whose true class lies outside [0, k) are left out.
 func ReliabilityBins(probs []float64, truth []int, k, bins int) (*Reliability, float64, error) {
-	n := len(truth)
-	if k < 2 || bins < 1 || !size.Is(len(probs), n, k) {
-		return nil, 0, fmt.Errorf("reliability: %d probabilities for %d rows of %d classes, %d bins", len(probs), n, k, bins)
+	c, err := metrics.CalibrationOf(probs, truth, k, bins)
+	if err != nil {
+		return nil, 0, err
 	}
-	conf, correct, count := make([]float64, bins), make([]int, bins), make([]int, bins)
-	rows := 0
-	for i, y := range truth {
-		if y < 0 || y >= k {
-			continue
-		}
-		p := probs[i*k : (i+1)*k]
-		best := 0
-		for j, v := range p {
-			if v > p[best] {
-				best = j
-			}
-		}
-		if !finite(p[best]) {
-			continue
-		}
-		b := min(int(p[best]*float64(bins)), bins-1)
-		conf[b] += p[best]
-		count[b]++
-		if best == y {
-			correct[b]++
-		}
-		rows++
-	}
-	r := &Reliability{}
-	ece := 0.0
-	for b := range bins {
-		if count[b] == 0 {
-			continue
-		}
-		c, a := conf[b]/float64(count[b]), float64(correct[b])/float64(count[b])
-		r.Confidence, r.Accuracy, r.Rows = append(r.Confidence, c), append(r.Accuracy, a), append(r.Rows, count[b])
-		ece += float64(count[b]) / float64(rows) * math.Abs(a-c)
-	}
-	if rows == 0 {
-		return nil, 0, fmt.Errorf("reliability: no row with a known class")
-	}
-	return r, ece, nil
+	return &Reliability{Confidence: c.Confidence, Accuracy: c.Accuracy, Rows: c.Rows}, c.Error, nil
 }
 
 func (r *Reliability) render() (string, string, error) {
