@@ -327,3 +327,30 @@ func ExampleSutherlandSchneider_Prob() {
 	// m = 25000: P(sup|k̂ − k| ≥ 0.1) ≤ 0.008227
 	// m = 50000: P(sup|k̂ − k| ≥ 0.1) ≤ 3.066e-08
 }
+
+// Variance bounds D times the variance of a D-frequency ORFF estimate at distance r (Proposition 12); its supremum
+// over the domain, VarianceSup, is at least every value inside.
+func ExampleORFF_Variance() {
+	o := bound.ORFF{Kind: "curl-free", Dim: 3, Sigma: 1, Diameter: 2}
+	sup, err := o.VarianceSup()
+	if err != nil {
+		panic(err)
+	}
+	ok := true
+	for _, r := range []float64{0, 0.5, 1, 1.5, 2} {
+		v, err := o.Variance(r)
+		if err != nil {
+			panic(err)
+		}
+		ok = ok && v <= sup
+	}
+	fmt.Println("every Variance(r) at most VarianceSup:", ok)
+	// Output: every Variance(r) at most VarianceSup: true
+}
+
+// Alpha is α_ε = min(1, σ_p² + ε/3) of Sutherland and Schneider's bound: it grows with ε and stops at 1.
+func ExampleSutherlandSchneider_Alpha() {
+	t := bound.SutherlandSchneider{VarSup: 0.5}
+	fmt.Println(t.Alpha(0.3), t.Alpha(3))
+	// Output: 0.6 1
+}
