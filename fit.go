@@ -11,6 +11,7 @@ import (
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/colnames"
 	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/progress"
@@ -121,6 +122,9 @@ func checkData(data *dataset.Data) error {
 func (s *settings) fit(data *dataset.Data, hvals, hgrads []float64) (*Model, error) {
 	if err := checkData(data); err != nil {
 		return nil, err
+	}
+	if err := blocks.CheckLambda("", data.N, s.Lambda); err != nil && s.Task != "hermite" { // hermite counts observations
+		return nil, fmt.Errorf("%w (Config.Lambda)", err)
 	}
 	rep := &Report{N: data.N, Phases: map[string]float64{}}
 	t0 := time.Now()

@@ -234,6 +234,18 @@ func TestMisuseMore(t *testing.T) {
 			_, err := Fit(Config{Points: 8, Kernel: "arccos1", Sigma: 3, Lambda: 1e-3}, data)
 			return err
 		}, "the arccos1 kernel has none"},
+		{"λ whose N·λ overflows", func() error { _, err := Fit(Config{Points: 8, Sigma: 1, Lambda: 1e308}, data); return err },
+			"N·λ = 20·1e+308 overflows floating point, so the ridge term NλI cannot be formed; lower λ (Config.Lambda)"},
+		{"λ whose N·λ overflows, logistic", func() error {
+			_, err := Fit(Config{Task: "classification", Loss: "logistic", Points: 8, Sigma: 1, Lambda: 1e308}, &dataset.Data{
+				X: data.X, N: n, D: 1, Y: []float64{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}, Labels: []string{"a", "b"}})
+			return err
+		}, "(Config.Lambda)"},
+		{"λ whose N·λ overflows, exact OVK", func() error {
+			_, err := Fit(Config{Exact: true, OVK: "decomposable", Targets: []string{"x"}, Sigma: 1, Lambda: 1e308},
+				&dataset.Data{X: append(append([]float64(nil), data.X...), data.Y...), N: n, D: 2, Names: []string{"u", "x"}})
+			return err
+		}, "(Config.Lambda)"},
 		{"hermite without λ", func() error { _, err := FitHermite(Config{Points: 8, Sigma: 1}, data, data.Y, nil); return err }, "hermite models need λ > 0"},
 		{"hermite exact", func() error {
 			_, err := FitHermite(Config{Exact: true, Sigma: 1, Lambda: 1e-3}, data, data.Y, nil)

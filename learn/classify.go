@@ -111,6 +111,9 @@ func (c Classifier) validate(n, F int, labels []int, K int) error {
 	if n < 1 || F < 1 {
 		return fmt.Errorf("learn.Classifier: need at least one example and one feature, have n=%d, F=%d", n, F)
 	}
+	if err := blocks.CheckLambda("learn.Classifier: ", n, c.Lambda); err != nil {
+		return err
+	}
 	if K < 2 {
 		return fmt.Errorf("learn.Classifier: need at least 2 classes, have %d", K)
 	}

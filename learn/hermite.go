@@ -43,6 +43,9 @@ func (h Hermite) Fit(m *feature.Map, X []float64, n int, values, grads []float64
 	if err != nil {
 		return nil, err
 	}
+	if err := blocks.CheckLambda("learn.Hermite.Fit: ", int(N), h.Lambda); err != nil {
+		return nil, err
+	}
 	F := m.Features()
 	G := F + 1
 	K := G

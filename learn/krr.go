@@ -66,6 +66,9 @@ func (k KRR) Fit(X []float64, n, d int, Y []float64, p int) (*KRRFit, error) {
 	if math.IsNaN(k.Lambda) || math.IsInf(k.Lambda, 0) || k.Lambda < 0 {
 		return nil, fmt.Errorf("learn.KRR.Fit: λ = %v: need a finite λ ≥ 0", k.Lambda)
 	}
+	if err := blocks.CheckLambda("learn.KRR.Fit: ", n, k.Lambda); err != nil {
+		return nil, err
+	}
 	if k.Intercept && k.Lambda == 0 {
 		return nil, errors.New("learn.KRR.Fit: an intercept needs λ > 0 (the centred Gram matrix HKH is singular)")
 	}

@@ -145,6 +145,23 @@ func TestMisuse(t *testing.T) {
 			_, err := Classifier{Loss: Hinge, Lambda: 1}.Fit(Z, n, F, labels, 1<<40)
 			return err
 		}, "GiB"},
+		{"Ridge.Solve N·λ overflows", func() error { _, err := Ridge{Lambda: 1e308}.Solve(good.Clone()); return err }, "N·λ = 6·1e+308 overflows"},
+		{"Ridge.Solve N·λ overflows CG", func() error {
+			_, err := Ridge{Lambda: 1e308, Solver: CG}.Solve(good.Clone())
+			return err
+		}, "N·λ = 6·1e+308 overflows"},
+		{"KRR.Fit N·λ overflows", func() error {
+			_, err := KRR{Kernel: kernel.Gaussian{S: 1}, Lambda: 1e308, Intercept: true}.Fit(X, n, d, Y, p)
+			return err
+		}, "N·λ = 6·1e+308 overflows"},
+		{"Classifier.Fit N·λ overflows", func() error {
+			_, err := Classifier{Loss: Logistic, Lambda: 1e308}.Fit(Z, n, F, labels, 2)
+			return err
+		}, "N·λ = 6·1e+308 overflows"},
+		{"Hermite.Fit N·λ overflows", func() error {
+			_, err := Hermite{Lambda: 1e308}.Fit(m, X, n, Y, nil)
+			return err
+		}, "N·λ = 6·1e+308 overflows"},
 		{"Classifier.Fit K = 1", func() error { _, err := Classifier{Loss: Hinge, Lambda: 1}.Fit(Z, n, F, labels, 1); return err }, "classes"},
 		{"Classifier.Fit squared loss", func() error { _, err := Classifier{Loss: Squared, Lambda: 1}.Fit(Z, n, F, labels, 2); return err }, "loss"},
 		{"Classifier.FitMap nil map", func() error { _, err := Classifier{Loss: Hinge, Lambda: 1}.FitMap(nil, X, n, labels, 2); return err }, "nil"},

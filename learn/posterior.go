@@ -79,10 +79,10 @@ func NewPosterior(s *Stats, lambda float64, intercept bool) (*Posterior, error) 
 	}
 	F, P := s.F, s.P
 	N := float64(s.N)
-	t := N * lambda
-	if math.IsInf(t, 0) {
-		return nil, fmt.Errorf("learn.NewPosterior: λ = %g: N·λ = %g overflows floating point in the posterior; lower λ", lambda, t)
+	if err := blocks.CheckLambda("learn.NewPosterior: ", s.N, lambda); err != nil {
+		return nil, err
 	}
+	t := N * lambda
 	M, B := s.NormalEquations(intercept)
 	diag := make([]float64, F)
 	for i := range F {

@@ -208,6 +208,9 @@ func (r Ridge) validate(s *Stats) error {
 	if err := r.validParams(); err != nil {
 		return err
 	}
+	if err := blocks.CheckLambda("", s.N, r.Lambda); err != nil {
+		return err
+	}
 	if !s.finite() {
 		return errors.New("statistics contain NaN or Inf")
 	}
@@ -237,9 +240,9 @@ func (r Ridge) validParams() error {
 	return nil
 }
 
-// Solve fits the model from the statistics s. It returns an error for empty data, NaN/Inf statistics, λ < 0, or a
-// system that is not (numerically) positive definite — which can only happen with λ = 0 or a λ so small that
-// NλI is lost against ZᵀZ. With the CG solver, a run that stops at MaxIter returns the last iterate together with
+// Solve fits the model from the statistics s. It returns an error for empty data, NaN/Inf statistics, λ < 0 or so
+// large that N·λ overflows, or a system that is not (numerically) positive definite — which can only happen with
+// λ = 0 or a λ so small that NλI is lost against ZᵀZ. With the CG solver, a run that stops at MaxIter returns the last iterate together with
 // an error wrapping ErrNotConverged; with λ = 0 on a singular but consistent system CG returns one of the (equally
 // optimal) minimisers instead of an error.
 func (r Ridge) Solve(s *Stats) (*Fit, error) {

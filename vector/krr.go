@@ -122,6 +122,9 @@ func (k KRR) fitPath(where string, X []float64, n, d int, Y []float64, lambdas [
 		if k.Intercept && l == 0 {
 			return nil, fmt.Errorf("%s: an intercept needs λ > 0 (the centred Gram matrix is singular)", where)
 		}
+		if err := blocks.CheckLambda(where+": ", n, l); err != nil {
+			return nil, err
+		}
 	}
 	var fits []*KRRFit
 	if k.Kernel.Kind() == ovk.Decomposable {

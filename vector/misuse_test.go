@@ -3,6 +3,8 @@ package vector
 import (
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rffkit/rff/internal/misusetest"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/ovk"
@@ -39,7 +41,22 @@ func TestMisuse(t *testing.T) {
 	badKRR := &KRRFit{Kernel: curl, Dim: d, P: d} // N = 0: no training rows
 	zeroMap := &ovk.Map{}
 	zeroKernel := &ovk.Kernel{}
+	dec := must(ovk.NewDecomposable(kernel.Gaussian{S: 1}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1})))
+	md := mustMap(t, dec, rule.G{}, d, 6, 1)
+	stats, err := Accumulate(m, X, n, Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const overflow = "N·λ = 12·1e+308 overflows"
 	cases := []misusetest.Case{
+		{"Ridge.Fit N·λ overflows", func() error { _, err := Ridge{Lambda: 1e308}.Fit(m, X, n, Y); return err }, overflow},
+		{"Ridge.Fit N·λ overflows CG", func() error { _, err := Ridge{Lambda: 1e308, Solver: CG}.Fit(m, X, n, Y); return err }, overflow},
+		{"Ridge.Fit N·λ overflows L-BFGS", func() error { _, err := Ridge{Lambda: 1e308, Solver: LBFGS}.Fit(m, X, n, Y); return err }, overflow},
+		{"Ridge.Fit N·λ overflows closed form", func() error { _, err := Ridge{Lambda: 1e308}.Fit(md, X, n, Y); return err }, overflow},
+		{"Ridge.FitPath N·λ overflows", func() error { _, err := Ridge{}.FitPath(md, X, n, Y, []float64{1e-3, 1e308}); return err }, overflow},
+		{"Ridge.Solve N·λ overflows", func() error { _, err := Ridge{Lambda: 1e308}.Solve(m, stats); return err }, overflow},
+		{"KRR.Fit N·λ overflows", func() error { _, err := KRR{Kernel: curl, Lambda: 1e308}.Fit(X, n, d, Y); return err }, overflow},
+		{"KRR.FitPath N·λ overflows decomposable", func() error { _, err := KRR{Kernel: dec}.FitPath(X, n, d, Y, []float64{1e-3, 1e308}); return err }, overflow},
 		{"SimplexKernel 100000 classes", func() error { _, err := SimplexKernel(kernel.Gaussian{S: 1}, 100000); return err }, "at most 16384"},
 		{"Ridge.Fit zero map", func() error { _, err := Ridge{Lambda: 1}.Fit(zeroMap, X, n, Y); return err }, "ovk.New"},
 		{"Ridge.FitPath zero map", func() error { _, err := Ridge{}.FitPath(zeroMap, X, n, Y, []float64{1}); return err }, "ovk.New"},

@@ -151,8 +151,8 @@ func (r Ridge) checkMemory(where string, m *ovk.Map, solver Solver, path bool) e
 // Fit fits the model on the n rows of X (n×d, d = m.Dim()) and the targets Y (n×p, p = m.Outputs(), row-major).
 // The closed-form and Cholesky solvers make one pass over the data ([Accumulate]) and then call
 // [Ridge.Solve]; CG and L-BFGS pass over the data at every iteration and never form an F×F matrix. It returns
-// an error for bad shapes, NaN/Inf data, λ < 0, a system that is not numerically positive definite, or dense
-// matrices larger than MaxBytes. A CG or L-BFGS run that stops at MaxIter above its tolerance returns the last
+// an error for bad shapes, NaN/Inf data, λ < 0 or so large that N·λ overflows, a system that is not numerically
+// positive definite, or dense matrices larger than MaxBytes. A CG or L-BFGS run that stops at MaxIter above its tolerance returns the last
 // iterate together with an error wrapping learn.ErrNotConverged.
 func (r Ridge) Fit(m *ovk.Map, X []float64, n int, Y []float64) (*Fit, error) {
 	const where = "vector.Ridge.Fit"
@@ -166,6 +166,9 @@ func (r Ridge) Fit(m *ovk.Map, X []float64, n int, Y []float64) (*Fit, error) {
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("%s: no data (N = 0)", where)
+	}
+	if err := blocks.CheckLambda(where+": ", n, r.Lambda); err != nil {
+		return nil, err
 	}
 	var fit *Fit
 	switch solver {
@@ -288,6 +291,11 @@ func (r Ridge) solvePath(where string, m *ovk.Map, s *learn.Stats, lambdas []flo
 	}
 	if s.N == 0 {
 		return nil, fmt.Errorf("%s: no data (N = 0)", where)
+	}
+	for _, l := range lambdas {
+		if err := blocks.CheckLambda(where+": ", s.N, l); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.checkMemory(where, m, solver, eigen); err != nil {
 		return nil, err

@@ -1,12 +1,13 @@
 // Package blocks passes over the rows of a data set for the learners of packages learn and vector: it validates
-// them ([CheckData], [CheckX]) and maps them through a feature map in chunks of rows on all cores ([Map]). The rows
-// are cut into S contiguous shards of whole chunks ([Shard]), a partition that depends only on the number of rows,
-// S and the chunk size — never on the number of goroutines — so that sums kept per shard and combined in shard
-// order are the same bits on every machine and core count.
+// them ([CheckData], [CheckX]) and λ ([CheckLambda]) and maps them through a feature map in chunks of rows on all
+// cores ([Map]). The rows are cut into S contiguous shards of whole chunks ([Shard]), a partition that depends only
+// on the number of rows, S and the chunk size — never on the number of goroutines — so that sums kept per shard and
+// combined in shard order are the same bits on every machine and core count.
 package blocks
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -175,6 +176,15 @@ func getBuf(n int) *[]float64 {
 
 // putBuf returns a buffer from getBuf to the pool of its length.
 func putBuf(b *[]float64) { bufPool(len(*b)).Put(b) }
+
+// CheckLambda returns an error when N·λ, the penalty on the diagonal of ZᵀZ + NλI (and of K + NλI) for n rows, is
+// not a finite float64: the system cannot be formed, and a larger λ cannot help. where prefixes the message.
+func CheckLambda(where string, n int, lambda float64) error {
+	if math.IsInf(float64(n)*lambda, 0) {
+		return fmt.Errorf("%sλ = %g: N·λ = %d·%g overflows floating point, so the ridge term NλI cannot be formed; lower λ", where, lambda, n, lambda)
+	}
+	return nil
+}
 
 // CheckData validates the shapes and values of a data set (X n×d, Y n×p); where prefixes the message.
 func CheckData(where string, X []float64, n, d int, Y []float64, p int) error {
