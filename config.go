@@ -383,7 +383,7 @@ func (c Config) resolve() (*settings, error) {
 		}
 	}
 	if s.Uncertainty && (s.Task != "regression" || s.Exact || s.OVK != "" || s.loss != learn.Squared) {
-		return nil, errors.New("uncertainty is for regression with the squared loss on scalar random features (not classification, exact or vector-valued models)")
+		return nil, errors.New("uncertainty is for regression with the squared loss on scalar random or Nyström features (not classification, exact or vector-valued models)")
 	}
 	if s.Uncertainty && !(s.Lambda > 0) && !s.Tune && s.CV == 0 {
 		return nil, errors.New("uncertainty needs λ > 0: the weights' prior variance is σ²/(Nλ) (give Lambda, or choose it with Tune or CV)")

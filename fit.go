@@ -525,6 +525,9 @@ func (s *settings) fitFeatures(fmap learn.Mapper, X []float64, n int, Y []float6
 		if err != nil {
 			return nil, nil, err
 		}
+		if s.Tune && s.Select == "evidence" { // the predictive distribution the criterion scored (empirical Bayes)
+			post.NoiseVar = post.EvidenceNoiseVar
+		}
 		rep.Phases["solve"] = time.Since(ts).Seconds()
 		return post.Fit, post, nil
 	}

@@ -246,6 +246,10 @@ func TestMisuseMore(t *testing.T) {
 				&dataset.Data{X: append(append([]float64(nil), data.X...), data.Y...), N: n, D: 2, Names: []string{"u", "x"}})
 			return err
 		}, "(Config.Lambda)"},
+		{"uncertainty of an exact model", func() error {
+			_, err := Fit(Config{Exact: true, Sigma: 1, Lambda: 1e-3, Uncertainty: true}, data)
+			return err
+		}, "on scalar random or Nyström features"},
 		{"hermite without λ", func() error { _, err := FitHermite(Config{Points: 8, Sigma: 1}, data, data.Y, nil); return err }, "hermite models need λ > 0"},
 		{"hermite exact", func() error {
 			_, err := FitHermite(Config{Exact: true, Sigma: 1, Lambda: 1e-3}, data, data.Y, nil)

@@ -108,3 +108,38 @@ func TestStreamUncertainty(t *testing.T) {
 		}
 	}
 }
+
+// TestUncertaintyTunedNoise: a model whose λ the evidence chose keeps the noise variance that maximises the evidence
+// at that λ, (RSS + Nλ‖θ̂‖²)/Ñ, so that its predictive distribution is the empirical-Bayes one the criterion scored;
+// chosen by GCV it keeps the residual estimate RSS/(N − DF). Both are computed here from the statistics.
+func TestUncertaintyTunedNoise(t *testing.T) {
+	data, err := dataset.Load("testdata/generated/reg.csv", dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range []string{"gcv", "evidence"} {
+		t.Run(sel, func(t *testing.T) {
+			m, err := Fit(Config{Points: 16, Tune: true, Select: sel, Sigmas: []float64{2}, Lambdas: []float64{1e-4, 1e-3, 1e-2}, Uncertainty: true}, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			Z := append([]float64(nil), data.X...)
+			m.scaler.Apply(Z, data.N, data.D)
+			st, err := learn.Accumulate(m.fmap, Z, data.N, data.Y, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			post, err := learn.NewPosterior(st, m.Info().Lambda, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := post.NoiseVar[0]
+			if sel == "evidence" {
+				want = post.EvidenceNoiseVar[0]
+			}
+			if got := m.file.NoiseVar[0]; math.Abs(got-want) > 1e-9*want || post.NoiseVar[0] == post.EvidenceNoiseVar[0] {
+				t.Errorf("noise variance %v, want %v (residual %v, evidence %v)", got, want, post.NoiseVar[0], post.EvidenceNoiseVar[0])
+			}
+		})
+	}
+}

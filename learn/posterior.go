@@ -43,8 +43,12 @@ type Posterior struct {
 	// DF is the effective number of parameters tr H = F − Nλ·tr((A + NλI)⁻¹), plus 1 for the intercept.
 	DF float64
 	// NoiseVar[j] is σ² of output j: NewPosterior sets RSS_j/(N − DF), the residual estimate. Every method reads
-	// it, so it may be replaced, for example by Selection.EvidenceNoiseVar (the empirical-Bayes value).
+	// it, so it may be replaced, for example by EvidenceNoiseVar (the empirical-Bayes value).
 	NoiseVar []float64
+	// EvidenceNoiseVar[j] is the σ² that maximises the evidence of output j at this λ, (RSS_j + Nλ‖θ̂_j‖²)/Ñ with
+	// Ñ = N − 1 with an intercept and N without: Selection.EvidenceNoiseVar at the same λ, the empirical-Bayes value (set by NewPosterior,
+	// read by no method: assign it to NoiseVar to use it).
+	EvidenceNoiseVar []float64
 	// ZMean is the feature mean z̄ = Σz/N (F values) when Fit.Intercept is set, nil otherwise.
 	ZMean []float64
 	// Factor is U (F×F, row-major, upper triangular with zeros below the diagonal), A + NλI = UᵀU.
@@ -110,7 +114,7 @@ func NewPosterior(s *Stats, lambda float64, intercept bool) (*Posterior, error) 
 	}
 	fit := &Fit{F: F, P: P, Theta: theta, Bias: make([]float64, P), Lambda: lambda, Intercept: intercept,
 		Stats: SolveStats{Method: "cholesky", Residual: solve.RelResidual(R, B, F, P)}}
-	p := &Posterior{Fit: fit, N: s.N, Factor: M, NoiseVar: make([]float64, P)}
+	p := &Posterior{Fit: fit, N: s.N, Factor: M, NoiseVar: make([]float64, P), EvidenceNoiseVar: make([]float64, P)}
 	if intercept {
 		setBias(fit, s.SumZ, s.SumY, N)
 		p.ZMean = make([]float64, F)
@@ -151,6 +155,10 @@ func NewPosterior(s *Stats, lambda float64, intercept bool) (*Posterior, error) 
 	if err != nil {
 		return nil, fmt.Errorf("learn.NewPosterior: %w", err)
 	}
+	nt := N // Ñ of the evidence
+	if intercept {
+		nt--
+	}
 	for j := range P {
 		var tb, tt float64
 		for i := range F {
@@ -159,6 +167,7 @@ func NewPosterior(s *Stats, lambda float64, intercept bool) (*Posterior, error) 
 			tt += v * v
 		}
 		p.NoiseVar[j] = max(yy[j]-tb-t*tt, 0) / (N - p.DF)
+		p.EvidenceNoiseVar[j] = max(yy[j]-tb, 0) / nt
 	}
 	return p, nil
 }

@@ -59,9 +59,9 @@ func frobRel(a []float64, b mat.Matrix) float64 {
 // TestPosteriorBruteForce: the posterior equals its definition computed densely. The covariance of the parameters
 // (θ, b) is σ² times the inverse of the regularised Gram matrix of the augmented features, [[ZᵀZ + NλI, Zᵀ1],
 // [1ᵀZ, N]]⁻¹ (F×F: (ZᵀZ + NλI)⁻¹ without intercept) to 1e-10; the mean is the ridge fit (θ̂, b̂) to 1e-10; DF is the
-// trace of the hat matrix and σ² = RSS/(N − tr H) with the residuals of explicit matrices to 1e-9; and at new rows
-// Covariance is X Cov Xᵀ and Std the square roots of its diagonal (plus σ² with noise) to 1e-10. DF and σ² also
-// agree with SelectLambda's at the same λ.
+// trace of the hat matrix, σ² = RSS/(N − tr H) and the evidence's σ² = (RSS + Nλ‖θ̂‖²)/Ñ with the residuals of
+// explicit matrices to 1e-9; and at new rows Covariance is X Cov Xᵀ and Std the square roots of its diagonal (plus
+// σ² with noise) to 1e-10. DF and both σ² also agree with SelectLambda's at the same λ.
 func TestPosteriorBruteForce(t *testing.T) {
 	for _, intercept := range []bool{true, false} {
 		const n, D, P, lambda = 80, 6, 2, 3e-3
@@ -79,6 +79,13 @@ func TestPosteriorBruteForce(t *testing.T) {
 			want := b.rss[j] / (float64(n) - b.df)
 			if e := relErr(p.NoiseVar[j], want); e > 1e-9 {
 				t.Errorf("intercept %v: σ²_%d = %v, RSS/(N − tr H) = %v", intercept, j, p.NoiseVar[j], want)
+			}
+			nt := float64(n)
+			if intercept {
+				nt--
+			}
+			if e := relErr(p.EvidenceNoiseVar[j], b.q[j]/nt); e > 1e-9 {
+				t.Errorf("intercept %v: evidence σ²_%d = %v, (RSS + Nλ‖θ‖²)/Ñ = %v", intercept, j, p.EvidenceNoiseVar[j], b.q[j]/nt)
 			}
 			C, err := p.ParamCovariance(j)
 			if err != nil {
@@ -101,6 +108,9 @@ func TestPosteriorBruteForce(t *testing.T) {
 		for j := range P {
 			if e := relErr(sel.NoiseVar[0][j], p.NoiseVar[j]); e > 1e-9 {
 				t.Errorf("intercept %v: SelectLambda σ² %v, posterior %v", intercept, sel.NoiseVar[0][j], p.NoiseVar[j])
+			}
+			if e := relErr(sel.EvidenceNoiseVar[0][j], p.EvidenceNoiseVar[j]); e > 1e-9 {
+				t.Errorf("intercept %v: SelectLambda evidence σ² %v, posterior %v", intercept, sel.EvidenceNoiseVar[0][j], p.EvidenceNoiseVar[j])
 			}
 		}
 
