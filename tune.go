@@ -267,6 +267,18 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 			}
 			return cv.MSE, nil
 		}
+		_, keep := fmap.(*feature.Map)
+		keep = keep && reuse
+		if t.scale == nil && !keep { // without statistics to keep: the cheaper of the primal and the dual form
+			sel, err := learn.SelectLambdaMap(fmap, Xt, rows, Yt, t.P, lambdas, true)
+			if err != nil {
+				return nil, err
+			}
+			if s.Select == "evidence" {
+				return sel.LogEvidence, nil
+			}
+			return sel.GCV, nil
+		}
 		st, err := learn.Accumulate(fmap, Xt, rows, Yt, t.P)
 		if err != nil {
 			return nil, err
@@ -284,7 +296,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 		if s.Select == "evidence" {
 			sc = sel.LogEvidence
 		}
-		if _, ok := fmap.(*feature.Map); ok && reuse {
+		if keep {
 			for _, v := range sc {
 				if !better(keptScore, v) { // as good as the best so far: keep (ties are settled below)
 					s.tuned, keptSigma, keptScore = st, sigma, v

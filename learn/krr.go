@@ -234,15 +234,8 @@ func (k KRR) SelectLambda(X []float64, n, d int, Y []float64, p int, lambdas []f
 	if k.Intercept {
 		centreTargets(Yc, n, p)
 	}
-	yy := make([]float64, p)
-	for i := range n {
-		for j := range p {
-			yy[j] += Yc[i*p+j] * Yc[i*p+j]
-		}
-	}
-	sp, err := emptySpectrum(n, p, n, yy, k.Intercept)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
+	if _, err := emptySpectrum(n, p, n, sumSquares(Yc, n, p), k.Intercept); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err) // before the Gram matrix
 	}
 	K := make([]float64, n*n)
 	if err := kernel.Gram(K, k.Kernel, X, n, X, n, d); err != nil {
@@ -251,19 +244,44 @@ func (k KRR) SelectLambda(X []float64, n, d int, Y []float64, p int, lambdas []f
 	if k.Intercept {
 		centreGram(K, n)
 	}
-	mu, V, err := linalg.EigenSym(n, K)
+	sel, err := selectDual(K, n, Yc, p, lambdas, k.Intercept)
 	if err != nil {
 		return nil, fmt.Errorf("%s: kernel %s: %w", where, k.Kernel.Name(), err)
 	}
-	K = nil
+	return sel, nil
+}
+
+// sumSquares returns Σ_i y_ij² per output of the n×p targets Y.
+func sumSquares(Y []float64, n, p int) []float64 {
+	yy := make([]float64, p)
+	for i := range n {
+		for j := range p {
+			yy[j] += Y[i*p+j] * Y[i*p+j]
+		}
+	}
+	return yy
+}
+
+// selectDual evaluates the criteria of the λ grid from the eigendecomposition of the n×n matrix K of inner products
+// of the (centred, with intercept) features — HKH, or Z_cZ_cᵀ — and the targets Yc (centred with intercept): its
+// non-zero eigenvalues are those of the centred ZᵀZ, and c_kj = (v_kᵀy_j)². K is overwritten.
+func selectDual(K []float64, n int, Yc []float64, p int, lambdas []float64, intercept bool) (*Selection, error) {
+	sp, err := emptySpectrum(n, p, n, sumSquares(Yc, n, p), intercept)
+	if err != nil {
+		return nil, err
+	}
+	mu, V, err := linalg.EigenSym(n, K)
+	if err != nil {
+		return nil, err
+	}
 	G := make([]float64, n*p) // Vᵀ Y (centred)
 	linalg.Gemm(true, false, n, p, n, 1, V, n, Yc, p, 0, G, p)
 	sp.fill(mu, G, true)
-	sel := newSelection(&Stats{N: n, P: p}, lambdas, k.Intercept)
+	sel := newSelection(&Stats{N: n, P: p}, lambdas, intercept)
 	rss, q := make([]float64, p), make([]float64, p)
 	for i, lambda := range lambdas {
 		df, logdet := sp.at(lambda, rss, q)
-		sel.record(i, df, logdet, rss, q, float64(n), sp.nt, k.Intercept)
+		sel.record(i, df, logdet, rss, q, float64(n), sp.nt, intercept)
 	}
 	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
 	return sel, nil

@@ -162,6 +162,11 @@ func TestMisuse(t *testing.T) {
 			_, err := Hermite{Lambda: 1e308}.Fit(m, X, n, Y, nil)
 			return err
 		}, "N·λ = 6·1e+308 overflows"},
+		{"SelectLambdaMap nil map", func() error { _, err := SelectLambdaMap(nilMap, X, n, Y, p, []float64{1}, true); return err }, "nil feature map"},
+		{"SelectLambdaMap zero map", func() error { _, err := SelectLambdaMap(zeroMap, X, n, Y, p, []float64{1}, true); return err }, "SelectLambdaMap"},
+		{"SelectLambdaMap short Y", func() error { _, err := SelectLambdaMap(m, X, n, Y[1:], p, []float64{1}, true); return err }, "SelectLambdaMap"},
+		{"SelectLambdaMap empty grid", func() error { _, err := SelectLambdaMap(m, X, n, Y, p, nil, true); return err }, "empty λ grid"},
+		{"SelectLambdaMap λ = 0", func() error { _, err := SelectLambdaMap(m, X, n, Y, p, []float64{0}, true); return err }, "finite and > 0"},
 		{"Classifier.Fit K = 1", func() error { _, err := Classifier{Loss: Hinge, Lambda: 1}.Fit(Z, n, F, labels, 1); return err }, "classes"},
 		{"Classifier.Fit squared loss", func() error { _, err := Classifier{Loss: Squared, Lambda: 1}.Fit(Z, n, F, labels, 2); return err }, "loss"},
 		{"Classifier.FitMap nil map", func() error { _, err := Classifier{Loss: Hinge, Lambda: 1}.FitMap(nil, X, n, labels, 2); return err }, "nil"},

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
 
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/linalg"
 )
 
@@ -84,6 +85,67 @@ func SelectLambda(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 	}
 	sel.BestGCV, sel.BestEvidence = sel.Lambdas[sel.BestGCVIndex], sel.Lambdas[sel.BestEvidenceIndex]
 	return sel, nil
+}
+
+// SelectLambdaMap is SelectLambda on the n rows of X (n×d, d = m.Dim()) mapped through m with the targets Y (n×p):
+// the same criteria, computed in the cheaper form. With more than twice as many features F as rows it keeps the
+// n×F features Z and eigendecomposes the n×n matrix Z_cZ_cᵀ of the centred features (O(n²F + n³)) instead of
+// accumulating and eigendecomposing the F×F ZᵀZ (O(nF² + F³)): the non-zero eigenvalues of the two are the same
+// and the criteria agree up to rounding (docs/conventions.md §12.2). Memory: the larger of n×F and two F×F
+// matrices. The requirements on the data and the grid are SelectLambda's.
+func SelectLambdaMap(m Mapper, X []float64, n int, Y []float64, p int, lambdas []float64, intercept bool) (*Selection, error) {
+	const where = "learn.SelectLambdaMap"
+	if isNil(m) {
+		return nil, errors.New(where + ": nil feature map")
+	}
+	if err := checkMapper(where, m); err != nil {
+		return nil, err
+	}
+	if err := blocks.CheckData(where, X, n, m.Dim(), Y, p); err != nil {
+		return nil, err
+	}
+	F := m.Features()
+	if !dualCheaper(n, F) {
+		s, err := Accumulate(m, X, n, Y, p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		sel, err := SelectLambda(s, lambdas, intercept)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		return sel, nil
+	}
+	if err := checkLambdas(where, lambdas, nil); err != nil {
+		return nil, err
+	}
+	Z, err := Features(m, X, n, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	sel, err := selectRows(Z, n, F, Y, p, lambdas, intercept)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return sel, nil
+}
+
+// dualCheaper reports whether a ridge problem of n rows and F features is cheaper in the dual (n×n) than in the
+// primal (F×F): with F > 2n the n³ and n²F terms are well below F³ and nF².
+func dualCheaper(n, F int) bool { return F > 2*n }
+
+// selectRows is SelectLambda in the dual: from the n×F features Z, centred by their column means with an
+// intercept, it forms Z_cZ_cᵀ and evaluates the criteria from its eigendecomposition (selectDual).
+func selectRows(Z []float64, n, F int, Y []float64, p int, lambdas []float64, intercept bool) (*Selection, error) {
+	Zc := append([]float64(nil), Z[:n*F]...)
+	Yc := append([]float64(nil), Y[:n*p]...)
+	if intercept {
+		centreTargets(Zc, n, F)
+		centreTargets(Yc, n, p)
+	}
+	K := make([]float64, n*n)
+	linalg.Gemm(false, true, n, n, F, 1, Zc, F, Zc, F, 0, K, n)
+	return selectDual(K, n, Yc, p, lambdas, intercept)
 }
 
 // spectrum is the eigendecomposition of a (centred) ridge problem reduced to what the λ path needs.
@@ -381,6 +443,11 @@ func checkGrid(where string, s *Stats, lambdas, scale []float64) error {
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
+	return checkLambdas(where, lambdas, scale)
+}
+
+// checkLambdas checks a λ grid (and with scale, every λ·scale).
+func checkLambdas(where string, lambdas, scale []float64) error {
 	if len(lambdas) == 0 {
 		return errors.New(where + ": empty λ grid")
 	}

@@ -90,3 +90,37 @@ func ExampleNewPosterior() {
 	// far outside the data the uncertainty is larger: true
 	// samples: 6
 }
+
+// ExampleSelectLambdaMap scores a λ grid on 40 rows mapped to 1024 features: with many more features than rows it
+// works in the dual, from the 40×40 matrix of inner products of the features, and chooses the λ SelectLambda would
+// choose from the 1024×1024 statistics.
+func ExampleSelectLambdaMap() {
+	X, Y := data(40)
+	for i := range Y {
+		Y[i] += 0.3 * math.Sin(1e3*float64(i)) // deterministic "noise"
+	}
+	m, err := feature.New(kernel.Gaussian{S: 0.5}, rule.G{}, 1, 512, 2)
+	if err != nil {
+		panic(err)
+	}
+	grid := learn.LogGrid(1e-8, 1e-1, 15)
+	sel, err := learn.SelectLambdaMap(m, X, 40, Y, 1, grid, true)
+	if err != nil {
+		panic(err)
+	}
+	s, err := learn.Accumulate(m, X, 40, Y, 1)
+	if err != nil {
+		panic(err)
+	}
+	ref, err := learn.SelectLambda(s, grid, true)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("features:", m.Features())
+	fmt.Println("same λ by GCV and by the evidence:", sel.BestGCV == ref.BestGCV, sel.BestEvidence == ref.BestEvidence)
+	fmt.Printf("GCV at the choice agrees to 1e-9: %v\n", math.Abs(sel.GCV[sel.BestGCVIndex]-ref.GCV[ref.BestGCVIndex]) < 1e-9*ref.GCV[ref.BestGCVIndex])
+	// Output:
+	// features: 1024
+	// same λ by GCV and by the evidence: true true
+	// GCV at the choice agrees to 1e-9: true
+}

@@ -32,7 +32,7 @@ func init() {
 		"learn.NewAccumulator", "learn.NewPosterior", "learn.NewStats", "learn.OneHot", "learn.Posterior.Covariance",
 		"learn.Posterior.ParamCovariance", "learn.Posterior.Sample", "learn.Posterior.SampleMap",
 		"learn.Posterior.Std", "learn.Posterior.StdMap", "learn.Ridge.FitMap", "learn.Ridge.Solve",
-		"learn.ScoreLambdas", "learn.SelectLambda", "learn.SelectLambdaScaled", "learn.SimplexCode",
+		"learn.ScoreLambdas", "learn.SelectLambda", "learn.SelectLambdaMap", "learn.SelectLambdaScaled", "learn.SimplexCode",
 		"learn.SimplexDecode", "learn.SimplexEncode", "learn.Softmax", "learn.SolveMatrixFree", "learn.Stats.Add",
 		"learn.Stats.Merge", "learn.Stats.NormalEquations", "linalg.Cholesky", "linalg.EigenSym",
 		"linalg.SolveCholesky", "linalg.Use", "model.Read", "nystrom.FromLandmarks", "nystrom.FromParams",
