@@ -13,6 +13,7 @@ import (
 
 	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/finite"
+	"github.com/rffkit/rff/internal/linalg"
 	"github.com/rffkit/rff/internal/parallel"
 	"github.com/rffkit/rff/internal/size"
 )
@@ -81,9 +82,11 @@ func LogGrid(lo, hi float64, count int) []float64 {
 // are sorted by label or time). The statistics of each fold are accumulated once; the training statistics of fold f
 // are total − fold f. For grids of 64 λ or more the training system (centred when intercept) is eigendecomposed once
 // per fold (mat.EigenSym, O(F³)), after which each λ costs O(F²·P): θ(λ) = U diag(1/(μ_i + N_t λ)) UᵀZᵀY; for
-// shorter grids one Cholesky factorisation per λ is cheaper (gonum's EigenSym costs about 100 of them). Either way
-// the held-out squared error is evaluated from the held-out fold's statistics (see the package documentation)
-// without touching its rows again. Folds are processed concurrently when memory allows (about 4F² values per fold
+// shorter grids one Cholesky factorisation per λ is cheaper (gonum's EigenSym costs about 100 of them). With more
+// than twice as many features as rows, θ(λ) comes from the dual instead: the features of the n rows are kept
+// (n×F) and each fold's n_t×n_t matrix Z_cZ_cᵀ is eigendecomposed once (O(n_t²F + n_t³) for the whole grid).
+// Either way the held-out squared error is evaluated from the held-out fold's statistics (see the package
+// documentation) without touching its rows again. Folds are processed concurrently when memory allows (about 4F² values per fold
 // in flight); the k + 1 fold and total statistics take (k + 1)·F² values.
 //
 // Every λ must be finite and > 0; k must satisfy 2 ≤ k ≤ n.
@@ -111,12 +114,16 @@ func CrossValidate(m Mapper, X []float64, n int, Y []float64, p int, k int, lamb
 	if err != nil {
 		return nil, err
 	}
+	rows, err := dualRows("learn.CrossValidate", m, X, n, Y, p)
+	if err != nil {
+		return nil, err
+	}
 
 	sse := make([][]float64, k)
 	errs := make([]error, k)
 	workers := max(1, min(runtime.GOMAXPROCS(0), k, shardBytes/max(1, 4*8*F*F)))
 	parallel.For(k, workers, func(f int) {
-		sse[f], errs[f] = foldErrors(sub(total, folds[f]), folds[f], lambdas, intercept)
+		sse[f], errs[f] = foldErrors(sub(total, folds[f]), folds[f], rows.train(k, f), lambdas, intercept)
 	})
 	for f, err := range errs {
 		if err != nil {
@@ -190,14 +197,15 @@ func foldRows(X []float64, n, d int, Y []float64, p, k, f int, in bool) (Xf, Yf 
 var cvEigenMinGrid = 64
 
 // foldErrors returns, for each λ, the held-out sum of squared errors Σ_v ‖y − θ(λ)ᵀz − b(λ)‖² of the model fitted
-// on the training statistics tr, evaluated from the held-out statistics v.
-func foldErrors(tr, v *Stats, lambdas []float64, intercept bool) ([]float64, error) {
+// on the training statistics tr (or, when rows is not nil, on its training rows in the dual form), evaluated from
+// the held-out statistics v.
+func foldErrors(tr, v *Stats, rows *featureRows, lambdas []float64, intercept bool) ([]float64, error) {
 	h := heldOut{v: v, VT: make([]float64, tr.F*tr.P), b: make([]float64, tr.P)}
 	if intercept {
 		h.zbar, h.ybar = means(tr)
 	}
 	out := make([]float64, len(lambdas))
-	err := foldPath(tr, lambdas, intercept, func(li int, theta []float64) {
+	err := foldPath(tr, rows, lambdas, intercept, func(li int, theta []float64) {
 		if theta == nil {
 			out[li] = math.NaN()
 			return
@@ -224,11 +232,15 @@ func means(s *Stats) (zbar, ybar []float64) {
 // every λ of lambdas and calls each(i, θ(lambdas[i])) in order; θ is scratch, valid only during the call, and nil
 // for a λ at which the training system is not positive definite (numerically: λ too small for the features). Grids of
 // cvEigenMinGrid λ or more eigendecompose the training system once, θ(λ) = U diag(1/(μ_i + N_t λ)) UᵀZᵀY; shorter
-// grids factorise it by Cholesky once per λ.
-func foldPath(tr *Stats, lambdas []float64, intercept bool, each func(i int, theta []float64)) error {
+// grids factorise it by Cholesky once per λ. Given the training rows (not nil), it works in the dual instead
+// (dualPath).
+func foldPath(tr *Stats, rows *featureRows, lambdas []float64, intercept bool, each func(i int, theta []float64)) error {
 	F, P := tr.F, tr.P
 	if tr.N == 0 {
 		return errors.New("empty training set")
+	}
+	if rows != nil {
+		return dualPath(rows, lambdas, intercept, each)
 	}
 	Nt := float64(tr.N)
 	A, B := tr.NormalEquations(intercept)
@@ -288,6 +300,80 @@ lambdas:
 		}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ug, blas64.General{Rows: F, Cols: P, Stride: P, Data: Hs}, 0,
 			blas64.General{Rows: F, Cols: P, Stride: P, Data: theta})
+		each(li, theta)
+	}
+	return nil
+}
+
+// featureRows holds n rows of features Z (n×F) and their targets Y (n×P).
+type featureRows struct {
+	Z, Y    []float64
+	n, F, P int
+}
+
+// cvDual reports whether cross-validation on n rows of F features works in the dual (a variable for the tests).
+var cvDual = dualCheaper
+
+// dualRows maps the n rows of X for cross-validation in the dual when cvDual says so (nil otherwise).
+func dualRows(where string, m Mapper, X []float64, n int, Y []float64, p int) (*featureRows, error) {
+	F := m.Features()
+	if !cvDual(n, F) {
+		return nil, nil
+	}
+	Z, err := Features(m, X, n, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return &featureRows{Z: Z, Y: Y[:n*p], n: n, F: F, P: p}, nil
+}
+
+// train returns the training rows of fold f of k (every row but those i ≡ f mod k), or nil for nil rows.
+func (r *featureRows) train(k, f int) *featureRows {
+	if r == nil {
+		return nil
+	}
+	Z, Y, nt := foldRows(r.Z, r.n, r.F, r.Y, r.P, k, f, false)
+	return &featureRows{Z: Z, Y: Y, n: nt, F: r.F, P: r.P}
+}
+
+// dualPath is foldPath from the training rows r in the dual form: with Z_c and Y_c the rows centred by their means
+// (with intercept) and Z_cZ_cᵀ = V diag(μ) Vᵀ (n×n), θ(λ) = Z_cᵀV diag(1/(μ_i + N_tλ)) VᵀY_c, equal to the primal
+// (ZᵀZ + N_tλI)⁻¹ZᵀY_c by the push-through identity. One eigendecomposition serves the whole grid, at O(n²F + n³)
+// instead of O(F³) per λ. Directions with μ_i at or below the null threshold n·ε·μ_max carry Z_cᵀv_i = 0 in exact
+// arithmetic and are dropped.
+func dualPath(r *featureRows, lambdas []float64, intercept bool, each func(i int, theta []float64)) error {
+	n, F, P := r.n, r.F, r.P
+	Zc := append([]float64(nil), r.Z[:n*F]...)
+	Yc := append([]float64(nil), r.Y[:n*P]...)
+	if intercept {
+		centreTargets(Zc, n, F)
+		centreTargets(Yc, n, P)
+	}
+	K := make([]float64, n*n)
+	linalg.Gemm(false, true, n, n, F, 1, Zc, F, Zc, F, 0, K, n)
+	mu, V, err := linalg.EigenSym(n, K)
+	if err != nil {
+		return err
+	}
+	K = nil
+	W := make([]float64, F*n) // Z_cᵀV
+	linalg.Gemm(true, false, F, n, n, 1, Zc, F, V, n, 0, W, n)
+	G := make([]float64, n*P) // VᵀY_c
+	linalg.Gemm(true, false, n, P, n, 1, V, n, Yc, P, 0, G, P)
+	tau := float64(n) * 0x1p-52 * max(mu[n-1], 0)
+	Nt := float64(n)
+	H := make([]float64, n*P)
+	theta := make([]float64, F*P)
+	for li, lambda := range lambdas {
+		for i, m := range mu {
+			for j := range P {
+				H[i*P+j] = 0
+				if m > tau { // μ_i + N_tλ > 0: the dual system is positive definite at every λ > 0
+					H[i*P+j] = G[i*P+j] / (m + Nt*lambda)
+				}
+			}
+		}
+		linalg.Gemm(false, false, F, P, n, 1, W, n, H, P, 0, theta, P)
 		each(li, theta)
 	}
 	return nil
@@ -401,7 +487,7 @@ func CrossValidateScaled(m Mapper, X []float64, n int, Y []float64, p int, k int
 			for i, l := range lambdas {
 				ls[i] = l * scale[g[0]]
 			}
-			sse, err := foldErrors(outputs(tr, g), outputs(folds[f], g), ls, intercept)
+			sse, err := foldErrors(outputs(tr, g), outputs(folds[f], g), nil, ls, intercept)
 			if err != nil {
 				return nil, fmt.Errorf("%s: fold %d: %w", where, f+1, err)
 			}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
-// TestCrossValidateBruteForce compares the statistics-only CV curve with explicit refits: for every fold the
+// TestCrossValidateBruteForce compares the statistics-only CV curve (θ by Cholesky per λ, by one eigendecomposition
+// of ZᵀZ, or in the dual from one of Z_cZ_cᵀ) with explicit refits: for every fold the
 // training rows and held-out rows are gathered, the model is fitted with Ridge.Solve on the training features and
 // the held-out squared error is summed row by row. Both compute the same quantity through backward-stable solves of
 // systems with condition number ≲ 1e7 and sums whose cancellation is bounded by Σy²/SSE ≲ 1e3, so they agree to
@@ -19,14 +22,16 @@ func TestCrossValidateBruteForce(t *testing.T) {
 	F := m.Features()
 	Z := features(t, m, X, n)
 	lambdas := LogGrid(1e-6, 10, 8)
-	defer func(v int) { cvEigenMinGrid = v }(cvEigenMinGrid)
+	defer func(v int, dual func(int, int) bool) { cvEigenMinGrid, cvDual = v, dual }(cvEigenMinGrid, cvDual)
 	for _, c := range []struct {
 		intercept bool
 		path      string
 		minGrid   int
-	}{{false, "cholesky", 1 << 30}, {true, "cholesky", 1 << 30}, {false, "eigen", 1}, {true, "eigen", 1}} {
+	}{{false, "cholesky", 1 << 30}, {true, "cholesky", 1 << 30}, {false, "eigen", 1}, {true, "eigen", 1},
+		{false, "dual", 1 << 30}, {true, "dual", 1 << 30}} {
 		intercept := c.intercept
 		cvEigenMinGrid = c.minGrid
+		cvDual = func(int, int) bool { return c.path == "dual" }
 		t.Run(fmt.Sprintf("intercept=%v,%s", intercept, c.path), func(t *testing.T) {
 			cv, err := CrossValidate(m, X, n, Y, p, k, lambdas, intercept)
 			if err != nil {
@@ -47,6 +52,17 @@ func TestCrossValidateBruteForce(t *testing.T) {
 				Zv, Yv := rows(Z, F, va), rows(Y, p, va)
 				pred := make([]float64, len(va)*p)
 				foldWant := make([]float64, len(lambdas))
+				foldTol := make([]float64, len(lambdas))
+				var yy float64 // Σ‖y‖² of the held-out rows: the scale of the terms that cancel in their SSE
+				for _, v := range Yv {
+					yy += v * v
+				}
+				A, _ := s.NormalEquations(intercept)
+				var eig mat.EigenSym
+				if !eig.Factorize(mat.NewSymDense(F, A), false) {
+					t.Fatal("eigendecomposition failed")
+				}
+				mu := eig.Values(nil)
 				for li, l := range lambdas {
 					fit, err := Ridge{Lambda: l, Intercept: intercept}.Solve(s)
 					if err != nil {
@@ -59,13 +75,25 @@ func TestCrossValidateBruteForce(t *testing.T) {
 					}
 					want[li] += sse / float64(n*p)
 					foldWant[li] = sse / float64(len(va)*p)
+					// The dual forms Z_cZ_cᵀ instead of ZᵀZ: the two solutions differ by the rounding of
+					// backward-stable solves, κ·(n + F)·ε relative (κ the condition number of ZᵀZ + NλI, c = 10
+					// for the constants), amplified in the SSE by the cancellation Σ‖y‖²/SSE.
+					nl := float64(len(tr)) * l
+					kappa := (mu[F-1] + nl) / (max(mu[0], 0) + nl)
+					foldTol[li] = 10 * kappa * float64(len(tr)+F) * 0x1p-52 * yy / sse
 				}
-				if e := relDiff(cv.FoldMSE[f], foldWant); e > 1e-8 {
+				if c.path == "dual" {
+					for li := range lambdas {
+						if e := math.Abs(cv.FoldMSE[f][li]-foldWant[li]) / foldWant[li]; e > max(foldTol[li], 1e-8) {
+							t.Errorf("fold %d, λ = %g: MSE %v, refit %v (relative difference %.3g, bound %.3g)", f, lambdas[li], cv.FoldMSE[f][li], foldWant[li], e, foldTol[li])
+						}
+					}
+				} else if e := relDiff(cv.FoldMSE[f], foldWant); e > 1e-8 {
 					t.Errorf("fold %d: MSE curve differs from refits by %.3g relative", f, e)
 				}
 			}
 			for i := range want {
-				if e := math.Abs(cv.MSE[i]-want[i]) / want[i]; e > 1e-8 {
+				if e := math.Abs(cv.MSE[i]-want[i]) / want[i]; e > 1e-8 && c.path != "dual" { // the dual: per fold above
 					t.Errorf("λ = %g: MSE %v, refits %v (relative difference %.3g)", lambdas[i], cv.MSE[i], want[i], e)
 				}
 			}

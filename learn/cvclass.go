@@ -148,11 +148,12 @@ func checkClassCV(where string, m Mapper, X []float64, n int, labels []int, K, k
 //
 // The folds are those of CrossValidate (row i in fold i mod k) and so are the training statistics (total − fold).
 // For each fold, θ(λ) of every λ comes from the training statistics (one Cholesky factorisation per λ, or one
-// eigendecomposition for grids of 64 λ or more); then one pass over the held-out rows maps them through m in blocks
+// eigendecomposition for grids of 64 λ or more), or with more than twice as many features as rows from the dual
+// as in CrossValidate (one eigendecomposition of the fold's n_t×n_t Z_cZ_cᵀ); then one pass over the held-out rows maps them through m in blocks
 // and predicts every λ at once, Z_v·[θ(λ₁) … θ(λ_L)] as one matrix product per block, plus the bias b(λ) = ȳ −
 // θ(λ)ᵀz̄ of the training rows; the scores are decoded as the fitted model decodes them (Argmax for one-hot,
 // SimplexDecode for simplex codes) and compared with the labels. Cost: the CrossValidate statistics plus k·L·F³/3
-// for the factorisations and one more map of the rows; memory k·F·L·P for the stacked θ (refused beyond one array).
+// for the factorisations (k·(n_t²F + n_t³) in the dual) and one more map of the rows; memory k·F·L·P for the stacked θ (refused beyond one array).
 func CrossValidateClasses(m Mapper, X []float64, n int, labels []int, K int, coding Coding, k int, lambdas []float64, intercept bool) (*ClassCVResult, error) {
 	const where = "learn.CrossValidateClasses"
 	if coding != OneHotCoding && coding != SimplexCoding {
@@ -171,6 +172,10 @@ func CrossValidateClasses(m Mapper, X []float64, n int, labels []int, K int, cod
 	if err != nil {
 		return nil, err
 	}
+	rows, err := dualRows(where, m, X, n, Y, P)
+	if err != nil {
+		return nil, err
+	}
 	// thetaT[f] is [θ(λ₁) … θ(λ_L)]ᵀ of fold f (LP×F), bias[f] its biases (LP).
 	thetaT, bias := make([][]float64, k), make([][]float64, k)
 	errs := make([]error, k)
@@ -184,7 +189,7 @@ func CrossValidateClasses(m Mapper, X []float64, n int, labels []int, K int, cod
 			zbar, ybar = means(tr)
 		}
 		unscored[f] = make([]bool, len(lambdas))
-		errs[f] = foldPath(tr, lambdas, intercept, func(li int, theta []float64) {
+		errs[f] = foldPath(tr, rows.train(k, f), lambdas, intercept, func(li int, theta []float64) {
 			if theta == nil {
 				unscored[f][li] = true // its θ stays 0; the λ is marked, not scored
 				return

@@ -50,13 +50,15 @@ func TestCrossValidateClassesBruteForce(t *testing.T) {
 	m := gaussMap(t, d, 40, 0.6, 6)
 	F := m.Features()
 	lambdas := []float64{1e-1, 1e-6, 1e-4, 1e-2, 1e-3}
-	defer func(v int) { cvEigenMinGrid = v }(cvEigenMinGrid)
+	defer func(v int, dual func(int, int) bool) { cvEigenMinGrid, cvDual = v, dual }(cvEigenMinGrid, cvDual)
 	for _, c := range []struct {
 		coding  Coding
 		path    string
 		minGrid int
-	}{{OneHotCoding, "cholesky", 1 << 30}, {SimplexCoding, "cholesky", 1 << 30}, {OneHotCoding, "eigen", 1}, {SimplexCoding, "eigen", 1}} {
+	}{{OneHotCoding, "cholesky", 1 << 30}, {SimplexCoding, "cholesky", 1 << 30}, {OneHotCoding, "eigen", 1}, {SimplexCoding, "eigen", 1},
+		{OneHotCoding, "dual", 1 << 30}, {SimplexCoding, "dual", 1 << 30}} {
 		cvEigenMinGrid = c.minGrid
+		cvDual = func(int, int) bool { return c.path == "dual" }
 		t.Run(fmt.Sprintf("coding=%d,%s", c.coding, c.path), func(t *testing.T) {
 			cv, err := CrossValidateClasses(m, X, n, labels, K, c.coding, k, lambdas, true)
 			if err != nil {
@@ -77,7 +79,7 @@ func TestCrossValidateClassesBruteForce(t *testing.T) {
 				tr := sub(total, folds[f])
 				direct := statsOf(t, features(t, m, Xtr, ntr), ntr, F, Ytr, P)
 				var thetas [][]float64
-				if err := foldPath(tr, lambdas, true, func(_ int, theta []float64) {
+				if err := foldPath(tr, nil, lambdas, true, func(_ int, theta []float64) {
 					thetas = append(thetas, slices.Clone(theta))
 				}); err != nil {
 					t.Fatal(err)
