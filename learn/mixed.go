@@ -34,9 +34,11 @@ const (
 	Mixed
 	// Auto is Mixed when a cost model predicts it is faster and it fits in memory, Double otherwise: the Cholesky
 	// solver with λ > 0, at least [MixedMinFeatures] features, a fast float32 kernel (the OpenBLAS backend,
-	// linalg.FastFloat32), the stored projections within half of the memory available (MemAvailable in
+	// linalg.FastFloat32), the stored projections within half of the machine's physical memory (MemTotal in
 	// /proc/meminfo; 4 GiB when that is unknown), and a predicted saving of at least a tenth of the double-precision
-	// Gram time (see [MixedCost]).
+	// Gram time (see [MixedCost]). Every criterion is a constant of the problem and the machine — not the memory free
+	// at the moment — so the same fit gets the same bits on every run; a caller with a tighter memory limit should
+	// count the projections (8·N·D bytes) in it or choose Double.
 	Auto
 )
 
@@ -118,18 +120,23 @@ func ParsePrecision(s string) (Precision, error) {
 	return 0, fmt.Errorf("unknown precision %q (double, mixed or auto)", s)
 }
 
-// memAvailable returns MemAvailable from /proc/meminfo in bytes, or 0 if it cannot be read. A variable for tests.
-var memAvailable = func() int64 {
-	f, err := os.Open("/proc/meminfo")
+// memTotal returns the machine's physical memory (MemTotal in /proc/meminfo) in bytes, or 0 if it cannot be read:
+// a constant of the machine, so that Auto's choice, and with it the fit's bits, does not change with the memory
+// free at the moment. A variable for tests.
+var memTotal = func() int64 { return meminfoBytes("/proc/meminfo", "MemTotal:") }
+
+// meminfoBytes returns the value of key ("MemTotal:") in a meminfo file, in bytes, or 0 if absent or unreadable.
+func meminfoBytes(path, key string) int64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
+			if err != nil || kb < 0 {
 				return 0
 			}
 			return kb << 10
@@ -151,7 +158,7 @@ func (r Ridge) mixed(n, F, D, P int) bool {
 	case Mixed:
 		return true
 	case Auto:
-		budget := memAvailable() / 2
+		budget := memTotal() / 2
 		if budget <= 0 {
 			budget = 4 << 30
 		}

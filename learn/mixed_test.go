@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -139,10 +141,22 @@ func TestMixedFallback(t *testing.T) {
 	}
 }
 
+// TestPrecisionAuto: Auto's choice in every case of its rule, with the machine's memory read from MemTotal — a
+// constant of the machine — and not from MemAvailable, which changes from run to run (and with it the bits).
 func TestPrecisionAuto(t *testing.T) {
+	mi := filepath.Join(t.TempDir(), "meminfo")
+	if err := os.WriteFile(mi, []byte("MemTotal:       16777216 kB\nMemFree:  1024 kB\nMemAvailable:   2048 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := meminfoBytes(mi, "MemTotal:"); got != 16<<30 {
+		t.Errorf("MemTotal read as %d bytes, want %d", got, int64(16<<30))
+	}
+	if total := meminfoBytes("/proc/meminfo", "MemTotal:"); total > 0 && memTotal() != total {
+		t.Errorf("memTotal() = %d, MemTotal = %d", memTotal(), total)
+	}
 	defer func(m func() int64, f func() bool, c func() MixedCost) {
-		memAvailable, fastFloat32, mixedCost = m, f, c
-	}(memAvailable, fastFloat32, mixedCost)
+		memTotal, fastFloat32, mixedCost = m, f, c
+	}(memTotal, fastFloat32, mixedCost)
 	const n, F, D = 60000, 8192, 4096 // MNIST: 1.97 GB of projections
 	avx512, avx2 := DefaultMixedCost(512), DefaultMixedCost(256)
 	slowAct := avx512
@@ -171,7 +185,7 @@ func TestPrecisionAuto(t *testing.T) {
 		{"mixed", Ridge{Precision: Mixed}, 0, false, slowAct, n, 2, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			memAvailable = func() int64 { return tc.mem }
+			memTotal = func() int64 { return tc.mem }
 			fastFloat32 = func() bool { return tc.fast }
 			mixedCost = func() MixedCost { return tc.cost }
 			if got := tc.r.mixed(tc.n, tc.F, tc.F/2, tc.P); got != tc.want {
