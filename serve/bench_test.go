@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"net/http/httptest"
 	"os"
@@ -79,7 +80,7 @@ func BenchmarkPredictChunks(b *testing.B) {
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cpuSeconds()
 	for i := 0; i < b.N; i++ {
-		if _, err := s.predict(m, X, n, d); err != nil {
+		if _, err := s.predict(context.Background(), m, X, n, d); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -51,7 +51,8 @@
 // Options.MaxBodyBytes, more rows than Options.MaxRows, or an answer that could be longer than MaxBodyBytes; 415
 // for a body with a Content-Encoding; 503 with Retry-After when every inference slot is busy and the bounded queue
 // is full, or the bodies held at once would exceed MaxConcurrent × MaxBodyBytes bytes (a request whose client left
-// while it waited is recorded in the metrics as 499). A request's body is read
+// while it waited is recorded in the metrics as 499; one whose client leaves while its rows are predicted stops at
+// the next chunk of 256 rows and is recorded as 499 too). A request's body is read
 // before it takes an inference slot, so clients that send slowly hold no slot. No panic reaches a client, and
 // responses never hold stacks, file paths or network addresses. Errors of the HTTP protocol itself (a malformed
 // request line, headers over 64 KiB, an unsupported Transfer-Encoding) are answered by net/http, in plain text.

@@ -85,8 +85,12 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 	}
 
 	start := time.Now()
-	p, err := s.predict(e.model, X, n, e.dim)
+	p, err := s.predict(r.Context(), e.model, X, n, e.dim)
 	s.metrics.predict.WithLabelValues(e.name).Observe(time.Since(start).Seconds())
+	if err != nil && r.Context().Err() != nil { // the client left: its rows are not predicted to the end (499)
+		writeError(w, errorf(statusClientClosed, "the client closed the request while its rows were predicted"))
+		return e.name
+	}
 	if err != nil {
 		// The rows are finite and of the model's shape, which is all PredictRows asks of raw rows: what remains is
 		// a value that overflows in the model's preprocessing or map, which its error names (row and stage).

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -29,8 +30,13 @@ func newChunkWorkers() chunkWorkers { return make(chunkWorkers, runtime.GOMAXPRO
 // predict predicts the n rows of X (n×d) with m. Up to chunkRows rows are one call of m.PredictRows; more are cut
 // into chunks of chunkRows rows that at most GOMAXPROCS goroutines of the whole server predict at once (see
 // chunkRows). The chunks are PredictRows's own blocks, so the result holds the bits one PredictRows call on all n
-// rows gives. A panic of a chunk is raised again on the caller's goroutine (the handler answers it 500).
-func (s *Server) predict(m *rff.Model, X []float64, n, d int) (*rff.Prediction, error) {
+// rows gives. A panic of a chunk is raised again on the caller's goroutine (the handler answers it 500). When ctx
+// ends (the client left) the chunks not yet started are skipped and ctx's error is returned: a request nobody waits
+// for stops holding its slot and the server's workers within a chunk's time.
+func (s *Server) predict(ctx context.Context, m *rff.Model, X []float64, n, d int) (*rff.Prediction, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if n <= chunkRows {
 		return m.PredictRows(X, n)
 	}
@@ -50,7 +56,10 @@ func (s *Server) predict(m *rff.Model, X []float64, n, d int) (*rff.Prediction, 
 		}
 		r0 := c * chunkRows
 		r1 := min(r0+chunkRows, n)
-		p, err := s.predictChunk(m, X[r0*d:r1*d], r1-r0)
+		p, err := s.predictChunk(ctx, m, X[r0*d:r1*d], r1-r0)
+		if ctx.Err() != nil {
+			return // the answer is ctx's error
+		}
 		if err != nil {
 			if re, ok := errors.AsType[*rff.RowError](err); ok { // the row of the request, not of the chunk
 				errs[c] = &rff.RowError{Row: r0 + re.Row, Reason: re.Reason}
@@ -75,15 +84,26 @@ func (s *Server) predict(m *rff.Model, X []float64, n, d int) (*rff.Prediction, 
 	}
 	// parallel.For runs the chunks on min(GOMAXPROCS, chunks) goroutines and raises a panic of one on this one.
 	parallel.For(chunks, 0, work)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if f := failedAt.Load(); f < int64(chunks) {
 		return nil, errs[f]
 	}
 	return out, nil
 }
 
-// predictChunk predicts one chunk holding a token of s.chunks, which it returns even if PredictRows panics.
-func (s *Server) predictChunk(m *rff.Model, X []float64, n int) (*rff.Prediction, error) {
-	s.chunks <- struct{}{}
+// predictChunk predicts one chunk holding a token of s.chunks, which it returns even if PredictRows panics; it
+// returns ctx's error instead when ctx ends before a token is free or before the chunk starts.
+func (s *Server) predictChunk(ctx context.Context, m *rff.Model, X []float64, n int) (*rff.Prediction, error) {
+	select {
+	case s.chunks <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	defer func() { <-s.chunks }()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return m.PredictRows(X, n)
 }

@@ -1,8 +1,11 @@
 package serve
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime"
 	"slices"
 	"strings"
@@ -33,7 +36,7 @@ func TestPredictChunksSameBits(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := s.predict(e.model, X, n, e.dim)
+				got, err := s.predict(context.Background(), e.model, X, n, e.dim)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -48,7 +51,7 @@ func TestPredictChunksSameBits(t *testing.T) {
 				if n == 200 { // every row as a request of its own
 					P := want.Outputs
 					for i := range n {
-						one, err := s.predict(e.model, X[i*e.dim:(i+1)*e.dim], 1, e.dim)
+						one, err := s.predict(context.Background(), e.model, X[i*e.dim:(i+1)*e.dim], 1, e.dim)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -106,10 +109,56 @@ func TestPredictChunksFirstError(t *testing.T) {
 		}
 		want := fmt.Sprintf("row %d: ", first+1)
 		for range 40 {
-			_, err := s.predict(e.model, X, n, e.dim)
+			_, err := s.predict(context.Background(), e.model, X, n, e.dim)
 			if re, ok := errors.AsType[*rff.RowError](err); !ok || re.Row != first+1 || !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("error %v, want the first chunk's, naming row %d of the request", err, first+1)
 			}
 		}
 	}
+}
+
+// A client that leaves while its large request is being predicted stops the prediction: the chunks not yet started
+// are skipped (here every chunk waits for a worker the test holds, so none can start), the request gives back its
+// slot and is recorded with code 499, and no chunk token stays held.
+func TestPredictClientLeaves(t *testing.T) {
+	s, ts := newTestServer(t, copyModels(t, "ridge-sr=reg"), Options{MaxConcurrent: 1})
+	for range cap(s.chunks) { // every worker busy
+		s.chunks <- struct{}{}
+	}
+	release := func() {
+		for len(s.chunks) > 0 {
+			<-s.chunks
+		}
+	}
+	defer release()
+	e := s.models.Load().get("reg")
+	n := 4 * chunkRows
+	body := matrixBody(randomRows(3, n, e.dim), n, e.dim, "FP64")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v2/models/reg/infer", bytes.NewReader(body))
+		if resp, err := ts.Client().Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, "the request to reach its rows", func() bool { return counterValue(t, s, "rff_serve_in_flight_requests", nil) == 1 })
+	cancel()
+	<-done
+	waitFor(t, "the request to be recorded as 499", func() bool {
+		return counterValue(t, s, "rff_serve_requests_total", map[string]string{"route": "infer", "model": "reg", "code": "499"}) == 1
+	})
+	if len(s.slots) != 0 {
+		t.Errorf("%d request slots still held", len(s.slots))
+	}
+	if len(s.chunks) != cap(s.chunks) {
+		t.Errorf("%d chunk tokens held, want only the test's %d", len(s.chunks), cap(s.chunks))
+	}
+	release()
+	// The server answers the next request in full.
+	X := randomRows(4, n, e.dim)
+	want, _ := e.model.PredictRows(X, n)
+	got, _ := infer(t, ts.Client(), ts.URL, "reg", matrixBody(X, n, e.dim, "FP64")).floats(t, OutputPredictions)
+	sameBits(t, "the next request", got, want.Values)
 }
