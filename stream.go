@@ -6,13 +6,13 @@ import (
 	"io"
 	"maps"
 	"math"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/gcpercent"
 	"github.com/rffkit/rff/internal/numparse"
 	"github.com/rffkit/rff/internal/progress"
 	"github.com/rffkit/rff/kernel"
@@ -38,7 +38,10 @@ type StreamOptions struct {
 // On random features the model equals Fit's on the same rows up to the order of floating-point sums. A Nyström
 // map's landmarks (unless given, Config.LandmarkPoints) are chosen among a uniform sample of the rows that a
 // reservoir keeps during the first pass — other rows than Fit's draw from the rows in memory, with the same
-// distribution — so the two models are fits of the same kind, not the same fit.
+// distribution — so the two models are fits of the same kind, not the same fit. While it runs, the process's
+// garbage-collection percentage is lowered to 20 (unless the program's own is lower), since the chunks mapped are
+// the only garbage beside the statistics; overlapping calls share the lowering, and the last to end restores the
+// program's value.
 func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 	s, err := cfg.resolve()
 	if err != nil {
@@ -60,7 +63,7 @@ func FitCSV(cfg Config, path string, opt StreamOptions) (*Model, error) {
 		opt.ChunkRows = 1 << 15
 	}
 	// The live heap is dominated by the shards' ZᵀZ matrices; the chunks are the only garbage.
-	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	defer gcpercent.Lower(20)()
 	rep := &Report{Phases: map[string]float64{}}
 	classify := s.Task == "classification"
 	open := func() (*chunker, error) {

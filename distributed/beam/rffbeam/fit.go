@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -19,10 +18,12 @@ import (
 
 	"github.com/rffkit/rff"
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/internal/gcpercent"
 	"github.com/rffkit/rff/learn"
 )
 
-// WorkerGCPercent is the garbage-collection percentage (debug.SetGCPercent) Fit sets while it runs and that a
+// WorkerGCPercent is the garbage-collection percentage (debug.SetGCPercent) Fit sets while it runs (unless the
+// program's own is lower; overlapping calls share it and the last to end restores the program's) and that a
 // worker running StatsFn should use: with Go's default of 100, the scratch of the batches being mapped — which
 // survives one collection — lets the heap grow with the rows. The rff-beam command sets it on its workers.
 const WorkerGCPercent = 20
@@ -104,7 +105,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	// As in rff.FitCSV: the live heap is dominated by the partial ZᵀZ matrices, the mapped chunks are the only
 	// garbage, and each batch's scratch survives one collection; a low GC percentage keeps that garbage to a small
 	// share of the heap. It applies to the workers of runners that run in this process (prism, direct).
-	defer debug.SetGCPercent(debug.SetGCPercent(WorkerGCPercent))
+	defer gcpercent.Lower(WorkerGCPercent)()
 	t0 := time.Now()
 	res := &Result{Seconds: map[string]float64{}}
 	cfg := o.Config
