@@ -60,7 +60,11 @@ func main() {
 		removeTempsOnSignal(os.Args[1])
 	}
 	quietBrokenPipe()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if atomicfile.Interrupted() {
+		select {} // a signal ended the command: its handler reports it and exits with the signal's code
+	}
+	os.Exit(code)
 }
 
 // quietBrokenPipe turns a write to a closed pipe (rff predict … | head) into an error the command sees, instead of
@@ -78,7 +82,7 @@ func removeTempsOnSignal(cmd string) {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-sigs
-		atomicfile.RemoveTemps()
+		atomicfile.Interrupt()
 		fmt.Fprintf(os.Stderr, "rff %s: interrupted (%v)\n", cmd, sig)
 		code := 128 + 2
 		if s, ok := sig.(syscall.Signal); ok {
@@ -124,6 +128,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 				err = fmt.Errorf("writing the output: %w", out.Err)
 			}
 			if err != nil {
+				if atomicfile.Interrupted() { // a write failed because a signal is ending the command: its handler says so
+					return 2
+				}
 				fmt.Fprintf(stderr, "rff %s: %s\n", c.name, cliflag.Message(err, nil))
 				return 2
 			}

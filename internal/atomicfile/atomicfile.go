@@ -118,6 +118,11 @@ func (b *Batch) Commit() error {
 	}
 	b.done = true
 	defer b.removeTemps()
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	if interrupted {
+		return errInterrupted
+	}
 	for _, s := range b.staged {
 		if s.tmp == "" {
 			continue
@@ -165,7 +170,16 @@ func stage(path string, mode fs.FileMode, write func(io.Writer) error) (string, 
 	if perm == 0 {
 		perm = 0o666 // a new file's, less the umask
 	}
+	commitMu.Lock()
+	if interrupted {
+		commitMu.Unlock()
+		return "", fmt.Errorf("writing %s: %w", path, errInterrupted)
+	}
 	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp", perm)
+	if err == nil {
+		pending.Store(f.Name(), struct{}{}) // before Interrupt can look: no temporary file it does not know of
+	}
+	commitMu.Unlock()
 	if err != nil {
 		// The error names the temporary file, which the caller never asked for: name path, and why.
 		var pe *fs.PathError
@@ -175,7 +189,6 @@ func stage(path string, mode fs.FileMode, write func(io.Writer) error) (string, 
 		return "", fmt.Errorf("writing %s: cannot create a file in %s: %w", path, dir, err)
 	}
 	tmp := f.Name()
-	pending.Store(tmp, struct{}{})
 	fail := func(err error) (string, error) {
 		f.Close()
 		pending.Delete(tmp)
@@ -216,22 +229,47 @@ func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
 	}
 }
 
-// pending holds the temporary files being written (their paths), for RemoveTemps.
+// pending holds the temporary files being written (their paths), for Interrupt.
 var pending sync.Map
 
-// RemoveTemps removes the temporary files of the writes in progress and returns how many it removed. A program
-// calls it when a signal ends it, so that an interrupted write leaves the file it was replacing as it was and no
-// temporary file beside it. The writes themselves then fail (their files are gone); the caller is about to exit.
-func RemoveTemps() int {
+var (
+	// commitMu orders Interrupt against the creation of temporary files and the renames of a batch: a batch's
+	// renames run whole before or after it.
+	commitMu sync.Mutex
+	// interrupted is set by Interrupt: every later write fails.
+	interrupted bool
+)
+
+// Interrupt removes the temporary files of the writes in progress and returns how many it removed; every write
+// after it fails without creating a file. A program calls it when a signal ends it, so that an interrupted command
+// leaves each file it was replacing as it was and nothing beside it: a batch whose renames are under way is let
+// finish them first (its files are then all replaced), any other is left with none replaced. The writes in
+// progress fail (their files are gone); the caller is about to exit.
+func Interrupt() int {
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	interrupted = true
 	n := 0
 	pending.Range(func(k, _ any) bool {
 		if os.Remove(k.(string)) == nil {
 			n++
 		}
+		pending.Delete(k)
 		return true
 	})
 	return n
 }
+
+// Interrupted reports whether Interrupt was called: a failed command should then leave the exit to the signal's
+// handler.
+func Interrupted() bool {
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	return interrupted
+}
+
+// errInterrupted is the error of a write after Interrupt.
+var errInterrupted = errors.New("interrupted")
 
 // writeDirect writes the content of write to the existing non-regular file at path (a pipe or a device).
 func writeDirect(path string, write func(io.Writer) error) error {

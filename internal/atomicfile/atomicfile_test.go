@@ -119,9 +119,10 @@ func TestWriteTargets(t *testing.T) {
 	})
 }
 
-// RemoveTemps removes the temporary file of a write in progress (the write then fails and the old file stays), and
+// Interrupt removes the temporary file of a write in progress (the write then fails and the old file stays), and
 // nothing once writes are done.
-func TestRemoveTemps(t *testing.T) {
+func TestInterruptRemovesTemps(t *testing.T) {
+	defer resetInterrupt()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f.txt")
 	if err := Write(p, []byte("old")); err != nil {
@@ -143,7 +144,7 @@ func TestRemoveTemps(t *testing.T) {
 	if e, _ := os.ReadDir(dir); len(e) != 2 {
 		t.Fatalf("%d entries while writing, want the file and its temporary file", len(e))
 	}
-	if n := RemoveTemps(); n != 1 {
+	if n := Interrupt(); n != 1 {
 		t.Errorf("removed %d temporary files, want 1", n)
 	}
 	close(release)
@@ -156,7 +157,7 @@ func TestRemoveTemps(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != "old" {
 		t.Errorf("the file holds %.10q…, want the old content", b)
 	}
-	if n := RemoveTemps(); n != 0 {
+	if n := Interrupt(); n != 0 {
 		t.Errorf("removed %d files with no write in progress", n)
 	}
 }
@@ -249,4 +250,57 @@ func TestBatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInterrupt: Interrupt, the signal handler's call, waits for a batch's renames in progress — so the batch's
+// files are replaced all or none — removes the pending temporary files, and makes every later write fail without
+// creating a file, so that nothing is left beside the paths when the process exits.
+func TestInterrupt(t *testing.T) {
+	defer resetInterrupt()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, p := range []string{a, b} {
+		if err := Write(p, []byte("old")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 200 {
+		var batch Batch
+		for _, p := range []string{a, b} {
+			if err := batch.Add(p, func(w io.Writer) error { _, err := w.Write([]byte("new")); return err }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			batch.Commit()
+		}()
+		Interrupt()
+		<-done
+		ca, _ := os.ReadFile(a)
+		cb, _ := os.ReadFile(b)
+		if string(ca) != string(cb) {
+			t.Fatalf("a holds %q and b %q: the batch was half committed", ca, cb)
+		}
+		if err := Write(a, []byte("later")); err == nil || !Interrupted() {
+			t.Fatalf("a write after Interrupt: %v, Interrupted %v", err, Interrupted())
+		}
+		if e, _ := os.ReadDir(dir); len(e) != 2 {
+			t.Fatalf("%d entries after the interrupt, want the two files", len(e))
+		}
+		resetInterrupt()
+		for _, p := range []string{a, b} {
+			if err := Write(p, []byte("old")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// resetInterrupt undoes Interrupt, for the tests that follow.
+func resetInterrupt() {
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	interrupted = false
 }

@@ -63,7 +63,11 @@ func main() {
 	if len(args) > 0 {
 		removeTempsOnSignal(args[0])
 	}
-	os.Exit(run(args, os.Stdout, os.Stderr))
+	code := run(args, os.Stdout, os.Stderr)
+	if atomicfile.Interrupted() {
+		select {} // a signal ended the command: its handler reports it and exits with the signal's code
+	}
+	os.Exit(code)
 }
 
 // removeTempsOnSignal ends the process on SIGINT or SIGTERM after removing what the fit in progress keeps on
@@ -106,7 +110,7 @@ func removeTemps() {
 	}
 	scratch.Unlock()
 	rffbeam.RemoveTemps()
-	atomicfile.RemoveTemps()
+	atomicfile.Interrupt()
 }
 
 // useScratch creates the command's temporary directory in the system's and points TMPDIR at it; the function it
@@ -162,6 +166,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if out.Err != nil && (err == nil || errors.Is(err, out.Err)) { // the JSON encoder returns the write's error
 		err = fmt.Errorf("writing the output: %w", out.Err)
+	}
+	if err != nil && atomicfile.Interrupted() { // a write failed because a signal is ending the command: its handler says so
+		return 2
 	}
 	if err != nil {
 		// The library's messages name rff.Config's fields: name the flags that set them, where this command has one.
