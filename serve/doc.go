@@ -57,8 +57,10 @@
 // responses never hold stacks, file paths or network addresses. Errors of the HTTP protocol itself (a malformed
 // request line, headers over 64 KiB, an unsupported Transfer-Encoding) are answered by net/http, in plain text.
 //
-// Reload (and Watch, which polls the directory) swaps the set of models atomically: a new or changed file is
-// loaded and checked completely first, a file that fails leaves the previous model in service, and a request in
-// flight finishes on the model it started with. With Options.TokenFile they also re-read the bearer token, so a
+// Reload (and Watch, which polls the directory) swaps the set of models atomically: a new or changed file is loaded
+// and checked completely first, a file that fails leaves the previous model in service, and a request in flight
+// finishes on the model it started with. Reload reads and hashes every model file; Watch reads only the files whose
+// size or modification time changed (or, on Unix, that were replaced by another file), so that a change to a small
+// model does not cost re-reading a large one. With Options.TokenFile they also re-read the bearer token, so a
 // rotated token takes effect without a restart; a token file that is missing or unusable keeps the token in force.
 package serve

@@ -52,7 +52,7 @@ func TestLoadFileMemory(t *testing.T) {
 		return b.TotalAlloc - a.TotalAlloc
 	}
 	var e *entry
-	got := allocated(func() { e, err = s.loadFile("big", path, nil) })
+	got := allocated(func() { e, _, err = s.loadFile("big", path, nil) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestLoadFileMemory(t *testing.T) {
 		t.Errorf("loading a %d-byte model allocated %d bytes (%.2f×), want at most %d", size, got, float64(got)/float64(size), bound)
 	}
 	var again *entry
-	got = allocated(func() { again, err = s.loadFile("big", path, e) })
+	got = allocated(func() { again, _, err = s.loadFile("big", path, e) })
 	if err != nil || again != e {
 		t.Fatalf("reloading the unchanged file: %v, same entry %v", err, again == e)
 	}

@@ -145,12 +145,20 @@ func (e *entry) metadata() modelMeta {
 	return md
 }
 
-// stamp is what a directory poll compares: a file's size and modification time, or, for an entry named NAME.rff
-// that is no model file (see modelFiles), why it is skipped.
+// stamp is what a directory poll compares: a file's size and modification time, and its device and inode where the
+// system says them (Unix), or, for an entry named NAME.rff that is no model file (see modelFiles), why it is
+// skipped.
 type stamp struct {
-	size int64
-	mod  int64
-	skip string
+	size     int64
+	mod      int64
+	dev, ino uint64
+	skip     string
+}
+
+// stampOf is the stamp of the file fi describes.
+func stampOf(fi fs.FileInfo) stamp {
+	dev, ino := fileID(fi)
+	return stamp{size: fi.Size(), mod: fi.ModTime().UnixNano(), dev: dev, ino: ino}
 }
 
 // modelFiles lists the model files of dir: regular files (or links to them) named NAME.rff, NAME not empty and not
@@ -174,7 +182,7 @@ func modelFiles(dir string) (map[string]stamp, error) {
 		fi, err := os.Stat(path)
 		switch {
 		case err == nil && fi.Mode().IsRegular():
-			out[name] = stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}
+			out[name] = stampOf(fi)
 		case err == nil:
 			why := "not a regular file: " + fileKind(fi.Mode())
 			if de.Type()&fs.ModeSymlink != 0 {
@@ -247,25 +255,28 @@ func statFailure(path string, err error) (string, bool) {
 	return err.Error(), true
 }
 
-// Reload re-reads the model directory. A new file, or one whose bytes changed, is loaded and checked completely
-// before its model replaces the one served under its name; a file that fails to load or check is logged and
-// leaves the model it would have replaced in service, as does an entry named NAME.rff that is not a regular file
-// (a directory, a FIFO, a device, a dangling symlink, a symlink loop), which is logged and never opened; a file
-// that disappeared stops being served. The new set of models is published at once: requests already running finish
-// on the models they started with. Reload returns the errors of the files that failed, these entries' included,
-// joined (nil when all loaded); the models that loaded are served either way. Reload also re-reads
-// Options.TokenFile (see there): its error, if any, is joined to the others. It returns an error for a nil or zero
-// Server.
+// Reload re-reads the model directory. Every model file is read and hashed, whatever its size and modification
+// time: a new file, or one whose bytes changed, is loaded and checked completely before its model replaces the one
+// served under its name; a file that fails to load or check is logged and leaves the model it would have replaced
+// in service, as does an entry named NAME.rff that is not a regular file (a directory, a FIFO, a device, a dangling
+// symlink, a symlink loop), which is logged and never opened; a file that disappeared stops being served. The new
+// set of models is published at once: requests already running finish on the models they started with. Reload
+// returns the errors of the files that failed, these entries' included, joined (nil when all loaded); the models
+// that loaded are served either way. Reload also re-reads Options.TokenFile (see there): its error, if any, is
+// joined to the others. It returns an error for a nil or zero Server.
 func (s *Server) Reload() error {
 	if !s.ok() {
 		return errNoServer
 	}
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	return errors.Join(s.reloadToken(), s.reload())
+	return errors.Join(s.reloadToken(), s.reload(false))
 }
 
-func (s *Server) reload() error {
+// reload reads the model directory and publishes its models (see Reload). When watched (a reload of Watch), a
+// file whose stamp is the one it had when the model in service under its name was read from it is not read
+// again: that model stays.
+func (s *Server) reload(watched bool) error {
 	start := time.Now()
 	files, err := modelFiles(s.dir)
 	if err != nil {
@@ -276,16 +287,23 @@ func (s *Server) reload() error {
 	s.seen = files
 	old := s.models.Load()
 	next := &modelSet{byName: make(map[string]*entry, len(files))}
+	loaded := make(map[string]stamp, len(files))
 	var errs []error
 	for name, st := range files {
 		path := filepath.Join(s.dir, name+Ext)
 		prev := old.get(name)
 		var e *entry
 		var err error
-		if st.skip != "" {
+		switch {
+		case st.skip != "":
 			err = errors.New(st.skip) // not opened
-		} else {
-			e, err = s.loadFile(name, path, prev)
+		case watched && prev != nil && st == s.loaded[name]:
+			e, loaded[name] = prev, st // unchanged since prev was read from it: not read again
+		default:
+			var at stamp
+			if e, at, err = s.loadFile(name, path, prev); err == nil {
+				loaded[name] = at
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
@@ -321,6 +339,7 @@ func (s *Server) reload() error {
 		next.names = append(next.names, name)
 	}
 	sort.Strings(next.names)
+	s.loaded = loaded
 	s.models.Store(next)
 	s.metrics.loaded.Set(float64(len(next.names)))
 	result := "ok"
@@ -333,26 +352,27 @@ func (s *Server) reload() error {
 	return errors.Join(errs...)
 }
 
-// loadFile loads the model file at path, or returns prev when the file holds the same bytes. A file over
-// Options.MaxModelBytes is refused unread, and one whose head is not a model file's after its first bytes.
-// The file is opened without waiting (a FIFO put in its place since the directory was read does not block the
-// open) and refused unread unless it is a regular file.
-func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
+// loadFile loads the model file at path, or returns prev when the file holds the same bytes, with the stamp of the
+// opened file taken before its bytes are read (a writer who changes the file after that changes its stamp again).
+// A file over Options.MaxModelBytes is refused unread, and one whose head is not a model file's after its first
+// bytes. The file is opened without waiting (a FIFO put in its place since the directory was read does not block
+// the open) and refused unread unless it is a regular file.
+func (s *Server) loadFile(name, path string, prev *entry) (*entry, stamp, error) {
 	f, fi, err := openRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, stamp{}, err
 	}
 	defer f.Close()
 	if fi.Size() > s.opts.MaxModelBytes {
-		return nil, fmt.Errorf("the file has %d bytes, more than the %d a model may have (MaxModelBytes, --max-memory)", fi.Size(), s.opts.MaxModelBytes)
+		return nil, stamp{}, fmt.Errorf("the file has %d bytes, more than the %d a model may have (MaxModelBytes, --max-memory)", fi.Size(), s.opts.MaxModelBytes)
 	}
 	var head [model.HeadSize]byte
 	n, err := io.ReadFull(f, head[:min(model.HeadSize, fi.Size())])
 	if err != nil {
-		return nil, err
+		return nil, stamp{}, err
 	}
 	if err := model.CheckHead(head[:n]); err != nil {
-		return nil, err
+		return nil, stamp{}, err
 	}
 	// The file may grow while it is read (a copy in progress): it is read to its end, within the limit. It is
 	// streamed — hashed first when a model is in service under this name, so that an unchanged file is not decoded
@@ -366,29 +386,36 @@ func (s *Server) loadFile(name, path string, prev *entry) (*entry, error) {
 		read, err := io.Copy(h, rest())
 		switch {
 		case err != nil:
-			return nil, err
+			return nil, stamp{}, err
 		case read > s.opts.MaxModelBytes:
-			return nil, tooLong
+			return nil, stamp{}, tooLong
 		case [sha256.Size]byte(h.Sum(nil)) == prev.sum:
-			return prev, nil
+			return prev, stampOf(fi), nil
 		}
 		if _, err := f.Seek(int64(n), io.SeekStart); err != nil {
-			return nil, err
+			return nil, stamp{}, err
 		}
 	}
 	e, err := loadEntryFrom(name, rest(), s.opts.MaxModelBytes)
-	if errors.Is(err, rff.ErrTooLong) {
-		return nil, tooLong
+	switch {
+	case errors.Is(err, rff.ErrTooLong):
+		return nil, stamp{}, tooLong
+	case err != nil:
+		return nil, stamp{}, err
 	}
-	return e, err
+	return e, stampOf(fi), nil
 }
 
-// Watch polls the model directory every interval until ctx is done and reloads it (as Reload does) when a model
-// file appears, disappears, or changes size or modification time, or an entry named NAME.rff that is not a regular
-// file appears, disappears or changes kind (logged by that reload, not at every poll); it re-reads
-// Options.TokenFile when the file changes size or modification time, appears or disappears. A file rewritten in
-// place with the same size within the file system's time resolution is seen by Reload only. An interval ≤ 0 means
-// 2 s. It returns at once for a nil or zero Server or a nil ctx.
+// Watch polls the model directory every interval until ctx is done and reloads it when a model file appears,
+// disappears, changes size or modification time, or is replaced by another file (on Unix, where a file's device and
+// inode are known), or an entry named NAME.rff that is not a regular file appears, disappears or changes kind
+// (logged by that reload, not at every poll); it re-reads Options.TokenFile when the file so changes, appears or
+// disappears. Its reload is Reload's, except that it reads only the files that changed: a model file with the
+// size, modification time (and inode) it had when its model in service was read from it is not read or hashed
+// again, so that touching one file does not cost re-reading every other. A file rewritten in place with the same
+// size within the file system's time resolution, or given back its modification time, is seen by Reload only,
+// which reads and hashes every file. An interval ≤ 0 means 2 s. It returns at once for a nil or zero Server or a
+// nil ctx.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	if !s.ok() || ctx == nil {
 		return
@@ -410,7 +437,7 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 			_ = s.reloadToken() // logged there
 		}
 		if err != nil || !sameStamps(files, s.seen) {
-			_ = s.reload() // logged there
+			_ = s.reload(true) // logged there
 		}
 		s.reloadMu.Unlock()
 	}

@@ -21,6 +21,10 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// fileID returns the device and inode of the file fi describes: 0, 0, as the system does not say them in a
+// FileInfo here.
+func fileID(fs.FileInfo) (dev, ino uint64) { return 0, 0 }
+
 // isLoop reports whether err says a path has too many levels of symbolic links: the system's own error says so
 // here.
 func isLoop(error) bool { return false }

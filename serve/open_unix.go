@@ -33,5 +33,13 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// fileID returns the device and inode of the file fi describes (0, 0 when the system does not say).
+func fileID(fi fs.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino)
+	}
+	return 0, 0
+}
+
 // isLoop reports whether err says a path has too many levels of symbolic links.
 func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }

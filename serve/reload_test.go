@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -288,5 +289,163 @@ func TestReloadLargeFiles(t *testing.T) {
 				t.Errorf("version %q after a refused file, want %q", v, v0)
 			}
 		})
+	}
+}
+
+// changeInPlace changes one byte in the middle of the file at path in place, then gives it back the modification
+// time it had: the same file, size and time, other bytes.
+func changeInPlace(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 1
+	if _, err := f.WriteAt(b, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, time.Time{}, fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// watchedReload starts Watch on s, adds the model file name.rff to dir so that the directory changes, and waits
+// until that model is served: the reload it triggered is done.
+func watchedReload(t *testing.T, s *Server, dir, name string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Watch(ctx, time.Millisecond); close(done) }()
+	defer func() { cancel(); <-done }()
+	b, err := os.ReadFile(filepath.Join(golden, "exact.rff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaceFile(t, filepath.Join(dir, name+Ext), b)
+	waitFor(t, "model "+name+" to be served", func() bool { return slices.Contains(s.Models(), name) })
+}
+
+// A reload of Watch reads again only the model files whose size, modification time or (on Unix) inode changed
+// since they were loaded; Reload reads and hashes every file. Here the file keep.rff gets one byte changed (which
+// the model refuses), and another file appears so that Watch reloads.
+func TestWatchedReloadSkipsUnchangedFiles(t *testing.T) {
+	cases := []struct {
+		what     string
+		change   func(t *testing.T, path string)
+		wantRead bool // by the reload of Watch
+	}{
+		{"in place, same size and time", changeInPlace, false},
+		{"in place, new time", func(t *testing.T, path string) {
+			changeInPlace(t, path)
+			if err := os.Chtimes(path, time.Time{}, time.Now().Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"one byte longer, same time", func(t *testing.T, path string) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, fi.Size()+1); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, time.Time{}, fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	if fi, err := os.Stat(golden); err == nil {
+		if _, ino := fileID(fi); ino != 0 {
+			cases = append(cases, struct {
+				what     string
+				change   func(t *testing.T, path string)
+				wantRead bool
+			}{"replaced by another file of the same size and time", func(t *testing.T, path string) {
+				fi, err := os.Stat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b[len(b)/2] ^= 1
+				tmp := filepath.Join(t.TempDir(), "keep.rff")
+				if err := os.WriteFile(tmp, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(tmp, time.Time{}, fi.ModTime()); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(tmp, path); err != nil {
+					t.Fatal(err)
+				}
+			}, true})
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.what, func(t *testing.T) {
+			var logs bytes.Buffer
+			var mu sync.Mutex
+			dir := copyModels(t, "ridge-sr=keep")
+			path := filepath.Join(dir, "keep.rff")
+			s, _ := newTestServer(t, dir, Options{Logger: newTestLogger(&logs, &mu)})
+			keep := s.models.Load().get("keep")
+			if keep == nil {
+				t.Fatal("keep.rff not loaded")
+			}
+			c.change(t, path)
+			watchedReload(t, s, dir, "new")
+			read := counterValue(t, s, "rff_serve_model_load_errors_total", nil) > 0
+			if read != c.wantRead {
+				mu.Lock()
+				t.Fatalf("the reload of Watch read keep.rff: %v, want %v; log:\n%s", read, c.wantRead, logs.String())
+			}
+			if s.models.Load().get("keep") != keep {
+				t.Fatal("the model of keep.rff was replaced")
+			}
+			err := s.Reload()
+			if err == nil || !strings.Contains(err.Error(), "keep.rff") {
+				t.Fatalf("Reload: %v, want an error naming keep.rff", err)
+			}
+			if s.models.Load().get("keep") != keep {
+				t.Fatal("the model of keep.rff was replaced by Reload")
+			}
+		})
+	}
+}
+
+// A file whose modification time changed but not its bytes is hashed by the reload of Watch, which keeps its
+// model and records its new size and time: the next reload of Watch does not read it again.
+func TestWatchedReloadRecordsVerifiedFiles(t *testing.T) {
+	dir := copyModels(t, "ridge-sr=keep")
+	path := filepath.Join(dir, "keep.rff")
+	s, _ := newTestServer(t, dir, Options{})
+	keep := s.models.Load().get("keep")
+	if err := os.Chtimes(path, time.Time{}, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	watchedReload(t, s, dir, "first")
+	if s.models.Load().get("keep") != keep {
+		t.Fatal("a touched file whose bytes did not change was loaded again")
+	}
+	changeInPlace(t, path)
+	watchedReload(t, s, dir, "second")
+	if got := counterValue(t, s, "rff_serve_model_load_errors_total", nil); got != 0 {
+		t.Fatalf("the second reload of Watch read keep.rff again (%v load errors)", got)
+	}
+	if err := s.Reload(); err == nil || !strings.Contains(err.Error(), "keep.rff") {
+		t.Fatalf("Reload: %v, want an error naming keep.rff", err)
 	}
 }

@@ -53,9 +53,9 @@ type Options struct {
 	Token string
 	// TokenFile, when set instead of Token, is a file holding the bearer token (one word; surrounding white space
 	// is ignored). New fails when it cannot be read; Reload re-reads it, and Watch when its size or modification
-	// time changes, so a rotated token takes effect without a restart. A file that is missing, unreadable, empty
-	// or holds more than one word on a reload keeps the token in force (logged and returned by Reload): a failed
-	// rotation never opens the server up.
+	// time changes or it is replaced by another file, so a rotated token takes effect without a restart. A file
+	// that is missing, unreadable, empty or holds more than one word on a reload keeps the token in force (logged
+	// and returned by Reload): a failed rotation never opens the server up.
 	TokenFile string
 	// Timeouts of the HTTP server built by Serve: reading a request's header (default 10 s) and whole request
 	// (default 60 s), writing the response (default 60 s, counted from the end of the request header), and
@@ -126,6 +126,10 @@ type Server struct {
 	models   atomic.Pointer[modelSet]
 	reloadMu sync.Mutex
 	seen     map[string]stamp // the directory as the last reload found it (guarded by reloadMu)
+	// loaded is, for each model in service, the stamp of its file when the model was read from it or its bytes
+	// were last hashed and found the same (guarded by reloadMu): a reload of Watch does not read again a file that
+	// still has that stamp.
+	loaded map[string]stamp
 
 	slots    chan struct{} // one per inference request being processed
 	bodyMax  int64         // the bytes of request bodies held at once: MaxConcurrent × MaxBodyBytes (see readBody)
@@ -176,7 +180,7 @@ func New(dir string, opts Options) (*Server, error) {
 	s.metrics.register(s)
 	s.handler = s.routes()
 	s.reloadMu.Lock()
-	_ = s.reload() // the files that failed are logged
+	_ = s.reload(false) // the files that failed are logged
 	s.reloadMu.Unlock()
 	return s, nil
 }

@@ -252,7 +252,7 @@ func TestLoadFileNotRegular(t *testing.T) {
 			continue
 		}
 		errc := make(chan error, 1)
-		go func() { _, err := s.loadFile("f", c.path, nil); errc <- err }()
+		go func() { _, _, err := s.loadFile("f", c.path, nil); errc <- err }()
 		select {
 		case err := <-errc:
 			if err == nil || err.Error() != c.want {

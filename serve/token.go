@@ -39,7 +39,7 @@ func readTokenFile(path string) (string, stamp, error) {
 		return "", stamp{}, err
 	}
 	defer f.Close()
-	st := stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}
+	st := stampOf(fi)
 	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
 	if err != nil {
 		return "", st, err
@@ -131,17 +131,18 @@ func (s *Server) reloadToken() error {
 // afterTokenRead, when set (tests), runs in reloadToken between reading the token file and recording its stamp.
 var afterTokenRead func()
 
-// fileStamp is the size and modification time of the file at path ({-1, -1} when it cannot be examined).
+// fileStamp is the stamp of the file at path: its size, modification time, device and inode (size and time -1 when
+// it cannot be examined).
 func fileStamp(path string) stamp {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return stamp{size: -1, mod: -1}
 	}
-	return stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}
+	return stampOf(fi)
 }
 
-// tokenFileChanged reports whether Options.TokenFile's size or modification time (or its absence) differs from
-// when it was last read, so that Watch re-reads it once per change, successful or not.
+// tokenFileChanged reports whether Options.TokenFile's stamp (or its absence) differs from when it was last read,
+// so that Watch re-reads it once per change, successful or not.
 func (s *Server) tokenFileChanged() bool {
 	return s.opts.TokenFile != "" && fileStamp(s.opts.TokenFile) != s.token.Load().stamp
 }

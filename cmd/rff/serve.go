@@ -41,7 +41,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	tokenFile := fs.String("token-file", "", "file holding a bearer token: requests other than the health checks must send \"Authorization: Bearer TOKEN\"; re-read on SIGHUP and with --watch (a missing or empty file keeps the old token)")
 	tlsCert := fs.String("tls-cert", "", "certificate file (PEM) for HTTPS, with --tls-key")
 	tlsKey := fs.String("tls-key", "", "private key file (PEM) for HTTPS, with --tls-cert")
-	watch := fs.Bool("watch", false, "poll the model directory and reload changed files (SIGHUP always reloads)")
+	watch := fs.Bool("watch", false, "poll the model directory and reload the files whose size or modification time changed, or that were replaced (SIGHUP re-reads and hashes every file)")
 	watchEvery := fs.Duration("watch-interval", 2*time.Second, "polling interval of --watch")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
