@@ -201,10 +201,10 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) string {
 	return ""
 }
 
-// ready is true when at least one model is served and no shutdown has started.
+// ready is true when at least one model is served and no shutdown is under way.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) string {
 	switch {
-	case s.draining.Load():
+	case s.draining.Load() > 0:
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "error": "shutting down"})
 	case len(s.models.Load().names) == 0:
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "error": "no model loaded"})

@@ -42,7 +42,9 @@ func (s *Server) SkipShutdownDelay() bool {
 
 // Serve serves HTTP on ln (HTTPS when tlsConfig is not nil: it must hold the certificate) until ctx is done, then
 // shuts down gracefully: the readiness check turns false, requests are still served for ShutdownDelay, the listener
-// closes, and the requests in flight finish (for at most DrainTimeout) before Serve returns nil. It returns an error
+// closes, and the requests in flight finish (for at most DrainTimeout) before Serve returns nil. Readiness is the
+// Server's: while one Serve shuts down, the Server is not ready on any listener; once it has returned, a Serve on
+// another listener (or a new one) is ready again. It returns an error
 // when serving fails or the drain times out, and for a nil or zero Server, a nil ctx or a nil ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	switch {
@@ -72,7 +74,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Conf
 		return err
 	case <-ctx.Done():
 	}
-	s.draining.Store(true)
+	s.draining.Add(1) // until Serve returns: a Server serving elsewhere, or served anew, is ready again
+	defer s.draining.Add(-1)
 	if d := s.opts.ShutdownDelay; d > 0 {
 		s.log.Info("shutting down: not ready, serving until the delay is over", "delay", d.String())
 		// Keep-alive connections are closed after their next answer (Connection: close): their clients reconnect,

@@ -137,7 +137,7 @@ type Server struct {
 	reading  atomic.Int64  // inference requests whose body is being received
 	chunks   chunkWorkers  // one per chunk of rows of a large request being predicted (see predict)
 	waiting  atomic.Int64  // inference requests waiting for a slot
-	draining atomic.Bool   // set when a graceful shutdown starts: not ready any more
+	draining atomic.Int32  // the graceful shutdowns under way (of Serve calls): not ready while any is
 	hurry    chan struct{} // closed by SkipShutdownDelay
 	hurryOne sync.Once
 	delaying atomic.Bool // a shutdown delay is under way

@@ -56,7 +56,7 @@ func TestGracefulShutdown(t *testing.T) {
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
-	waitFor(t, "the shutdown to start", s.draining.Load)
+	waitFor(t, "the shutdown to start", func() bool { return s.draining.Load() > 0 })
 	// the listener closes: a new connection is refused
 	waitFor(t, "the listener to close", func() bool {
 		_, err := (&http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Get(base + "/v2/health/live")
@@ -154,7 +154,7 @@ func TestShutdownDelay(t *testing.T) {
 	start := time.Now()
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
-	waitFor(t, "the shutdown to start", s.draining.Load)
+	waitFor(t, "the shutdown to start", func() bool { return s.draining.Load() > 0 })
 	waitFor(t, "the delay to start", s.delaying.Load)
 	if !live().Close {
 		t.Error("an answer during the delay does not close its keep-alive connection")
@@ -224,5 +224,37 @@ func TestSkipShutdownDelay(t *testing.T) {
 	var zero Server
 	if zero.SkipShutdownDelay() || (*Server)(nil).SkipShutdownDelay() {
 		t.Error("a zero or nil Server has a delay under way")
+	}
+}
+
+// A Server serving on two listeners, one of which shuts down, is ready again on the other once that shutdown is
+// over; and a Server whose Serve returned serves again, ready, when Serve is called anew.
+func TestReadyAfterAnotherServeEnds(t *testing.T) {
+	s, err := New(copyModels(t, "ridge-sr=reg"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Timeout: 20 * time.Second}
+	ready := func(addr string) int {
+		code, _, _ := do(t, c, "GET", "http://"+addr+"/v2/health/ready", nil)
+		return code
+	}
+	a, stopA := serveOn(t, s, nil)
+	b, stopB := serveOn(t, s, nil)
+	if ready(a) != 200 || ready(b) != 200 {
+		t.Fatal("not ready on both listeners")
+	}
+	if err := stopA(); err != nil {
+		t.Fatal(err)
+	}
+	if code := ready(b); code != 200 {
+		t.Errorf("the other listener answers ready %d after the first one's shutdown, want 200", code)
+	}
+	if err := stopB(); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := serveOn(t, s, nil)
+	if code := ready(again); code != 200 {
+		t.Errorf("served again after a shutdown: ready %d, want 200", code)
 	}
 }
