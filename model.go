@@ -78,6 +78,9 @@ type Info struct {
 	// of the step's input they keep.
 	Components        int     `json:"components,omitempty"`
 	ExplainedVariance float64 `json:"explained_variance,omitempty"`
+	// Uncertainty says the model holds a posterior: PredictStd and Sample work (regression fitted with
+	// Config.Uncertainty).
+	Uncertainty bool `json:"uncertainty,omitempty"`
 }
 
 // errNoModel is returned by the methods of a nil or zero Model (not from Fit, FitCSV, Load or Read).
@@ -96,7 +99,7 @@ func (m *Model) Info() Info {
 		Points: h.Points, Features: h.Features, Form: h.Form, Lambda: h.Lambda, Loss: h.Loss, Encoding: h.Encoding,
 		Inputs: slices.Clone(m.inputNames()), Targets: slices.Clone(h.Targets), Labels: slices.Clone(h.Labels),
 		Outputs: h.Outputs, Seed: h.Seed,
-		Version: m.file.Version}
+		Version: m.file.Version, Uncertainty: m.post != nil}
 	if h.PointsKind == model.NystromKind {
 		in.Map, in.Centres, in.Landmarks, in.NystromBasis = "nystrom", h.Points, h.Landmarks, orDefault(h.Basis, "eigen")
 	}

@@ -14,8 +14,8 @@ import (
 // answerBytes bounds the length of every answer: numbers at their longest shortest form, every row's label the
 // longest, an id that escapes at six bytes per byte, for every set of outputs.
 func TestAnswerBytes(t *testing.T) {
-	dir := copyModels(t, "cls-onehot=cls", "ridge-sr=reg", "cls-logistic=logit")
-	for _, name := range []string{"cls", "reg", "logit"} {
+	dir := copyModels(t, "cls-onehot=cls", "ridge-sr=reg", "cls-logistic=logit", "nystrom-uncertainty=std")
+	for _, name := range []string{"cls", "reg", "logit", "std"} {
 		data, err := os.ReadFile(filepath.Join(dir, name+Ext))
 		if err != nil {
 			t.Fatal(err)
@@ -31,9 +31,9 @@ func TestAnswerBytes(t *testing.T) {
 			}
 		}
 		for _, n := range []int{1, 7, 100} {
-			for mask := 1; mask < 16; mask++ {
-				want := outputSet{predictions: mask&1 != 0, labels: mask&2 != 0, scores: mask&4 != 0, probabilities: mask&8 != 0}
-				if !e.classifier() && mask != 1 || !e.logistic() && want.probabilities {
+			for mask := 1; mask < 32; mask++ {
+				want := outputSet{predictions: mask&1 != 0, labels: mask&2 != 0, scores: mask&4 != 0, probabilities: mask&8 != 0, std: mask&16 != 0}
+				if !e.classifier() && (want.labels || want.scores) || !e.logistic() && want.probabilities || !e.uncertain() && want.std {
 					continue
 				}
 				p := &rff.Prediction{N: n, Outputs: e.outputs, Values: make([]float64, n*e.outputs)}
@@ -47,7 +47,7 @@ func TestAnswerBytes(t *testing.T) {
 					}
 				}
 				req := &request{id: strings.Repeat("\x01", 400), hasID: true}
-				got := len(appendInferResponse(nil, e, req, p, p.Values, want))
+				got := len(appendInferResponse(nil, e, req, p, p.Values, p.Values, want))
 				if bound := answerBytes(e, req, n, want); int64(got) > bound {
 					t.Errorf("%s, %d rows, outputs %+v: the answer has %d bytes, the bound %d", name, n, want, got, bound)
 				}

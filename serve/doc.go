@@ -40,7 +40,9 @@
 // scores (the same values as predictions: k scores, or the k−1 simplex coordinates of a simplex-coded model). A
 // request may name the outputs it wants ("outputs": [{"name": "labels"}]); a classifier fitted with the logistic
 // loss also has "probabilities", [n, k] FP64, the class probabilities (the softmax of the scores,
-// rff.Prediction.Probabilities), answered only when named. The request's "id" is echoed, and "model_version" says
+// rff.Prediction.Probabilities), answered only when named; a regression model fitted with uncertainty has "std",
+// [n, p] FP64, the predictive standard deviations with the noise (rff.Model.PredictStd), answered only when named
+// (each costs F² per row). The request's "id" is echoed, and "model_version" says
 // which version of the model answered.
 //
 // Errors are answered with their status code and {"error": "…"} naming the input at fault: 400 for malformed JSON,

@@ -71,7 +71,7 @@ func appendFloats(b []byte, v []float64) []byte {
 }
 
 // outputSet says which output tensors a response holds.
-type outputSet struct{ predictions, labels, scores, probabilities bool }
+type outputSet struct{ predictions, labels, scores, probabilities, std bool }
 
 // appendTensorHead appends the start of an output tensor object up to the opening bracket of its data.
 func appendTensorHead(b []byte, first bool, name, datatype string, shape ...int) []byte {
@@ -93,8 +93,8 @@ func appendTensorHead(b []byte, first bool, name, datatype string, shape ...int)
 }
 
 // appendInferResponse appends the inference response for prediction p of model e, with the class probabilities probs
-// when want has them.
-func appendInferResponse(b []byte, e *entry, req *request, p *rff.Prediction, probs []float64, want outputSet) []byte {
+// and the predictive standard deviations std when want has them.
+func appendInferResponse(b []byte, e *entry, req *request, p *rff.Prediction, probs, std []float64, want outputSet) []byte {
 	b = append(b, `{"model_name":`...)
 	b = append(b, e.quoted...)
 	b = append(b, `,"model_version":"`...)
@@ -130,6 +130,11 @@ func appendInferResponse(b []byte, e *entry, req *request, p *rff.Prediction, pr
 	if want.probabilities {
 		b = appendTensorHead(b, first, OutputProbabilities, "FP64", p.N, p.Outputs)
 		b = append(appendFloats(b, probs), "]}"...)
+		first = false
+	}
+	if want.std {
+		b = appendTensorHead(b, first, OutputStd, "FP64", p.N, p.Outputs)
+		b = append(appendFloats(b, std), "]}"...)
 	}
 	return append(b, "]}\n"...)
 }

@@ -110,7 +110,18 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 			return e.name
 		}
 	}
-	out := appendInferResponse((*ap)[:0], e, req, p, probs, want)
+	var std []float64
+	if want.std {
+		if std, err = s.predictStd(r.Context(), e.model, X, n, e.dim, e.outputs); err != nil {
+			if r.Context().Err() != nil {
+				writeError(w, errorf(statusClientClosed, "the client closed the request while its rows were predicted"))
+				return e.name
+			}
+			writeError(w, errorf(http.StatusBadRequest, "the model cannot give the standard deviations of these rows: %v", err))
+			return e.name
+		}
+	}
+	out := appendInferResponse((*ap)[:0], e, req, p, probs, std, want)
 	*ap = out
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -145,21 +156,26 @@ func answerBytes(e *entry, req *request, n int, want outputSet) int64 {
 	if want.probabilities {
 		row += number * int64(e.outputs)
 	}
+	if want.std {
+		row += number * int64(e.outputs)
+	}
 	if want.labels {
 		row += int64(e.label) + 1
 	}
 	return size + int64(n)*row
 }
 
-// outputSet checks the outputs a request asks for (when it names none, all of the model's but "probabilities").
+// outputSet checks the outputs a request asks for (when it names none, all of the model's but "probabilities" and
+// "std").
 func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 	if req.outputs == nil {
-		// The class probabilities only when asked for: answers of the other outputs keep their size (a request
-		// near the body limit would otherwise be refused), and clients that do not know them are not sent them.
-		return outputSet{true, e.classifier(), e.classifier(), false}, nil
+		// The class probabilities and standard deviations only when asked for: answers of the other outputs keep
+		// their size (a request near the body limit would otherwise be refused) and the standard deviations their
+		// cost (F² per row), and clients that do not know them are not sent them.
+		return outputSet{predictions: true, labels: e.classifier(), scores: e.classifier()}, nil
 	}
 	if len(req.outputs) == 0 { // predicting rows to answer none of them is a mistake, not a request
-		return outputSet{}, errorf(http.StatusBadRequest, "\"outputs\" is empty: name the outputs you want, or leave the key out for the default ones (all but \"probabilities\")")
+		return outputSet{}, errorf(http.StatusBadRequest, "\"outputs\" is empty: name the outputs you want, or leave the key out for the default ones (all but \"probabilities\" and \"std\")")
 	}
 	var o outputSet
 	for _, name := range req.outputs {
@@ -172,6 +188,8 @@ func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 			o.scores = true
 		case name == OutputProbabilities && e.logistic():
 			o.probabilities = true
+		case name == OutputStd && e.uncertain():
+			o.std = true
 		default:
 			have := quote(OutputPredictions)
 			if e.classifier() {
@@ -179,6 +197,9 @@ func (e *entry) outputSet(req *request) (outputSet, *apiError) {
 			}
 			if e.logistic() {
 				have += ", " + quote(OutputProbabilities)
+			}
+			if e.uncertain() {
+				have += ", " + quote(OutputStd)
 			}
 			return o, errorf(http.StatusBadRequest, "unknown output %s (model %s has %s)", quote(name), quote(e.name), have)
 		}

@@ -46,6 +46,9 @@ func (e *entry) classifier() bool { return e.labels != nil }
 // logistic reports whether the model is a classifier fitted with the logistic loss, which has class probabilities.
 func (e *entry) logistic() bool { return e.classifier() && e.info.Loss == "logistic" }
 
+// uncertain reports whether the model holds a posterior, which gives predictive standard deviations.
+func (e *entry) uncertain() bool { return e.info.Uncertainty }
+
 // modelSet is the immutable set of models a server answers with at one moment.
 type modelSet struct {
 	byName map[string]*entry
@@ -141,6 +144,9 @@ func (e *entry) metadata() modelMeta {
 	}
 	if e.logistic() {
 		md.Outputs = append(md.Outputs, tensorMeta{OutputProbabilities, "FP64", []int64{-1, int64(e.outputs)}})
+	}
+	if e.uncertain() {
+		md.Outputs = append(md.Outputs, tensorMeta{OutputStd, "FP64", []int64{-1, int64(e.outputs)}})
 	}
 	return md
 }

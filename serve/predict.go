@@ -61,11 +61,7 @@ func (s *Server) predict(ctx context.Context, m *rff.Model, X []float64, n, d in
 			return // the answer is ctx's error
 		}
 		if err != nil {
-			if re, ok := errors.AsType[*rff.RowError](err); ok { // the row of the request, not of the chunk
-				errs[c] = &rff.RowError{Row: r0 + re.Row, Reason: re.Reason}
-			} else {
-				errs[c] = fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
-			}
+			errs[c] = chunkError(err, r0, r1)
 			for f := failedAt.Load(); int64(c) < f && !failedAt.CompareAndSwap(f, int64(c)); f = failedAt.Load() {
 			}
 			return
@@ -89,6 +85,52 @@ func (s *Server) predict(ctx context.Context, m *rff.Model, X []float64, n, d in
 	}
 	if f := failedAt.Load(); f < int64(chunks) {
 		return nil, errs[f]
+	}
+	return out, nil
+}
+
+// chunkError names, in err of the chunk of rows r0+1 to r1, the row of the request rather than of the chunk.
+func chunkError(err error, r0, r1 int) error {
+	if re, ok := errors.AsType[*rff.RowError](err); ok {
+		return &rff.RowError{Row: r0 + re.Row, Reason: re.Reason}
+	}
+	return fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
+}
+
+// predictStd returns the n×p predictive standard deviations, noise included (Model.PredictStd), of the n rows of X
+// (n×d): in chunks of chunkRows rows on the server's workers as predict does, each row with the bits of one
+// PredictStd call on all rows (a row's value does not depend on the others). The first failed chunk's error is
+// returned, and ctx's error when ctx ends (the chunks not yet started are skipped).
+func (s *Server) predictStd(ctx context.Context, m *rff.Model, X []float64, n, d, p int) ([]float64, error) {
+	out := make([]float64, n*p)
+	chunks := (n + chunkRows - 1) / chunkRows
+	errs := make([]error, chunks)
+	parallel.For(chunks, 0, func(c int) {
+		r0 := c * chunkRows
+		r1 := min(r0+chunkRows, n)
+		select {
+		case s.chunks <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		defer func() { <-s.chunks }()
+		if ctx.Err() != nil {
+			return
+		}
+		sd, err := m.PredictStd(X[r0*d:r1*d], r1-r0, true)
+		if err != nil {
+			errs[c] = chunkError(err, r0, r1)
+			return
+		}
+		copy(out[r0*p:r1*p], sd)
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

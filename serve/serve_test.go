@@ -160,6 +160,52 @@ func TestProbabilitiesOutput(t *testing.T) {
 	}
 }
 
+// A regression model fitted with uncertainty answers "std", the predictive standard deviations with noise, when a
+// request names it — the bits of Model.PredictStd, for requests within one chunk and across several — and lists it
+// in its metadata; it is not in the default answer, and a model without a posterior has none.
+func TestStdOutput(t *testing.T) {
+	_, ts := newTestServer(t, copyModels(t, "nystrom-uncertainty=unc", "ridge-sr=reg"), Options{})
+	m := loadGolden(t, "nystrom-uncertainty")
+	d := len(m.Info().Inputs)
+	for _, n := range []int{1, 6, chunkRows + 44, 3 * chunkRows} {
+		X := randomRows(uint64(9+n), n, d)
+		body := []byte(strings.Replace(string(matrixBody(X, n, d, "FP64")), `"inputs"`, `"outputs":[{"name":"predictions"},{"name":"std"}],"inputs"`, 1))
+		r := infer(t, ts.Client(), ts.URL, "unc", body)
+		want, err := m.PredictStd(X, n, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, shape := r.floats(t, OutputStd)
+		if !slices.Equal(shape, []int{n, m.Info().Outputs}) {
+			t.Fatalf("%d rows: std shape %v", n, shape)
+		}
+		sameBits(t, fmt.Sprintf("std of %d rows", n), got, want)
+		p, _ := m.PredictRows(X, n)
+		pred, _ := r.floats(t, OutputPredictions)
+		sameBits(t, fmt.Sprintf("predictions of %d rows", n), pred, p.Values)
+	}
+	X := randomRows(5, 6, d)
+	r := infer(t, ts.Client(), ts.URL, "unc", matrixBody(X, 6, d, "FP64"))
+	if len(r.Outputs) != 1 || r.Outputs[0].Name != OutputPredictions {
+		t.Errorf("default outputs %+v, want the predictions only", r.Outputs)
+	}
+	ask := []byte(strings.Replace(string(matrixBody(randomRows(5, 6, 3), 6, 3, "FP64")), `"inputs"`, `"outputs":[{"name":"std"}],"inputs"`, 1))
+	code, h, b := do(t, ts.Client(), "POST", ts.URL+"/v2/models/reg/infer", ask)
+	checkError(t, "std of a model without uncertainty", code, h, b, http.StatusBadRequest, `unknown output "std" (model "reg" has "predictions")`)
+	var md struct {
+		Outputs []struct{ Name string } `json:"outputs"`
+	}
+	for name, want := range map[string]bool{"unc": true, "reg": false} {
+		code, _, b := do(t, ts.Client(), "GET", ts.URL+"/v2/models/"+name, nil)
+		if code != 200 || json.Unmarshal(b, &md) != nil {
+			t.Fatalf("metadata of %s: %d %s", name, code, b)
+		}
+		if has := slices.ContainsFunc(md.Outputs, func(o struct{ Name string }) bool { return o.Name == OutputStd }); has != want {
+			t.Errorf("metadata of %s lists std: %v, want %v", name, has, want)
+		}
+	}
+}
+
 // Health, server and model metadata, model readiness, and versioned paths.
 func TestMetadataAndHealth(t *testing.T) {
 	s, ts := newTestServer(t, copyModels(t, "ridge-sr=reg", "cls-onehot=cls", "ovk-dec=vec"), Options{Version: "9.9"})

@@ -25,6 +25,10 @@ const (
 	// OutputProbabilities is [n, k] FP64: the class probabilities of a classifier fitted with the logistic loss, the
 	// softmax of its scores (rff.Prediction.Probabilities), answered when a request names it; other models have none.
 	OutputProbabilities = "probabilities"
+	// OutputStd is [n, p] FP64: the predictive standard deviation of each prediction of a regression model fitted
+	// with uncertainty, noise included (rff.Model.PredictStd with noise), answered when a request names it; other
+	// models have none.
+	OutputStd = "std"
 )
 
 // Options configure a Server. The zero value of a field means its default.
