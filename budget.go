@@ -8,10 +8,12 @@ import (
 
 	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/feature"
+	"github.com/rffkit/rff/internal/blocks"
 	"github.com/rffkit/rff/internal/size"
 	"github.com/rffkit/rff/kernel"
 	"github.com/rffkit/rff/learn"
 	"github.com/rffkit/rff/rule"
+	"github.com/rffkit/rff/vector"
 )
 
 // BudgetError is returned by Fit, FitHermite and FitCSV, before anything large is allocated, when a fit would need
@@ -160,6 +162,16 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 			workers := min(s.CV, runtime.GOMAXPROCS(0)) // folds solved at once, each with its scratch
 			need += bytesOf(float64(s.CV+1), F, F) + bytesOf(float64(workers), 4, F, F)
 			what = fmt.Sprintf("%d fold statistics of %d×%d, and the scratch of %d folds solved at once, one per core", s.CV+1, int(F), int(F), workers)
+		case s.OVK != "" && (s.ovkSolver == vector.CG || s.ovkSolver == vector.LBFGS):
+			// No F×F matrix: θ, the gradient, CG's directions or L-BFGS's pairs (40 vectors of F at most), the
+			// predictions and their centred copy (N×p each), and the scalar features (N×2D) with their blocks'
+			// scratch, which the solver caches when they fit in the budget and recomputes otherwise.
+			fixed = fixedNeed
+			need += bytesOf(40, F) + 2*bytesOf(N, P) + fixed
+			if cache := bytesOf(N, 2*D) + bytesOf(float64(min(n, learn.BlockRows)), D, P, float64(min(blocks.Count(n), 16))); cache <= budget {
+				need += cache
+			}
+			what = fmt.Sprintf("the vectors of F = %d features and the %d×%d predictions of the %s solver", int(F), n, p, s.ovkSolver)
 		case s.falkon: // no ZᵀZ: nystromNeed counts FALKON's factors and block of K_NM (all of it when stored)
 			what = fmt.Sprintf("K_MM, its factors and a block of K_NM for M = %d centres", int(D))
 			if s.FalkonStore {

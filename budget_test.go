@@ -154,3 +154,27 @@ func TestTargetsTooLarge(t *testing.T) {
 		t.Errorf("vector-valued: %v", err)
 	}
 }
+
+// TestBudgetIterativeOVK: the CG and L-BFGS solvers of a vector-valued fit never form the F×F normal matrix, so the
+// budget does not count it for them: a budget that refuses the Cholesky solver's 1200×1200 matrices (nine of them:
+// eight shards and the total) admits them.
+func TestBudgetIterativeOVK(t *testing.T) {
+	const n = 300
+	data := &dataset.Data{N: n, D: 6, Names: []string{"u", "v", "w", "y1", "y2", "y3"}}
+	for i := range n {
+		u, v, w := math.Sin(float64(i)), math.Cos(float64(2*i)), math.Sin(float64(3*i+1))
+		data.X = append(data.X, u, v, w, v*w, u*w, u*v) // the gradient of f = uvw
+	}
+	cfg := Config{OVK: "curl-free", Targets: []string{"y1", "y2", "y3"}, Points: 200, Rule: "g", Sigma: 1, Lambda: 1e-3, MaxMemory: 70 << 20}
+	cfg.Solver = "cholesky"
+	var be *BudgetError
+	if _, err := Fit(cfg, data); !errors.As(err, &be) {
+		t.Fatalf("cholesky within 70 MiB: %v, want a budget error", err)
+	}
+	for _, solver := range []string{"cg", "lbfgs"} {
+		cfg.Solver = solver
+		if _, err := Fit(cfg, data); err != nil {
+			t.Errorf("%s within 70 MiB: %v", solver, err)
+		}
+	}
+}
