@@ -40,6 +40,7 @@ func commands() []command {
 		{"fit", "train a ridge model on random features (or exact kernel ridge) and save it", runFit},
 		{"predict", "predict with a saved model", runPredict},
 		{"eval", "score a saved model on labelled data", runEval},
+		{"info", "describe a saved model: what it predicts from which inputs, kernel, map, λ, preprocessing", runInfo},
 		{"serve", "serve the models of a directory over HTTP (Open Inference Protocol v2, Prometheus metrics)", runServe},
 		{"bound", "evaluate a theorem's error bound: the error for D points, or the D needed for an error", runBound},
 		{"generate", "write a synthetic dataset (curl-field, multitask) as CSV", runGenerate},

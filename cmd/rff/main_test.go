@@ -350,6 +350,7 @@ func TestStdoutWriteError(t *testing.T) {
 		{"version"},
 		{"bound", "--d", "2", "--diameter", "1", "-D", "100"},
 		{"generate", "multitask", "--n", "5"},
+		{"info", "--model", "../../testdata/v2/ridge-sr.rff"},
 	} {
 		var e bytes.Buffer
 		code := run(args, failWriter{}, &e)
@@ -561,6 +562,7 @@ func TestJSONKeysSnakeCase(t *testing.T) {
 		{"fit", "--data", data, "--out", model, "--target", "none", "--ovk", "decomposable", "--targets", "f2,y", "-D", "8", "--json"},
 		{"fit", "--data", data, "--out", model, "--target", "none", "--ovk", "decomposable", "--targets", "f2,y", "-D", "8", "--solver", "cg", "--lambda", "1e-2", "--json"},
 		{"eval", "--model", model, "--data", data, "--json"},
+		{"info", "--model", model, "--json"},
 		{"approx", "--data", data, "--n", "1", "--runs", "1", "--samples", "10", "--rules", "g", "--json"},
 		{"approx", "--ovk", "curl-free", "--Ds", "10", "--runs", "1", "--samples", "4", "--json"},
 		{"bound", "--d", "2", "--diameter", "1", "-D", "100", "--json"},

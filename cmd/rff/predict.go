@@ -46,6 +46,11 @@ func (f *modelFlags) parse(fs *cmdFlags, args []string) (*rff.Model, error) {
 	if err := f.data.keepInputs(f.data.path, f.data.labels); err != nil {
 		return nil, err
 	}
+	return f.load()
+}
+
+// load reads the model file at f.path within the memory budget of --max-memory.
+func (f *modelFlags) load() (*rff.Model, error) {
 	// A model is read whole: a file larger than the budget (a wrong file, or a corrupt one) is refused unread, a
 	// device or a pipe once it has given more, and anything that is not a model file after its first 16 bytes.
 	fh, err := os.Open(f.path)
