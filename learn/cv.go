@@ -84,7 +84,8 @@ func LogGrid(lo, hi float64, count int) []float64 {
 // per fold (mat.EigenSym, O(F³)), after which each λ costs O(F²·P): θ(λ) = U diag(1/(μ_i + N_t λ)) UᵀZᵀY; for
 // shorter grids one Cholesky factorisation per λ is cheaper (gonum's EigenSym costs about 100 of them). With more
 // than twice as many features as rows, θ(λ) comes from the dual instead: the features of the n rows are kept
-// (n×F) and each fold's n_t×n_t matrix Z_cZ_cᵀ is eigendecomposed once (O(n_t²F + n_t³) for the whole grid).
+// (n×F, mapped once more) and each fold's n_t×n_t matrix Z_cZ_cᵀ is eigendecomposed once (O(n_t²F + n_t³) for the
+// whole grid instead of F³/3 per λ).
 // Either way the held-out squared error is evaluated from the held-out fold's statistics (see the package
 // documentation) without touching its rows again. Folds are processed concurrently when memory allows (about 4F² values per fold
 // in flight); the k + 1 fold and total statistics take (k + 1)·F² values.
@@ -339,18 +340,13 @@ func (r *featureRows) train(k, f int) *featureRows {
 // dualPath is foldPath from the training rows r in the dual form: with Z_c and Y_c the rows centred by their means
 // (with intercept) and Z_cZ_cᵀ = V diag(μ) Vᵀ (n×n), θ(λ) = Z_cᵀV diag(1/(μ_i + N_tλ)) VᵀY_c, equal to the primal
 // (ZᵀZ + N_tλI)⁻¹ZᵀY_c by the push-through identity. One eigendecomposition serves the whole grid, at O(n²F + n³)
-// instead of O(F³) per λ. Directions with μ_i at or below the null threshold n·ε·μ_max carry Z_cᵀv_i = 0 in exact
-// arithmetic and are dropped.
+// instead of O(F³) per λ. Every direction counts, the smallest too: a direction with a tiny μ_i still carries
+// Z_cᵀv_i of size √μ_i, which matters against N_tλ (dropping those below n·ε·μ_max moved θ by 3e-8 at λ = 0.1). A
+// λ at which some μ_i + N_tλ is not positive — a rounding-negative μ_i against a λ too small for the features, where
+// the primal factorisation fails too — gives nil.
 func dualPath(r *featureRows, lambdas []float64, intercept bool, each func(i int, theta []float64)) error {
 	n, F, P := r.n, r.F, r.P
-	Zc := append([]float64(nil), r.Z[:n*F]...)
-	Yc := append([]float64(nil), r.Y[:n*P]...)
-	if intercept {
-		centreTargets(Zc, n, F)
-		centreTargets(Yc, n, P)
-	}
-	K := make([]float64, n*n)
-	linalg.Gemm(false, true, n, n, F, 1, Zc, F, Zc, F, 0, K, n)
+	Zc, Yc, K := centredGram(r.Z, n, F, r.Y, P, intercept)
 	mu, V, err := linalg.EigenSym(n, K)
 	if err != nil {
 		return err
@@ -360,23 +356,39 @@ func dualPath(r *featureRows, lambdas []float64, intercept bool, each func(i int
 	linalg.Gemm(true, false, F, n, n, 1, Zc, F, V, n, 0, W, n)
 	G := make([]float64, n*P) // VᵀY_c
 	linalg.Gemm(true, false, n, P, n, 1, V, n, Yc, P, 0, G, P)
-	tau := float64(n) * 0x1p-52 * max(mu[n-1], 0)
 	Nt := float64(n)
 	H := make([]float64, n*P)
 	theta := make([]float64, F*P)
+lambdas:
 	for li, lambda := range lambdas {
 		for i, m := range mu {
+			den := m + Nt*lambda
+			if !(den > 0) {
+				each(li, nil)
+				continue lambdas
+			}
 			for j := range P {
-				H[i*P+j] = 0
-				if m > tau { // μ_i + N_tλ > 0: the dual system is positive definite at every λ > 0
-					H[i*P+j] = G[i*P+j] / (m + Nt*lambda)
-				}
+				H[i*P+j] = G[i*P+j] / den
 			}
 		}
 		linalg.Gemm(false, false, F, P, n, 1, W, n, H, P, 0, theta, P)
 		each(li, theta)
 	}
 	return nil
+}
+
+// centredGram returns copies of the n×F features Z and the n×P targets Y centred by their column means (as they
+// are without intercept), and K = Z_cZ_cᵀ (n×n).
+func centredGram(Z []float64, n, F int, Y []float64, P int, intercept bool) (Zc, Yc, K []float64) {
+	Zc = append([]float64(nil), Z[:n*F]...)
+	Yc = append([]float64(nil), Y[:n*P]...)
+	if intercept {
+		centreTargets(Zc, n, F)
+		centreTargets(Yc, n, P)
+	}
+	K = make([]float64, n*n)
+	linalg.Gemm(false, true, n, n, F, 1, Zc, F, Zc, F, 0, K, n)
+	return Zc, Yc, K
 }
 
 // heldOut evaluates held-out squared errors from the held-out statistics v.

@@ -79,7 +79,11 @@ func TestCrossValidateClassesBruteForce(t *testing.T) {
 				tr := sub(total, folds[f])
 				direct := statsOf(t, features(t, m, Xtr, ntr), ntr, F, Ytr, P)
 				var thetas [][]float64
-				if err := foldPath(tr, nil, lambdas, true, func(_ int, theta []float64) {
+				var rows *featureRows // the dual path's θ from the fold's training rows
+				if c.path == "dual" {
+					rows = (&featureRows{Z: features(t, m, X, n), Y: Y, n: n, F: F, P: P}).train(k, f)
+				}
+				if err := foldPath(tr, rows, lambdas, true, func(_ int, theta []float64) {
 					thetas = append(thetas, slices.Clone(theta))
 				}); err != nil {
 					t.Fatal(err)

@@ -217,10 +217,8 @@ func (k KRR) SelectLambda(X []float64, n, d int, Y []float64, p int, lambdas []f
 	if len(lambdas) == 0 {
 		return nil, errors.New(where + ": empty λ grid")
 	}
-	for _, l := range lambdas {
-		if !(l > 0) || math.IsInf(l, 0) {
-			return nil, fmt.Errorf("%s: λ = %v: every λ must be finite and > 0", where, l)
-		}
+	if err := checkLambdas(where, n, lambdas, nil); err != nil {
+		return nil, err
 	}
 	limit := k.MaxBytes
 	if limit <= 0 {

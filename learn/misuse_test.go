@@ -49,6 +49,14 @@ func TestMisuse(t *testing.T) {
 	big := 1 << 32 // big·big wraps to 0 in int arithmetic
 	labels := []int{0, 1, 0, 1, 0, 1}
 	Z := features(t, m, X, n)
+	wide := gaussMap(t, d, 16, 1, 1) // F = 32 > 2n: SelectLambdaMap works in the dual
+	scaled := func(Y []float64, c float64) []float64 {
+		out := make([]float64, len(Y))
+		for i, v := range Y {
+			out[i] = c * v
+		}
+		return out
+	}
 	newStats := func(F, P int) func() error { return func() error { _, err := NewStats(F, P); return err } }
 	cases := []misuse{
 		{"Solve CG tolerance NaN", func() error { _, err := (Ridge{Lambda: 1, Solver: CG, Tol: math.NaN()}).Solve(good); return err }, "CG tolerance NaN"},
@@ -162,6 +170,23 @@ func TestMisuse(t *testing.T) {
 			_, err := Hermite{Lambda: 1e308}.Fit(m, X, n, Y, nil)
 			return err
 		}, "N·λ = 6·1e+308 overflows"},
+		{"SelectLambdaMap, dual, N·λ overflows", func() error {
+			_, err := SelectLambdaMap(wide, X, n, Y, p, []float64{1e-3, 1e308}, true)
+			return err
+		}, "N·λ = 6·1e+308 overflows"},
+		{"SelectLambda N·λ overflows", func() error { _, err := SelectLambda(good, []float64{1e308}, true); return err }, "N·λ = 6·1e+308 overflows"},
+		{"KRR.SelectLambda N·λ overflows", func() error {
+			_, err := KRR{Kernel: kernel.Gaussian{S: 1}, Intercept: true}.SelectLambda(X, n, d, Y, p, []float64{1e308})
+			return err
+		}, "N·λ = 6·1e+308 overflows"},
+		{"SelectLambdaMap, dual, targets too large", func() error {
+			_, err := SelectLambdaMap(wide, X, n, scaled(Y, 1e160), p, []float64{1e-3}, true)
+			return err
+		}, "NaN or Inf"},
+		{"SelectLambdaMap, dual, targets too small", func() error {
+			_, err := SelectLambdaMap(wide, X, n, scaled(Y, 1e-160), p, []float64{1e-3}, true)
+			return err
+		}, "too small"},
 		{"SelectLambdaMap nil map", func() error { _, err := SelectLambdaMap(nilMap, X, n, Y, p, []float64{1}, true); return err }, "nil feature map"},
 		{"SelectLambdaMap zero map", func() error { _, err := SelectLambdaMap(zeroMap, X, n, Y, p, []float64{1}, true); return err }, "SelectLambdaMap"},
 		{"SelectLambdaMap short Y", func() error { _, err := SelectLambdaMap(m, X, n, Y[1:], p, []float64{1}, true); return err }, "SelectLambdaMap"},

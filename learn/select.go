@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/lapack"
 
 	"github.com/rffkit/rff/internal/blocks"
+	"github.com/rffkit/rff/internal/finite"
 	"github.com/rffkit/rff/internal/linalg"
 )
 
@@ -91,8 +92,9 @@ func SelectLambda(s *Stats, lambdas []float64, intercept bool) (*Selection, erro
 // the same criteria, computed in the cheaper form. With more than twice as many features F as rows it keeps the
 // n×F features Z and eigendecomposes the n×n matrix Z_cZ_cᵀ of the centred features (O(n²F + n³)) instead of
 // accumulating and eigendecomposing the F×F ZᵀZ (O(nF² + F³)): the non-zero eigenvalues of the two are the same
-// and the criteria agree up to rounding (docs/conventions.md §12.2). Memory: the larger of n×F and two F×F
-// matrices. The requirements on the data and the grid are SelectLambda's.
+// and the criteria agree up to rounding (docs/conventions.md §12.2). Memory: two F×F matrices in the primal; in the
+// dual two n×F (the features, centred) and four n×n (the matrix, its eigenvectors and LAPACK's workspace). The
+// requirements on the data and the grid are SelectLambda's.
 func SelectLambdaMap(m Mapper, X []float64, n int, Y []float64, p int, lambdas []float64, intercept bool) (*Selection, error) {
 	const where = "learn.SelectLambdaMap"
 	if isNil(m) {
@@ -116,8 +118,22 @@ func SelectLambdaMap(m Mapper, X []float64, n int, Y []float64, p int, lambdas [
 		}
 		return sel, nil
 	}
-	if err := checkLambdas(where, lambdas, nil); err != nil {
+	if err := checkLambdas(where, n, lambdas, nil); err != nil {
 		return nil, err
+	}
+	// The targets' checks of SelectLambda, on their sums: finite, and not too small for their squares.
+	st := &Stats{N: n, P: p, SumY: make([]float64, p), SumYY: make([]float64, p)}
+	for i := range n {
+		for j, y := range Y[i*p : (i+1)*p] {
+			st.SumY[j] += y
+			st.SumYY[j] += y * y
+		}
+	}
+	if finite.Index(st.SumY) >= 0 || finite.Index(st.SumYY) >= 0 {
+		return nil, fmt.Errorf("%s: statistics contain NaN or Inf (targets too large for their squares)", where)
+	}
+	if _, err := centredSumSquares(st, intercept); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	Z, err := Features(m, X, n, 0)
 	if err != nil {
@@ -137,14 +153,7 @@ func dualCheaper(n, F int) bool { return F > 2*n }
 // selectRows is SelectLambda in the dual: from the n×F features Z, centred by their column means with an
 // intercept, it forms Z_cZ_cᵀ and evaluates the criteria from its eigendecomposition (selectDual).
 func selectRows(Z []float64, n, F int, Y []float64, p int, lambdas []float64, intercept bool) (*Selection, error) {
-	Zc := append([]float64(nil), Z[:n*F]...)
-	Yc := append([]float64(nil), Y[:n*p]...)
-	if intercept {
-		centreTargets(Zc, n, F)
-		centreTargets(Yc, n, p)
-	}
-	K := make([]float64, n*n)
-	linalg.Gemm(false, true, n, n, F, 1, Zc, F, Zc, F, 0, K, n)
+	_, Yc, K := centredGram(Z, n, F, Y, p, intercept)
 	return selectDual(K, n, Yc, p, lambdas, intercept)
 }
 
@@ -443,11 +452,11 @@ func checkGrid(where string, s *Stats, lambdas, scale []float64) error {
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	return checkLambdas(where, lambdas, scale)
+	return checkLambdas(where, s.N, lambdas, scale)
 }
 
-// checkLambdas checks a λ grid (and with scale, every λ·scale).
-func checkLambdas(where string, lambdas, scale []float64) error {
+// checkLambdas checks a λ grid for n rows (and with scale, every λ·scale): finite, > 0, and N·λ finite.
+func checkLambdas(where string, n int, lambdas, scale []float64) error {
 	if len(lambdas) == 0 {
 		return errors.New(where + ": empty λ grid")
 	}
@@ -461,6 +470,9 @@ func checkLambdas(where string, lambdas, scale []float64) error {
 					return fmt.Errorf("%s: λ = %v: every λ must be finite and > 0", where, l)
 				}
 				return fmt.Errorf("%s: λ = %v with scale %v: every λ·scale must be finite and > 0", where, l, c)
+			}
+			if err := blocks.CheckLambda(where+": ", n, l*c); err != nil {
+				return err
 			}
 		}
 	}
