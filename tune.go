@@ -218,10 +218,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 			if err != nil {
 				return nil, err
 			}
-			if s.Select == "evidence" {
-				return sel.LogEvidence, nil
-			}
-			return sel.GCV, nil
+			return s.criterion(sel), nil
 		}
 		fmap, err := s.newMap(k, Xt, rows, d, points)
 		if err != nil {
@@ -232,10 +229,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 			if err != nil {
 				return nil, err
 			}
-			if s.Select == "evidence" {
-				return sel.LogEvidence, nil
-			}
-			return sel.GCV, nil
+			return s.criterion(sel), nil
 		}
 		if s.Select == "cv" {
 			switch {
@@ -274,10 +268,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 			if err != nil {
 				return nil, err
 			}
-			if s.Select == "evidence" {
-				return sel.LogEvidence, nil
-			}
-			return sel.GCV, nil
+			return s.criterion(sel), nil
 		}
 		st, err := learn.Accumulate(fmap, Xt, rows, Yt, t.P)
 		if err != nil {
@@ -292,10 +283,7 @@ func (s *settings) tune(X []float64, n, d int, t *tuneTargets) (*TuneResult, err
 		if err != nil {
 			return nil, err
 		}
-		sc := sel.GCV
-		if s.Select == "evidence" {
-			sc = sel.LogEvidence
-		}
+		sc := s.criterion(sel)
 		if keep {
 			for _, v := range sc {
 				if !better(keptScore, v) { // as good as the best so far: keep (ties are settled below)
@@ -445,8 +433,13 @@ func (s *settings) fieldPath(X []float64, n, d int, Y []float64, sigma float64, 
 	if err != nil {
 		return nil, err
 	}
+	return s.criterion(sel), nil
+}
+
+// criterion returns the scores of the λ grid by the selection criterion: the log evidence, or GCV.
+func (s *settings) criterion(sel *learn.Selection) []float64 {
 	if s.Select == "evidence" {
-		return sel.LogEvidence, nil
+		return sel.LogEvidence
 	}
-	return sel.GCV, nil
+	return sel.GCV
 }

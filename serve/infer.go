@@ -117,6 +117,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) string {
 				writeError(w, errorf(statusClientClosed, "the client closed the request while its rows were predicted"))
 				return e.name
 			}
+			s.log.Warn("rows the model cannot give standard deviations for", "model", e.name, "version", e.version, "rows", n, "err", err)
 			writeError(w, errorf(http.StatusBadRequest, "the model cannot give the standard deviations of these rows: %v", err))
 			return e.name
 		}

@@ -30,7 +30,8 @@ func (s *Server) HTTPServer() *http.Server {
 
 // SkipShutdownDelay ends the ShutdownDelay of a graceful shutdown under way (the listener then closes and the
 // requests in flight drain), as a second SIGTERM or SIGINT does for rff serve, and reports whether a delay was under
-// way; called before a shutdown, it makes that shutdown skip its delay. It does nothing for a nil or zero Server.
+// way; called before a shutdown, it makes that shutdown — and every later one of the Server — skip its delay. It
+// does nothing for a nil or zero Server.
 func (s *Server) SkipShutdownDelay() bool {
 	if !s.ok() {
 		return false

@@ -102,6 +102,10 @@ func (b *Batch) Commit() error {
 	if b == nil || b.done {
 		return errors.New("atomicfile: Commit on a batch that was committed or aborted")
 	}
+	if Interrupted() { // nothing of the batch is written: not its direct writes nor what it prints
+		b.Abort()
+		return errInterrupted
+	}
 	for _, s := range b.staged {
 		if s.tmp == "" {
 			if err := writeDirect(s.path, s.write); err != nil {
