@@ -52,7 +52,9 @@ type Options struct {
 	WorkerMemory int64
 	// Bundles is the number of bundles a worker processes at once, for the memory estimate and the default batch:
 	// 0 means min(8, files) (prism runs up to 8 bundles at once, each with at least one file; on Dataflow give the
-	// harness threads per worker). BatchRows is the rows a bundle maps at a time (0: DefaultBatchRows), BlockRows
+	// harness threads per worker). On prism and direct, which run the bundles in this process, a smaller value is
+	// raised to min(8, files): prism's limit of concurrent bundles is fixed, so fewer would not use less memory
+	// (MemoryError.RunnerBundles). BatchRows is the rows a bundle maps at a time (0: DefaultBatchRows), BlockRows
 	// the rows of a Rows element (0: 1024); negative values are errors. The defaults never depend on this
 	// machine's cores. How rows are grouped into partial sums — which Rows elements a bundle accumulates, and the
 	// order in which the runner merges the bundles' accumulators — is the runner's choice and varies from run to
@@ -84,6 +86,10 @@ type MemoryError struct {
 	Need   int64
 	Budget int64
 	Memory Memory
+	// RunnerBundles is the number of bundles the runner runs at once in this process whatever Options.Bundles says
+	// (prism and direct: min(8, files)), which Memory.Bundles is never below; 0 for a remote runner, whose workers
+	// run Options.Bundles.
+	RunnerBundles int
 }
 
 // Error says who needs how much memory, over which budget, and how to lower the need.
@@ -92,8 +98,21 @@ func (e *MemoryError) Error() string {
 		return fmt.Sprintf("the driver needs about %s to solve for F = %d features, over its memory budget of %s; lower D or raise the budget",
 			rff.FormatBytes(e.Need), e.Memory.F, rff.FormatBytes(e.Budget))
 	}
-	return fmt.Sprintf("each worker needs about %s (%s), over the worker memory budget of %s; lower D, the bundles per worker or the batch rows, or raise the budget",
-		rff.FormatBytes(e.Need), e.Memory.Need(), rff.FormatBytes(e.Budget))
+	return fmt.Sprintf("each worker needs about %s (%s), over the worker memory budget of %s; lower %s, or raise the budget",
+		rff.FormatBytes(e.Need), e.Memory.Need(), rff.FormatBytes(e.Budget), e.Lower("D", "the bundles per worker", "the batch rows"))
+}
+
+// Lower lists, given the names of D, of the bundles per worker and of the batch rows, those that lower a worker's
+// need: only D when the final merge dominates (it depends on F alone); the bundles only above those the runner
+// runs at once anyway (RunnerBundles).
+func (e *MemoryError) Lower(d, bundles, batch string) string {
+	switch {
+	case e.Memory.FromMerge():
+		return d
+	case e.Memory.Bundles > e.RunnerBundles:
+		return d + ", " + bundles + " or " + batch
+	}
+	return d + " or " + batch
 }
 
 // Fit fits a model on the CSV files o.Input with Beam pipelines — the first pass (ScanFn) fits the preprocessing and
@@ -171,13 +190,23 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	if classify {
 		P = 2 - boolInt(cfg.Encoding == "simplex")
 	}
+	// prism runs up to 8 bundles at once, each with at least one file, whatever Options.Bundles says: the estimate
+	// counts them all, or a smaller Bundles would pass the check without lowering the memory used.
+	runnerBundles := 0
+	if local {
+		runnerBundles = min(localBundles, len(files))
+	}
 	if o.Bundles == 0 {
-		o.Bundles = min(8, len(files))
+		o.Bundles = min(localBundles, len(files))
+	}
+	if o.Bundles < runnerBundles {
+		logf("bundles: %d given, but %s runs %d at once here (min(%d, files)): the estimate counts %d", o.Bundles, runner, runnerBundles, localBundles, runnerBundles)
+		o.Bundles = runnerBundles
 	}
 	if o.BatchRows == 0 {
 		o.BatchRows = DefaultBatchRows(F, o.Bundles)
 	}
-	if res.Memory, err = checkMemory(o, F, P, d, points); err != nil {
+	if res.Memory, err = checkMemory(o, F, P, d, points, runnerBundles); err != nil {
 		return nil, err
 	}
 	// The configuration, checked by drawing the map (the second pass draws it again, with the bandwidth).
@@ -253,7 +282,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 		if P = len(labels); cfg.Encoding == "simplex" {
 			P--
 		}
-		if res.Memory, err = checkMemory(o, F, P, d, points); err != nil {
+		if res.Memory, err = checkMemory(o, F, P, d, points, runnerBundles); err != nil {
 			return nil, err
 		}
 	}
@@ -383,15 +412,20 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// checkMemory estimates the second pass and refuses it above the budgets.
-func checkMemory(o Options, F, P, d, points int) (Memory, error) {
+// localBundles is the number of bundles prism runs at once (its pipelines' limit of concurrent bundles, fixed in
+// Beam), which Options.Bundles does not change.
+const localBundles = 8
+
+// checkMemory estimates the second pass and refuses it above the budgets; runnerBundles is the bundles a runner in
+// this process runs at once anyway (MemoryError.RunnerBundles).
+func checkMemory(o Options, F, P, d, points, runnerBundles int) (Memory, error) {
 	m := EstimateMemory(F, P, d, points, o.BatchRows, o.Bundles)
 	budget := o.WorkerMemory
 	if budget == 0 {
 		budget = dataset.DefaultMaxBytes()
 	}
 	if budget > 0 && m.Worker > budget {
-		return m, &MemoryError{Who: "worker", Need: m.Worker, Budget: budget, Memory: m}
+		return m, &MemoryError{Who: "worker", Need: m.Worker, Budget: budget, Memory: m, RunnerBundles: runnerBundles}
 	}
 	driver := o.Config.MaxMemory
 	if driver == 0 {

@@ -122,9 +122,12 @@ func (m Memory) String() string {
 		plural(m.Bundles, "bundle"), rff.FormatBytes(m.Merge), rff.FormatBytes(m.Driver))
 }
 
+// FromMerge reports whether the worker's estimate comes from the final merge rather than the bundles.
+func (m Memory) FromMerge() bool { return m.Merge >= satMul(m.Bundle, int64(m.Bundles)) }
+
 // Need says what the worker's estimate comes from.
 func (m Memory) Need() string {
-	if m.Merge >= satMul(m.Bundle, int64(m.Bundles)) {
+	if m.FromMerge() {
 		return fmt.Sprintf("the final merge: two ZᵀZ of F = %d features, %s each, and one packed, plus %d%% for the garbage collector",
 			m.F, rff.FormatBytes(int64(8*m.F*m.F)), WorkerGCPercent)
 	}

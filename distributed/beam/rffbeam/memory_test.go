@@ -2,6 +2,8 @@ package rffbeam
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -91,5 +93,47 @@ func TestEstimateMemoryCounts(t *testing.T) {
 				t.Errorf("driver %s: no headroom over %s", rff.FormatBytes(m.Driver), rff.FormatBytes(live))
 			}
 		})
+	}
+}
+
+// On prism and direct the bundles run in this process, and prism runs up to 8 at once (min(8, files), each bundle
+// holding at least one file) whatever Options.Bundles says: a smaller Bundles must not lower the estimate the
+// budget is checked against — the memory actually used does not go down — and the refusal must not advise
+// lowering it. A larger Bundles is kept: it can only make the check stricter.
+func TestLocalRunnerBundles(t *testing.T) {
+	dir := t.TempDir()
+	header, lines := dataLines(160, 3, "reg", 31)
+	names := make([]string, 8)
+	for i := range names {
+		names[i] = fmt.Sprintf("part-%d.csv", i)
+	}
+	glob, _ := writeShards(t, dir, header, lines, names)
+	cfg := rff.Config{Points: 1024, Sigma: 2, Lambda: 1e-4}
+	for _, c := range []struct {
+		name        string
+		bundles     int
+		wantBundles int
+	}{
+		{"one bundle given", 1, 8},
+		{"default", 0, 8},
+		{"more than prism runs", 12, 12},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			r := fitBeam(t, Options{Config: cfg, Input: glob, Bundles: c.bundles, WorkerMemory: -1})
+			if r.Memory.Bundles != c.wantBundles {
+				t.Errorf("--bundles %d on prism with 8 files: estimate for %d bundles, want %d", c.bundles, r.Memory.Bundles, c.wantBundles)
+			}
+		})
+	}
+	// A budget that one bundle fits but eight do not: refused, and the advice names only what helps on prism.
+	one := fitBeam(t, Options{Config: cfg, Input: glob, Bundles: 1, WorkerMemory: -1})
+	budget := max(one.Memory.Bundle, one.Memory.Merge) * 2
+	_, err := Fit(context.Background(), Options{Config: cfg, Input: glob, Bundles: 1, WorkerMemory: budget})
+	var me *MemoryError
+	if !errors.As(err, &me) {
+		t.Fatalf("Bundles 1 under a budget of %s for 8 concurrent bundles of %s: %v, want a MemoryError", rff.FormatBytes(budget), rff.FormatBytes(one.Memory.Bundle), err)
+	}
+	if strings.Contains(err.Error(), "bundles per worker") || me.RunnerBundles != 8 {
+		t.Errorf("prism runs 8 bundles at once: the refusal must not advise fewer (runner bundles %d): %v", me.RunnerBundles, err)
 	}
 }

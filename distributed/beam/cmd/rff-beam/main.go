@@ -252,7 +252,7 @@ func newFitFlags() *fitFlags {
 	fs.BoolVar(&f.skipBadRows, "skip-bad-rows", false, "skip rows that do not parse, count them and record the count in the model, instead of failing on the first one")
 	fs.Var(&f.workerMemory, "worker-memory", "memory a worker may spend on the statistics, in bytes or with a unit (12GiB): a fit whose estimate exceeds it is refused before it starts; 0 = half of this machine's available memory, -1 = no limit")
 	fs.Var(&f.maxMemory, "max-memory", "memory budget of this program (which solves): 0 = half of the available memory, -1 = no limit")
-	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate and the default --batch-rows (0 = min(8, files): prism and direct run up to 8 bundles at once; on Dataflow, give the harness threads per worker)")
+	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate and the default --batch-rows (0 = min(8, files): prism and direct run up to 8 bundles at once, and a smaller value is raised to that there; on Dataflow, give the harness threads per worker)")
 	fs.IntVar(&f.batchRows, "batch-rows", 0, "rows a bundle maps at a time (default: below F = 1024 features, 8 chunks of 16 MiB of features shared among the --bundles, one partial ZᵀZ matrix and one core each; from F = 1024, one chunk, mapped on all cores into one ZᵀZ — never the machine's cores): below F = 1024 each chunk of a batch, up to 8, is one more partial ZᵀZ in memory and one more core used by the bundle")
 	fs.StringVar(&f.tempDir, "temp-dir", "", "where the passes leave their results for this program: a location the workers share (default: a local temporary directory for prism and direct, --temp_location for other runners)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
@@ -432,8 +432,8 @@ func memoryMessage(e *rffbeam.MemoryError) error {
 		return fmt.Errorf("this program needs about %s to solve for F = %d features, over --max-memory %s; lower -D or raise --max-memory",
 			rff.FormatBytes(e.Need), m.F, rff.FormatBytes(e.Budget))
 	}
-	return fmt.Errorf("each worker needs about %s (%s), over --worker-memory %s; lower -D, --bundles or --batch-rows, or raise --worker-memory",
-		rff.FormatBytes(e.Need), m.Need(), rff.FormatBytes(e.Budget))
+	return fmt.Errorf("each worker needs about %s (%s), over --worker-memory %s; lower %s, or raise --worker-memory",
+		rff.FormatBytes(e.Need), m.Need(), rff.FormatBytes(e.Budget), e.Lower("-D", "--bundles", "--batch-rows"))
 }
 
 // runnerNames are the runners this program registers (the imports above), under the names the usage gives;

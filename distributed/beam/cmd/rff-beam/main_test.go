@@ -470,3 +470,25 @@ func writeBig(t *testing.T, dir string) {
 		}
 	}
 }
+
+// prism runs a bundle per file at once (up to 8) whatever --bundles says: a refusal over --worker-memory must not
+// advise lowering --bundles there, which changes neither the estimate nor the memory used; on two files
+// --bundles 3 counts a third bundle prism never runs, and lowering it does help.
+func TestWorkerMemoryAdvice(t *testing.T) {
+	dir := t.TempDir()
+	glob := writeShards(t, dir, 100, "")
+	out := filepath.Join(dir, "m.rff")
+	for _, c := range []struct {
+		bundles     string
+		wantBundles bool
+	}{
+		{"1", false},
+		{"2", false},
+		{"3", true},
+	} {
+		code, _, stderr := runCmd("fit", "--input", glob, "--out", out, "-D", "8192", "--worker-memory", "64MiB", "--bundles", c.bundles)
+		if code != 2 || !strings.Contains(stderr, "over --worker-memory 64 MiB; lower -D") || strings.Contains(stderr, "--bundles") != c.wantBundles {
+			t.Errorf("--bundles %s on prism with 2 files: exit %d, %q; want advice naming --bundles: %v", c.bundles, code, stderr, c.wantBundles)
+		}
+	}
+}
