@@ -38,7 +38,8 @@ type Options struct {
 	// Target is the target column: "first", "last" (the default), a header name or a 1-based index.
 	Target string
 	// SkipBadRows skips rows that do not parse (counted in Result.Skipped and the model's metadata) instead of
-	// failing on the first one.
+	// failing on the first one. A file whose first line is another header than the first file's fails the fit
+	// even then (ReadSpec.SkipBadRows).
 	SkipBadRows bool
 	// Runner is the Beam runner: "prism" (the default: in this process), "direct", "dataflow", "flink", "spark",
 	// "universal"; its options are Beam's flags.

@@ -615,3 +615,48 @@ func TestTargetOffset(t *testing.T) {
 		}
 	}
 }
+
+// A shard whose first line is another header than the first file's — its columns reordered, or others — is a
+// layout error with SkipBadRows too: skipped as one bad row, its rows would be read in the first file's column
+// order and the wrong column would become the target. A first data row that does not parse is still a bad row.
+func TestOtherHeaderNotSkipped(t *testing.T) {
+	dir := t.TempDir()
+	header, lines := dataLines(400, 3, "reg", 17)
+	glob, _ := writeShards(t, dir, header, lines, fourShards[:2])
+	first := filepath.Join(dir, "shards", "part-0.csv")
+	shard := filepath.Join(dir, "shards", "part-2.csv")
+	reorder := func(l string) string { // y,x1,x2,x3
+		f := strings.Split(l, ",")
+		return strings.Join(append(f[3:], f[:3]...), ",")
+	}
+	var moved []string
+	for _, l := range lines[:50] {
+		moved = append(moved, reorder(l))
+	}
+	cfg := rff.Config{Points: 16, Sigma: 2, Lambda: 1e-4}
+	for _, c := range []struct {
+		name, header string
+		rows         []string
+	}{
+		{"columns reordered", reorder(header), moved},
+		{"other names", "a,b,c,d", lines[:50]},
+		{"header only", "y,x1,x2,x3", nil},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			writeFile(t, shard, c.header, c.rows)
+			for _, skip := range []bool{false, true} {
+				_, err := Fit(context.Background(), Options{Config: cfg, Input: glob, SkipBadRows: skip})
+				want := shard + ":1: column 1: "
+				if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "(and the line is not the header of "+first+")") {
+					t.Errorf("skip bad rows %v: %v, want the layout error %q… naming the header of %s", skip, err, want, first)
+				}
+			}
+		})
+	}
+	// A bad first data row of a shard (a mistyped number, not a name) stays a bad row that SkipBadRows skips.
+	writeFile(t, shard, "", append([]string{"1,2.5.1,3,4"}, lines[:50]...))
+	r := fitBeam(t, Options{Config: cfg, Input: glob, SkipBadRows: true})
+	if r.Skipped != 1 || r.Rows != 450 {
+		t.Errorf("a bad first row: skipped %d, rows %d; want 1 and 450", r.Skipped, r.Rows)
+	}
+}

@@ -1,6 +1,7 @@
 package rffbeam
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -95,7 +96,9 @@ type ReadSpec struct {
 	Classify       bool
 	NumericTargets bool
 	// SkipBadRows skips rows that do not parse, counting them (Rows.Skipped); otherwise the first one fails the
-	// pipeline with a one-line error naming the file, line and column.
+	// pipeline with a one-line error naming the file, line and column. A file's first line that is another header
+	// than Layout's (dataset.DetectCSVLayout takes it for one) fails the pipeline even then: its rows would be
+	// read in the first file's column order.
 	SkipBadRows bool
 	// BlockRows is the number of rows of each emitted block (default 1024).
 	BlockRows int
@@ -152,11 +155,16 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 	fresh := func() Rows { return Rows{File: path, Start: kept, X: make([]float64, 0, block*d)} }
 	b := fresh()
 	first := true
+	var peeked []byte // a line read ahead (lookAhead), processed next
+	peekedNum := 0
 	for {
-		line, num, err := lr.next()
-		if err != nil {
-			return dataError("%v", err)
+		line, num := peeked, peekedNum
+		if peeked == nil {
+			if line, num, err = lr.next(); err != nil {
+				return dataError("%v", err)
+			}
 		}
+		peeked = nil
 		if line == nil {
 			break
 		}
@@ -180,10 +188,21 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 		}
 		if err != nil {
 			msg := err.Error()
+			header := false
 			if num == lr.firstLine && sp.Layout.Header != nil {
 				msg += fmt.Sprintf(" (and the line is not the header of %s)", sp.FirstFile)
+				if sp.SkipBadRows {
+					// Another header — the columns reordered, or others — is a layout error, not a bad row: the
+					// file's rows would be read in the first file's column order.
+					line = bytes.Clone(line)
+					if peeked, peekedNum, err = lr.next(); err != nil {
+						return dataError("%v", err)
+					}
+					l, err := dataset.DetectCSVLayout(path, line, peeked, "none")
+					header = err == nil && l.Header != nil
+				}
 			}
-			if !sp.SkipBadRows {
+			if !sp.SkipBadRows || header {
 				return dataError("%s:%d: %s", path, num, msg)
 			}
 			b.Skipped++

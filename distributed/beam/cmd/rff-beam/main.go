@@ -249,7 +249,7 @@ func newFitFlags() *fitFlags {
 	fs.Uint64Var(&f.cfg.Seed, "seed", 1, "seed of the feature map (and of the bandwidth's sample)")
 	fs.BoolVar(&f.cfg.Uncertainty, "uncertainty", false, "regression: keep the posterior of Bayesian linear regression on the features in the model (rff predict --std); needs λ > 0")
 	fs.IntVar(&f.cfg.MaxClasses, "max-classes", 0, "largest number of classes a classifier accepts (default: 1000, and at most half the rows)")
-	fs.BoolVar(&f.skipBadRows, "skip-bad-rows", false, "skip rows that do not parse, count them and record the count in the model, instead of failing on the first one")
+	fs.BoolVar(&f.skipBadRows, "skip-bad-rows", false, "skip rows that do not parse, count them and record the count in the model, instead of failing on the first one (a file whose first line is another header than the first file's still fails)")
 	fs.Var(&f.workerMemory, "worker-memory", "memory a worker may spend on the statistics, in bytes or with a unit (12GiB): a fit whose estimate exceeds it is refused before it starts; 0 = half of this machine's available memory, -1 = no limit")
 	fs.Var(&f.maxMemory, "max-memory", "memory budget of this program (which solves): 0 = half of the available memory, -1 = no limit")
 	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate and the default --batch-rows (0 = min(8, files): prism and direct run up to 8 bundles at once, and a smaller value is raised to that there; on Dataflow, give the harness threads per worker)")
