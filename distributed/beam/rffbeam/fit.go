@@ -545,17 +545,21 @@ func makeTempDir(dir string) (created bool, err error) {
 }
 
 // WriteResult writes the single []byte element of col (the output of ScanFn or StatsFn) to the file path of
-// Beam's file systems, for the driver to read.
+// Beam's file systems, for the driver to read. A col without an element — a combine of no rows — leaves an empty
+// file, so that the driver tells a pass that read no rows from a result that never reached it.
 func WriteResult(s beam.Scope, path string, col beam.PCollection) {
-	beam.ParDo0(s.Scope("rffbeam.WriteResult"), &writeFn{Path: path}, col)
+	s = s.Scope("rffbeam.WriteResult")
+	beam.ParDo0(s, &writeFn{Path: path}, beam.Impulse(s), beam.SideInput{Input: col})
 }
 
 type writeFn struct {
 	Path string
 }
 
-// ProcessElement writes b to the file.
-func (f *writeFn) ProcessElement(ctx context.Context, b []byte) error {
+// ProcessElement writes the result, or nothing, to the file.
+func (f *writeFn) ProcessElement(ctx context.Context, _ []byte, results func(*[]byte) bool) error {
+	var b []byte
+	results(&b)
 	fs, err := filesystem.New(ctx, f.Path)
 	if err != nil {
 		return err
@@ -572,19 +576,27 @@ func (f *writeFn) ProcessElement(ctx context.Context, b []byte) error {
 	return w.Close()
 }
 
+// readResult reads the result of a pass at path — by its name, never as a glob: a temporary directory may hold
+// [, *, ? — and returns errNoStats for the empty file of a pass that read no rows. A missing file is an error that
+// names the directory the workers should have written to.
 func readResult(ctx context.Context, path string) ([]byte, error) {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer fs.Close()
-	if found, err := fs.List(ctx, path); err == nil && len(found) == 0 {
-		return nil, errNoStats
-	}
 	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		dir := path[:strings.LastIndexAny(path, `/\`)+1]
+		return nil, fmt.Errorf("the pipeline ended without its result reaching this program (%v): the workers write the passes' results under the temporary directory %s, which must be a location they share with this program", err, strings.TrimRight(dir, `/\`))
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("reading the result of a pass: %w", err)
 	}
-	defer r.Close()
-	return io.ReadAll(r)
+	if len(b) == 0 {
+		return nil, errNoStats
+	}
+	return b, nil
 }

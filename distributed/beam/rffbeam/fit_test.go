@@ -660,3 +660,40 @@ func TestOtherHeaderNotSkipped(t *testing.T) {
 		t.Errorf("a bad first row: skipped %d, rows %d; want 1 and 450", r.Skipped, r.Rows)
 	}
 }
+
+// The driver reads each pass's result by its path, not as a glob: a temporary directory whose name holds glob
+// characters ([ ] * ?) works. A result that is missing — the workers wrote it where this program does not read, as
+// with a temporary directory the workers do not share — is reported as such, naming the directory, rather than
+// blamed on the input as "no data rows"; a pass that read no rows still says "no data rows".
+func TestResultPaths(t *testing.T) {
+	dir := t.TempDir()
+	header, lines := dataLines(200, 3, "reg", 23)
+	glob, _ := writeShards(t, dir, header, lines, fourShards[:2])
+	cfg := rff.Config{Points: 16, Sigma: 2, Lambda: 1e-4}
+	for _, name := range []string{"td[1]", "td*", "td?"} {
+		t.Run(name, func(t *testing.T) {
+			td := filepath.Join(dir, name)
+			if err := os.Mkdir(td, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if r, err := Fit(context.Background(), Options{Config: cfg, Input: glob, TempDir: td}); err != nil || r.Rows != 200 {
+				t.Errorf("--temp-dir %s: %v", td, err)
+			}
+		})
+	}
+	td := t.TempDir()
+	_, err := readResult(context.Background(), filepath.Join(td, "rff-beam-0", "pass1"))
+	if err == nil || errors.Is(err, errNoStats) || !strings.Contains(err.Error(), filepath.Join(td, "rff-beam-0")) || !strings.Contains(err.Error(), "share") {
+		t.Errorf("a missing result: %v; want an error naming the directory and that the workers must share it", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(empty, "a.csv"), header, nil)
+	writeFile(t, filepath.Join(empty, "b.csv"), header, nil)
+	_, err = Fit(context.Background(), Options{Config: cfg, Input: filepath.Join(empty, "*.csv"), TempDir: filepath.Join(dir, "td[1]")})
+	if err == nil || !strings.HasSuffix(err.Error(), ": no data rows") {
+		t.Errorf("files of headers only: %v, want no data rows", err)
+	}
+}

@@ -13,7 +13,8 @@ import (
 func init() {
 	register.DoFn3x1[context.Context, string, func(Rows), error](&readFn{})
 	register.Emitter1[Rows]()
-	register.DoFn2x1[context.Context, []byte, error](&writeFn{})
+	register.DoFn3x1[context.Context, []byte, func(*[]byte) bool, error](&writeFn{})
+	register.Iter1[[]byte]()
 	register.Combiner3[*scanAcc, Rows, []byte](&ScanFn{})
 	register.Combiner3[*statsAcc, Rows, []byte](&StatsFn{})
 	register.Combiner3[*sampleAcc, Rows, []byte](&SampleFn{})
