@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -404,25 +405,37 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	if err := res.Model.Save(f.out); err != nil {
-		return err
-	}
 	rep := fitReport{Model: f.out, Info: res.Model.Info(), Rows: res.Rows, Files: len(res.Files), Skipped: res.Skipped,
 		FirstSkipped: res.FirstSkipped, Runner: runner, Memory: res.Memory, Seconds: res.Seconds}
 	rep.Seconds["total"] = time.Since(t0).Seconds()
+	var text bytes.Buffer
 	if f.asJSON {
-		return json.NewEncoder(stdout).Encode(rep)
-	}
-	fmt.Fprintf(stdout, "fitted on %d rows of %d files in %.2fs on %s: %s\n", res.Rows, len(res.Files), rep.Seconds["total"], runner, res.Model)
-	if f.skipBadRows {
-		fmt.Fprintf(stdout, "skipped %d bad rows", res.Skipped)
-		if res.FirstSkipped != "" {
-			fmt.Fprintf(stdout, "; the first: %s", res.FirstSkipped)
+		if err := json.NewEncoder(&text).Encode(rep); err != nil {
+			return err
 		}
-		fmt.Fprintln(stdout)
+	} else {
+		fmt.Fprintf(&text, "fitted on %d rows of %d files in %.2fs on %s: %s\n", res.Rows, len(res.Files), rep.Seconds["total"], runner, res.Model)
+		if f.skipBadRows {
+			fmt.Fprintf(&text, "skipped %d bad rows", res.Skipped)
+			if res.FirstSkipped != "" {
+				fmt.Fprintf(&text, "; the first: %s", res.FirstSkipped)
+			}
+			fmt.Fprintln(&text)
+		}
+		fmt.Fprintf(&text, "model written to %s\n", f.out)
 	}
-	fmt.Fprintf(stdout, "model written to %s\n", f.out)
-	return nil
+	// The model is staged beside --out and replaces it only once what is printed was written in full: a failed
+	// write to stdout (a full disk, a closed pipe) leaves the existing model as it was.
+	var batch atomicfile.Batch
+	defer batch.Abort()
+	if err := batch.Add(f.out, res.Model.Write); err != nil {
+		return err
+	}
+	batch.Then(func() error {
+		_, err := stdout.Write(text.Bytes())
+		return err
+	})
+	return batch.Commit()
 }
 
 // memoryMessage is the one line that refuses a fit over a memory budget, naming the flags that change it.

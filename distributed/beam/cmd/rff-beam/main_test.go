@@ -492,3 +492,28 @@ func TestWorkerMemoryAdvice(t *testing.T) {
 		}
 	}
 }
+
+// A failed write to stdout leaves the existing model as it was: the model is staged and replaced only after what
+// the command prints was written in full, so that a failure leaves no output changed.
+func TestWriteFailureKeepsModel(t *testing.T) {
+	dir := t.TempDir()
+	glob := writeShards(t, dir, 100, "")
+	out := filepath.Join(dir, "p.rff")
+	for _, json := range []bool{false, true} {
+		if err := os.WriteFile(out, []byte("precious\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"fit", "--input", glob, "--out", out, "-D", "8", "--sigma", "2"}
+		if json {
+			args = append(args, "--json")
+		}
+		var stderr bytes.Buffer
+		code := run(args, failingWriter{}, &stderr)
+		if b, err := os.ReadFile(out); code != 2 || err != nil || string(b) != "precious\n" {
+			t.Errorf("--json %v: exit %d (%s); the existing model became %.20q (%v)", json, code, stderr.String(), b, err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+			t.Errorf("--json %v: temporary files left behind: %v", json, left)
+		}
+	}
+}
