@@ -78,7 +78,7 @@ func EstimateMemory(F, P, d, points, batchRows, bundles int) Memory {
 	f, p := float64(F), float64(P)
 	// learn.Accumulator: a batch fills one shard per chunk, up to learn.GramShards(F).
 	chunk := ChunkRows(F)
-	m.Shards = min(learn.GramShards(F), (batchRows+chunk-1)/chunk)
+	m.Shards = min(learn.GramShards(F), batchRows/chunk+boolInt(batchRows%chunk != 0)) // ⌈batchRows/chunk⌉, without overflow
 	stats := f*f + f*p + f + 2*p
 	packed := f*(f+1)/2 + f*p + f + 2*p
 	c, pts := float64(chunk), float64(points)
@@ -87,7 +87,7 @@ func EstimateMemory(F, P, d, points, batchRows, bundles int) Memory {
 		blocks := (chunk + learn.BlockRows - 1) / learn.BlockRows
 		mapping = c*f + float64(min(numCPU(), blocks)*min(learn.BlockRows, chunk))*pts + float64(blocks)*(p+1)*f
 	}
-	pending := float64(batchRows+1024) * (float64(d) + p) * 2
+	pending := (float64(batchRows) + 1024) * (float64(d) + p) * 2 // in floating point: batchRows may be near MaxInt
 	m.Bundle = bytes8(float64(m.Shards)*stats + mapping + pending + packed)
 	m.Merge = bytes8(2*stats + packed)
 	m.Worker = withHeadroom(max(satMul(m.Bundle, int64(bundles)), m.Merge))
@@ -118,9 +118,12 @@ func satMul(a, b int64) int64 {
 // String describes the estimate in one line.
 func (m Memory) String() string {
 	return fmt.Sprintf("F = %d features, %d outputs: %s per bundle (%d partial ZᵀZ of %s), %s per worker running %s, %s for the final merge, %s for the driver",
-		m.F, m.P, rff.FormatBytes(m.Bundle), m.Shards, rff.FormatBytes(int64(8*m.F*m.F)), rff.FormatBytes(m.Worker),
+		m.F, m.P, rff.FormatBytes(m.Bundle), m.Shards, rff.FormatBytes(m.gram()), rff.FormatBytes(m.Worker),
 		plural(m.Bundles, "bundle"), rff.FormatBytes(m.Merge), rff.FormatBytes(m.Driver))
 }
+
+// gram is the size of one ZᵀZ, F²·8 bytes, saturated as the estimates are (8·F·F overflows from F = 2³¹ on).
+func (m Memory) gram() int64 { return bytes8(float64(m.F) * float64(m.F)) }
 
 // FromMerge reports whether the worker's estimate comes from the final merge rather than the bundles.
 func (m Memory) FromMerge() bool { return m.Merge >= satMul(m.Bundle, int64(m.Bundles)) }
@@ -129,10 +132,10 @@ func (m Memory) FromMerge() bool { return m.Merge >= satMul(m.Bundle, int64(m.Bu
 func (m Memory) Need() string {
 	if m.FromMerge() {
 		return fmt.Sprintf("the final merge: two ZᵀZ of F = %d features, %s each, and one packed, plus %d%% for the garbage collector",
-			m.F, rff.FormatBytes(int64(8*m.F*m.F)), WorkerGCPercent)
+			m.F, rff.FormatBytes(m.gram()), WorkerGCPercent)
 	}
 	return fmt.Sprintf("%s × %s: %s of F = %d features, %s each, plus %d%% for the garbage collector", plural(m.Bundles, "bundle"),
-		rff.FormatBytes(m.Bundle), plural(m.Shards, "partial ZᵀZ"), m.F, rff.FormatBytes(int64(8*m.F*m.F)), WorkerGCPercent)
+		rff.FormatBytes(m.Bundle), plural(m.Shards, "partial ZᵀZ"), m.F, rff.FormatBytes(m.gram()), WorkerGCPercent)
 }
 
 func plural(n int, what string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -135,5 +136,31 @@ func TestLocalRunnerBundles(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "bundles per worker") || me.RunnerBundles != 8 {
 		t.Errorf("prism runs 8 bundles at once: the refusal must not advise fewer (runner bundles %d): %v", me.RunnerBundles, err)
+	}
+}
+
+// The estimate saturates instead of overflowing: a batch of nearly MaxInt rows or a map of nearly MaxInt features
+// must come out as an enormous need that every budget refuses, and the description must not print a wrapped-around
+// size (a ZᵀZ of 2⁶³ features "32 B each").
+func TestEstimateMemorySaturates(t *testing.T) {
+	const huge = int64(1) << 60 // beyond any machine's memory
+	for _, c := range []struct {
+		name                      string
+		F, points, batch, bundles int
+	}{
+		{"batch rows near MaxInt", 64, 32, math.MaxInt - 1000, 1},
+		{"batch rows at MaxInt", 64, 32, math.MaxInt, 8},
+		{"features near MaxInt", math.MaxInt - 1, math.MaxInt / 2, 0, 1},
+		{"features at 2^32", 1 << 32, 1 << 31, 0, 8},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			m := EstimateMemory(c.F, 1, 64, c.points, c.batch, c.bundles)
+			if m.Worker < huge || m.Bundle <= 0 || m.Merge <= 0 || m.Driver <= 0 {
+				t.Errorf("worker %d, bundle %d, merge %d, driver %d: want saturated sizes of at least %d", m.Worker, m.Bundle, m.Merge, m.Driver, huge)
+			}
+			if c.F > 1<<20 && (m.Driver < huge || strings.Contains(m.String()+m.Need(), " B each")) {
+				t.Errorf("F = %d: driver %d; %s; %s", c.F, m.Driver, m, m.Need())
+			}
+		})
 	}
 }

@@ -517,3 +517,24 @@ func TestWriteFailureKeepsModel(t *testing.T) {
 		}
 	}
 }
+
+// Sizes near the largest int are refused by the memory check, in one line that prints no wrapped-around size:
+// the estimate saturates rather than overflowing past the budget.
+func TestHugeSizesRefused(t *testing.T) {
+	dir := t.TempDir()
+	glob := writeShards(t, dir, 100, "")
+	out := filepath.Join(dir, "m.rff")
+	for _, args := range [][]string{
+		{"--batch-rows", "9223372036854774783", "-D", "8"},
+		{"--batch-rows", "9223372036854775807", "-D", "8"},
+		{"-D", "9223372036854775807"},
+	} {
+		code, _, stderr := runCmd(append([]string{"fit", "--input", glob, "--out", out, "--sigma", "2"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "over --worker-memory") || strings.Contains(stderr, " B each") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want one line refusing the fit over --worker-memory", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a refused fit wrote its model")
+	}
+}
