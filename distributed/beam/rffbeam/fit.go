@@ -135,6 +135,9 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 			fmt.Fprintf(o.Log, format+"\n", args...)
 		}
 	}
+	if cfg.Uncertainty && !(cfg.Lambda > 0) { // Fit has no choice of λ (Config.Tune, Config.CV) to offer instead
+		return nil, fmt.Errorf("Config.Uncertainty needs λ > 0, got Config.Lambda %g: the weights' prior variance is σ²/(Nλ); give a positive Config.Lambda", cfg.Lambda)
+	}
 	steps, err := rff.PreprocessSteps(cfg)
 	if err != nil {
 		return nil, err
@@ -261,6 +264,9 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	}
 	logf("pass 1: %d rows (%d skipped) in %.1fs", scan.Rows, res.Skipped, res.Seconds["pass1"])
 	if scan.Rows == 0 {
+		if res.Skipped > 0 {
+			return nil, fmt.Errorf("%s: no data rows (%s skipped; the first: %s)", describeFiles(files), plural(res.Skipped, "bad row"), res.FirstSkipped)
+		}
 		return nil, fmt.Errorf("%s: no data rows", describeFiles(files))
 	}
 	sc, err := scan.Scaler(steps)
@@ -271,7 +277,7 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	var labels []string
 	if classify {
 		if scan.TooManyLabels {
-			return nil, fmt.Errorf("the target has more than %d classes (or more than %d distinct spellings of its values): it looks continuous; fit a regression, or raise the class limit", maxLabels, max(8*maxLabels, 1<<16))
+			return nil, fmt.Errorf("the target has more than %d classes (or more than %d distinct spellings of its values): it looks continuous; fit a regression, or raise Config.MaxClasses", maxLabels, max(8*maxLabels, 1<<16))
 		}
 		labels = dataset.NewClasses(scan.Labels, scan.Numeric).Labels
 		if len(labels) < 2 {
@@ -373,6 +379,9 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	if res.Model, err = rff.FitFromStats(cfg, ds); err != nil {
+		if strings.Contains(err.Error(), "not positive definite") { // the solvers' advice, "increase λ", named as the option
+			return nil, fmt.Errorf("Config.Lambda %g: the ridge system ZᵀZ + NλI is not positive definite at this λ (the features are linearly dependent on these rows); raise Config.Lambda", cfg.Lambda)
+		}
 		return nil, err
 	}
 	res.Rows = scan.Rows

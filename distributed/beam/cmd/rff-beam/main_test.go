@@ -538,3 +538,33 @@ func TestHugeSizesRefused(t *testing.T) {
 		t.Error("a refused fit wrote its model")
 	}
 }
+
+// Refusals name the flags of this command that fix them — never a library field (MaxClasses), a tuning option it
+// does not have (Tune, CV) or a bare symbol (λ) — and a data set whose every row was skipped says how many were.
+func TestMessagesNameFlags(t *testing.T) {
+	dir := t.TempDir()
+	glob := writeShards(t, dir, 100, "")
+	allBad := filepath.Join(dir, "bad")
+	if err := os.Mkdir(allBad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	badGlob := writeShards(t, allBad, 0, "1,2,x,4\n")
+	out := filepath.Join(dir, "m.rff")
+	for _, c := range []struct {
+		name      string
+		args      []string
+		want, not string
+	}{
+		{"too many classes", []string{"--input", glob, "--task", "classification", "--max-classes", "5", "-D", "8", "--sigma", "1"}, "raise --max-classes", "class limit"},
+		{"singular system", []string{"--input", glob, "--lambda", "0", "-D", "128", "--sigma", "1"}, "raise --lambda", "increase λ"},
+		{"uncertainty without λ", []string{"--input", glob, "--lambda", "0", "--uncertainty", "-D", "8", "--sigma", "1"}, "--lambda", "Tune or CV"},
+		{"every row skipped", []string{"--input", badGlob, "--skip-bad-rows", "-D", "8", "--sigma", "1"}, `no data rows (1 bad row skipped; the first: ` + filepath.Join(allBad, "part-0.csv") + `:2: column 3: "x" is not a number)`, "\x00"},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			code, _, stderr := runCmd(append([]string{"fit", "--out", out}, c.args...)...)
+			if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, c.not) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, %q; want one line with %q and without %q", code, stderr, c.want, c.not)
+			}
+		})
+	}
+}
