@@ -19,6 +19,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -42,6 +43,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
 
 	"github.com/rffkit/rff"
+	"github.com/rffkit/rff/dataset"
 	"github.com/rffkit/rff/distributed/beam/rffbeam"
 	"github.com/rffkit/rff/internal/atomicfile"
 	"github.com/rffkit/rff/internal/cliflag"
@@ -161,6 +163,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rff-beam: unknown command %q (run \"rff-beam help\")\n", args[0])
 		return 2
 	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // the fit's limitHeap lasts as long as it
 	err := runFit(args[1:], out, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		err = nil
@@ -311,6 +314,34 @@ type fitReport struct {
 	Seconds      map[string]float64 `json:"seconds"`
 }
 
+// limitHeap makes the budgets the Go runtime's soft memory limit for the rest of the command (run restores the
+// previous one), unless the environment sets GOMEMLIMIT or a budget is -1 (no limit): the memory checks count what
+// the fit keeps, and the limit makes the collector free what it dropped before the heap outgrows the budgets —
+// with the default pacing, and more so under CPU load, the heap may grow well past what is live. prism and direct
+// run the workers in this process: the limit is the driver's budget (--max-memory) and the worker's
+// (--worker-memory) together; another runner's workers are other processes, and the limit the driver's budget.
+func limitHeap(runner string, worker, driver int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if worker == 0 {
+		worker = dataset.DefaultMaxBytes()
+	}
+	if driver == 0 {
+		driver = dataset.DefaultMaxBytes()
+	}
+	limit := driver
+	if localRunner(runner) {
+		if worker < 0 || driver < 0 || worker > math.MaxInt64-driver {
+			return
+		}
+		limit = worker + driver
+	}
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+}
+
 func runFit(args []string, stdout, stderr io.Writer) error {
 	f := newFitFlags()
 	mine, beams, beamSet, err := splitArgs(f.fs, args)
@@ -396,6 +427,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if f.verbose {
 		o.Log = stderr
 	}
+	limitHeap(runner, o.WorkerMemory, f.cfg.MaxMemory)
 	t0 := time.Now()
 	res, err := rffbeam.Fit(context.Background(), o)
 	if err != nil {
