@@ -101,10 +101,13 @@ var scratch struct {
 	restore func()
 }
 
-// removeTemps removes the temporary files and directories of the fit in progress. TMPDIR is put back first, so
-// that a runner creating a temporary file meanwhile finds a directory (Beam's would fail on a nil file) rather
-// than the one being removed.
+// removeTemps removes the temporary files and directories of the fit in progress. The model's write is
+// interrupted first: the fit failing as its directories go must find the command interrupted (and leave the exit
+// to the signal's handler) rather than report the failure and exit 2 before this ends. TMPDIR is put back before
+// the directory goes, so that a runner creating a temporary file meanwhile finds a directory (Beam's would fail on
+// a nil file) rather than the one being removed.
 func removeTemps() {
+	atomicfile.Interrupt()
 	scratch.Lock()
 	if scratch.dir != "" {
 		scratch.restore()
@@ -113,7 +116,6 @@ func removeTemps() {
 	}
 	scratch.Unlock()
 	rffbeam.RemoveTemps()
-	atomicfile.Interrupt()
 }
 
 // useScratch creates the command's temporary directory in the system's and points TMPDIR at it; the function it
