@@ -24,6 +24,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/direct"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/rffkit/rff"
@@ -653,11 +654,14 @@ func TestOtherHeaderNotSkipped(t *testing.T) {
 			}
 		})
 	}
-	// A bad first data row of a shard (a mistyped number, not a name) stays a bad row that SkipBadRows skips.
-	writeFile(t, shard, "", append([]string{"1,2.5.1,3,4"}, lines[:50]...))
-	r := fitBeam(t, Options{Config: cfg, Input: glob, SkipBadRows: true})
-	if r.Skipped != 1 || r.Rows != 450 {
-		t.Errorf("a bad first row: skipped %d, rows %d; want 1 and 450", r.Skipped, r.Rows)
+	// A bad first data row of a shard — a mistyped number, or a word among numbers ("x", "NA", "?"), not a line of
+	// names — stays a bad row that SkipBadRows skips.
+	for _, bad := range []string{"1,2.5.1,3,4", "1,2,x,4", "NA,2,3,4", "1,?,3,4"} {
+		writeFile(t, shard, "", append([]string{bad}, lines[:50]...))
+		r := fitBeam(t, Options{Config: cfg, Input: glob, SkipBadRows: true})
+		if r.Skipped != 1 || r.Rows != 450 {
+			t.Errorf("a bad first row %q: skipped %d, rows %d; want 1 and 450", bad, r.Skipped, r.Rows)
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package rffbeam
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -97,8 +96,8 @@ type ReadSpec struct {
 	NumericTargets bool
 	// SkipBadRows skips rows that do not parse, counting them (Rows.Skipped); otherwise the first one fails the
 	// pipeline with a one-line error naming the file, line and column. A file's first line that is another header
-	// than Layout's (dataset.DetectCSVLayout takes it for one) fails the pipeline even then: its rows would be
-	// read in the first file's column order.
+	// than Layout's (a line of names, without a number: dataset.DetectCSVLayout takes it for one) fails the pipeline
+	// even then: its rows would be read in the first file's column order.
 	SkipBadRows bool
 	// BlockRows is the number of rows of each emitted block (default 1024).
 	BlockRows int
@@ -155,16 +154,11 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 	fresh := func() Rows { return Rows{File: path, Start: kept, X: make([]float64, 0, block*d)} }
 	b := fresh()
 	first := true
-	var peeked []byte // a line read ahead (lookAhead), processed next
-	peekedNum := 0
 	for {
-		line, num := peeked, peekedNum
-		if peeked == nil {
-			if line, num, err = lr.next(); err != nil {
-				return dataError("%v", err)
-			}
+		line, num, err := lr.next()
+		if err != nil {
+			return dataError("%v", err)
 		}
-		peeked = nil
 		if line == nil {
 			break
 		}
@@ -193,12 +187,9 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(Rows
 				msg += fmt.Sprintf(" (and the line is not the header of %s)", sp.FirstFile)
 				if sp.SkipBadRows {
 					// Another header — the columns reordered, or others — is a layout error, not a bad row: the
-					// file's rows would be read in the first file's column order.
-					line = bytes.Clone(line)
-					if peeked, peekedNum, err = lr.next(); err != nil {
-						return dataError("%v", err)
-					}
-					l, err := dataset.DetectCSVLayout(path, line, peeked, "none")
+					// file's rows would be read in the first file's column order. A line of names has no number
+					// in it; a bad row ("1,2,x,4", "NA,…") has some, and is skipped as any other.
+					l, err := dataset.DetectCSVLayout(path, line, nil, "none")
 					header = err == nil && l.Header != nil
 				}
 			}
