@@ -61,9 +61,14 @@ func main() {
 		removeTempsOnSignal(os.Args[1])
 	}
 	quietBrokenPipe()
-	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// exit ends the process with code — unless a signal is ending the command: its handler then reports it and exits
+// with the signal's code, and exit waits for that.
+func exit(code int) {
 	if atomicfile.Interrupted() {
-		select {} // a signal ended the command: its handler reports it and exits with the signal's code
+		select {}
 	}
 	os.Exit(code)
 }

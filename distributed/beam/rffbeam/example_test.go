@@ -244,7 +244,7 @@ func ExampleMemoryError() {
 	}
 	// Output:
 	// worker 8196 true
-	// each worker needs about 3.7 GiB (4 bundles × 793.2 MiB: 1 partial ZᵀZ of F = 8196 features, 512.5 MiB each, plus 20% for the garbage collector), over the worker memory budget of 256 MiB; lower D, the bundles per worker or the batch rows, or raise the budget
+	// each worker needs about 3.7 GiB (4 bundles × 793.2 MiB: 1 partial ZᵀZ of F = 8196 features, 512.5 MiB each, plus 20% for the garbage collector), over the worker memory budget of 256 MiB; lower D or the bundles per worker, or raise the budget
 }
 
 // The pieces of Fit compose into a pipeline: ReadRows reads the shards with the layout of the first, ScanFn

@@ -53,9 +53,10 @@ type Options struct {
 	WorkerMemory int64
 	// Bundles is the number of bundles a worker processes at once, for the memory estimate and the default batch:
 	// 0 means min(8, files) (prism runs up to 8 bundles at once, each with at least one file; on Dataflow give the
-	// harness threads per worker). On prism and direct, which run the bundles in this process, a smaller value is
-	// raised to min(8, files): prism's limit of concurrent bundles is fixed, so fewer would not use less memory
-	// (MemoryError.RunnerBundles). BatchRows is the rows a bundle maps at a time (0: DefaultBatchRows), BlockRows
+	// harness threads per worker). On prism, which runs up to 8 bundles at once in this process, a smaller value is
+	// raised to min(8, files) for the memory estimate: prism's limit is fixed, so fewer would not use less memory
+	// (MemoryError.RunnerBundles); the default BatchRows follows the value given. The direct runner runs one bundle
+	// at a time. BatchRows is the rows a bundle maps at a time (0: DefaultBatchRows), BlockRows
 	// the rows of a Rows element (0: 1024); negative values are errors. The defaults never depend on this
 	// machine's cores. How rows are grouped into partial sums — which Rows elements a bundle accumulates, and the
 	// order in which the runner merges the bundles' accumulators — is the runner's choice and varies from run to
@@ -88,8 +89,8 @@ type MemoryError struct {
 	Budget int64
 	Memory Memory
 	// RunnerBundles is the number of bundles the runner runs at once in this process whatever Options.Bundles says
-	// (prism and direct: min(8, files)), which Memory.Bundles is never below; 0 for a remote runner, whose workers
-	// run Options.Bundles.
+	// (prism: min(8, files)), which Memory.Bundles is never below; 0 for the others (direct runs one bundle at a
+	// time, a remote runner's workers run Options.Bundles).
 	RunnerBundles int
 }
 
@@ -104,16 +105,27 @@ func (e *MemoryError) Error() string {
 }
 
 // Lower lists, given the names of D, of the bundles per worker and of the batch rows, those that lower a worker's
-// need: only D when the final merge dominates (it depends on F alone); the bundles only above those the runner
-// runs at once anyway (RunnerBundles).
+// need: only D when the final merge dominates (it depends on F alone); the bundles only above one and above those
+// the runner runs at once anyway (RunnerBundles); the batch rows only when a batch holds more than one chunk (one
+// partial ZᵀZ each; from F = 1024 a batch is one chunk).
 func (e *MemoryError) Lower(d, bundles, batch string) string {
-	switch {
-	case e.Memory.FromMerge():
+	if e.Memory.FromMerge() {
 		return d
-	case e.Memory.Bundles > e.RunnerBundles:
-		return d + ", " + bundles + " or " + batch
 	}
-	return d + " or " + batch
+	names := []string{d}
+	if e.Memory.Bundles > max(e.RunnerBundles, 1) {
+		names = append(names, bundles)
+	}
+	if e.Memory.Shards > 1 {
+		names = append(names, batch)
+	}
+	switch len(names) {
+	case 1:
+		return d
+	case 2:
+		return names[0] + " or " + names[1]
+	}
+	return names[0] + ", " + names[1] + " or " + names[2]
 }
 
 // Fit fits a model on the CSV files o.Input with Beam pipelines — the first pass (ScanFn) fits the preprocessing and
@@ -196,19 +208,20 @@ func Fit(ctx context.Context, o Options) (*Result, error) {
 	}
 	// prism runs up to 8 bundles at once, each with at least one file, whatever Options.Bundles says: the estimate
 	// counts them all, or a smaller Bundles would pass the check without lowering the memory used.
+	// (The direct runner runs one bundle at a time: there Bundles is taken as given.)
 	runnerBundles := 0
-	if local {
+	if runner == "prism" || runner == "PrismRunner" {
 		runnerBundles = min(localBundles, len(files))
 	}
 	if o.Bundles == 0 {
 		o.Bundles = min(localBundles, len(files))
 	}
+	if o.BatchRows == 0 { // from the bundles given: they are part of the grouping of rows into sums (the rounding)
+		o.BatchRows = DefaultBatchRows(F, o.Bundles)
+	}
 	if o.Bundles < runnerBundles {
 		logf("bundles: %d given, but %s runs %d at once here (min(%d, files)): the estimate counts %d", o.Bundles, runner, runnerBundles, localBundles, runnerBundles)
 		o.Bundles = runnerBundles
-	}
-	if o.BatchRows == 0 {
-		o.BatchRows = DefaultBatchRows(F, o.Bundles)
 	}
 	if res.Memory, err = checkMemory(o, F, P, d, points, runnerBundles); err != nil {
 		return nil, err

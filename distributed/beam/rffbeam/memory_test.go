@@ -97,7 +97,7 @@ func TestEstimateMemoryCounts(t *testing.T) {
 	}
 }
 
-// On prism and direct the bundles run in this process, and prism runs up to 8 at once (min(8, files), each bundle
+// On prism the bundles run in this process, up to 8 at once (min(8, files), each bundle
 // holding at least one file) whatever Options.Bundles says: a smaller Bundles must not lower the estimate the
 // budget is checked against — the memory actually used does not go down — and the refusal must not advise
 // lowering it. A larger Bundles is kept: it can only make the check stricter.
@@ -137,6 +137,19 @@ func TestLocalRunnerBundles(t *testing.T) {
 	if strings.Contains(err.Error(), "bundles per worker") || me.RunnerBundles != 8 {
 		t.Errorf("prism runs 8 bundles at once: the refusal must not advise fewer (runner bundles %d): %v", me.RunnerBundles, err)
 	}
+	// The default batch comes from the bundles given (they are part of the grouping of rows into sums, so of the
+	// bits), not from those the estimate counts: one bundle maps batches of several chunks, eight one chunk each.
+	small := rff.Config{Points: 64, Sigma: 2, Lambda: 1e-4} // F = 128: below F = 1024, batches of several chunks
+	r1 := fitBeam(t, Options{Config: small, Input: glob, Bundles: 1, WorkerMemory: -1})
+	r8 := fitBeam(t, Options{Config: small, Input: glob, WorkerMemory: -1})
+	if r1.Memory.Shards <= r8.Memory.Shards {
+		t.Errorf("--bundles 1: %d chunks a batch, default bundles: %d; want more for one bundle", r1.Memory.Shards, r8.Memory.Shards)
+	}
+	// The direct runner runs one bundle at a time: the bundles given are counted as given.
+	d := fitBeam(t, Options{Config: cfg, Input: glob, Runner: "direct", Bundles: 1, WorkerMemory: -1})
+	if d.Memory.Bundles != 1 {
+		t.Errorf("--bundles 1 on direct: estimate for %d bundles, want 1", d.Memory.Bundles)
+	}
 }
 
 // The estimate saturates instead of overflowing: a batch of nearly MaxInt rows or a map of nearly MaxInt features
@@ -160,6 +173,32 @@ func TestEstimateMemorySaturates(t *testing.T) {
 			}
 			if c.F > 1<<20 && (m.Driver < huge || strings.Contains(m.String()+m.Need(), " B each")) {
 				t.Errorf("F = %d: driver %d; %s; %s", c.F, m.Driver, m, m.Need())
+			}
+		})
+	}
+}
+
+// MemoryError.Lower names only what lowers a worker's need: D always; the bundles when more than one runs and more
+// than the runner would run anyway; the batch rows when a batch holds more than one chunk (one partial ZᵀZ each);
+// only D when the final merge, which depends on F alone, dominates.
+func TestMemoryErrorLower(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		m      Memory
+		runner int
+		want   string
+	}{
+		{"merge dominates", Memory{Bundles: 4, Shards: 2, Bundle: 10, Merge: 100}, 0, "D"},
+		{"remote, one chunk per batch", Memory{Bundles: 4, Shards: 1, Bundle: 100, Merge: 10}, 0, "D or bundles"},
+		{"remote, one bundle", Memory{Bundles: 1, Shards: 4, Bundle: 100, Merge: 10}, 0, "D or batch"},
+		{"remote, every setting", Memory{Bundles: 4, Shards: 2, Bundle: 100, Merge: 10}, 0, "D, bundles or batch"},
+		{"prism runs them all anyway", Memory{Bundles: 8, Shards: 2, Bundle: 100, Merge: 10}, 8, "D or batch"},
+		{"bundles given above prism's", Memory{Bundles: 16, Shards: 1, Bundle: 100, Merge: 10}, 8, "D or bundles"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := &MemoryError{Memory: c.m, RunnerBundles: c.runner}
+			if got := e.Lower("D", "bundles", "batch"); got != c.want {
+				t.Errorf("Lower = %q, want %q", got, c.want)
 			}
 		})
 	}

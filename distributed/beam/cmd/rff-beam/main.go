@@ -66,9 +66,14 @@ func main() {
 	if len(args) > 0 {
 		removeTempsOnSignal(args[0])
 	}
-	code := run(args, os.Stdout, os.Stderr)
+	exit(run(args, os.Stdout, os.Stderr))
+}
+
+// exit ends the process with code — unless a signal is ending the command: its handler then reports it and exits
+// with the signal's code, and exit waits for that.
+func exit(code int) {
 	if atomicfile.Interrupted() {
-		select {} // a signal ended the command: its handler reports it and exits with the signal's code
+		select {}
 	}
 	os.Exit(code)
 }
@@ -258,7 +263,7 @@ func newFitFlags() *fitFlags {
 	fs.BoolVar(&f.skipBadRows, "skip-bad-rows", false, "skip rows that do not parse, count them and record the count in the model, instead of failing on the first one (a file whose first line is another header than the first file's still fails)")
 	fs.Var(&f.workerMemory, "worker-memory", "memory a worker may spend on the statistics, in bytes or with a unit (12GiB): a fit whose estimate exceeds it is refused before it starts; 0 = half of this machine's available memory, -1 = no limit")
 	fs.Var(&f.maxMemory, "max-memory", "memory budget of this program (which solves): 0 = half of the available memory, -1 = no limit")
-	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate and the default --batch-rows (0 = min(8, files): prism and direct run up to 8 bundles at once, and a smaller value is raised to that there; on Dataflow, give the harness threads per worker)")
+	fs.IntVar(&f.bundles, "bundles", 0, "bundles a worker processes at once, for the memory estimate and the default --batch-rows (0 = min(8, files): prism runs up to 8 bundles at once, and a smaller value is raised to that for its estimate; direct runs one at a time; on Dataflow, give the harness threads per worker)")
 	fs.IntVar(&f.batchRows, "batch-rows", 0, "rows a bundle maps at a time (default: below F = 1024 features, 8 chunks of 16 MiB of features shared among the --bundles, one partial ZᵀZ matrix and one core each; from F = 1024, one chunk, mapped on all cores into one ZᵀZ — never the machine's cores): below F = 1024 each chunk of a batch, up to 8, is one more partial ZᵀZ in memory and one more core used by the bundle")
 	fs.StringVar(&f.tempDir, "temp-dir", "", "where the passes leave their results for this program: a location the workers share (default: a local temporary directory for prism and direct, --temp_location for other runners)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")

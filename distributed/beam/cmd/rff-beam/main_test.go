@@ -398,7 +398,7 @@ func TestSignalHelper(t *testing.T) {
 		t.Skip("the process TestSignalRemovesTemps starts")
 	}
 	removeTempsOnSignal("fit")
-	os.Exit(run(strings.Split(args, "\t"), os.Stdout, os.Stderr))
+	exit(run(strings.Split(args, "\t"), os.Stdout, os.Stderr))
 }
 
 // TestSignalRemovesTemps: SIGINT or SIGTERM during a fit ends rff-beam with 128 + the signal's number and one line,
