@@ -68,15 +68,16 @@ func (c *CheckedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// ParseMemory parses a memory budget in bytes: "123", "1.5e9", "512MiB", "8GiB", "2GB" (units are not case
-// sensitive), 0 (the command's default) or -1 (no limit), the only negative value. Values of 2^63 bytes or more are
+// ParseMemory parses a memory budget in bytes: "123", "1.5e9", "512MiB", "8GiB", "2GB" (units KiB to PiB and KB to
+// PB, not case sensitive), 0 (the command's default) or -1 (no limit), the only negative value. Values of 2^63 bytes or more are
 // refused, not taken for "no limit".
 func ParseMemory(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	units := []struct {
 		suffix string
 		mult   float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"PiB", 1 << 50}, {"KB", 1e3}, {"MB", 1e6},
+		{"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}, {"B", 1}}
 	mult := 1.0
 	for _, u := range units {
 		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
@@ -85,8 +86,11 @@ func ParseMemory(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || v*mult >= math.MaxInt64 {
+	if err != nil || math.IsNaN(v) {
 		return 0, fmt.Errorf("%q is not a number of bytes (e.g. 8GiB, 512MiB, 0 for the default, -1 for no limit)", s)
+	}
+	if v*mult >= math.MaxInt64 {
+		return 0, fmt.Errorf("%q is 2^63 bytes or more: give -1 for no limit but the machine's memory, or a number of bytes (e.g. 8GiB)", s)
 	}
 	if v < 0 {
 		if v != -1 || mult != 1 {

@@ -13,7 +13,7 @@ func TestParseMemory(t *testing.T) {
 		want int64
 	}{
 		{"0", 0}, {"-1", -1}, {"123", 123}, {"1.5e9", 1500000000}, {"512MiB", 512 << 20}, {"8gib", 8 << 30},
-		{" 2GB ", 2000000000}, {"1.5KiB", 1536}, {"7B", 7},
+		{" 2GB ", 2000000000}, {"1.5KiB", 1536}, {"7B", 7}, {"1PiB", 1 << 50}, {"2PB", 2e15},
 	} {
 		if got, err := ParseMemory(c.in); err != nil || got != c.want {
 			t.Errorf("ParseMemory(%q) = %d, %v; want %d", c.in, got, err, c.want)
@@ -21,7 +21,8 @@ func TestParseMemory(t *testing.T) {
 	}
 	for _, c := range []struct{ in, want string }{
 		{"-5GiB", "the only negative budget is -1"}, {"-0.5", "the only negative budget is -1"}, {"-1MiB", "the only negative budget"},
-		{"1e30", "not a number of bytes"}, {"9.3e18", "not a number of bytes"}, {"NaN", "not a number of bytes"},
+		{"1e30", "2^63 bytes or more: give -1 for no limit"}, {"9.3e18", "2^63 bytes or more"}, {"9000PiB", "2^63 bytes or more"},
+		{"NaN", "not a number of bytes"},
 		{"lots", "not a number of bytes"}, {"0.5", "less than a byte"},
 	} {
 		if _, err := ParseMemory(c.in); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -93,7 +93,7 @@ func TestRefusals(t *testing.T) {
 		{[]string{"fit", "--input", glob, "--out", out, "-D", "8192", "--worker-memory", "64MiB"}, "over --worker-memory 64 MiB"},
 		{[]string{"fit", "--input", glob, "--out", out, "--worker-memory", "-5GiB"}, "the only negative budget is -1"},
 		{[]string{"fit", "--input", glob, "--out", out, "--max-memory", "-0.5"}, "the only negative budget is -1"},
-		{[]string{"fit", "--input", glob, "--out", out, "--worker-memory", "1e30"}, "not a number of bytes"},
+		{[]string{"fit", "--input", glob, "--out", out, "--worker-memory", "1e30"}, "2^63 bytes or more"},
 		{[]string{"fit", "--input", glob, "--out", out, "--no-such-flag"}, "not defined"},
 		{[]string{"fit", "--input", glob}, "--out is required"},
 		{[]string{"fit", "--input", filepath.Join(dir, "part-0.csv"), "--out", filepath.Join(dir, "part-0.csv")}, "also an input"},
