@@ -28,11 +28,8 @@ type chunkWorkers chan struct{}
 func newChunkWorkers() chunkWorkers { return make(chunkWorkers, runtime.GOMAXPROCS(0)) }
 
 // predict predicts the n rows of X (n×d) with m. Up to chunkRows rows are one call of m.PredictRows; more are cut
-// into chunks of chunkRows rows that at most GOMAXPROCS goroutines of the whole server predict at once (see
-// chunkRows). The chunks are PredictRows's own blocks, so the result holds the bits one PredictRows call on all n
-// rows gives. A panic of a chunk is raised again on the caller's goroutine (the handler answers it 500). When ctx
-// ends (the client left) the chunks not yet started are skipped and ctx's error is returned: a request nobody waits
-// for stops holding its slot and the server's workers within a chunk's time.
+// into chunks of chunkRows rows (inChunks). The chunks are PredictRows's own blocks, so the result holds the bits
+// one PredictRows call on all n rows gives.
 func (s *Server) predict(ctx context.Context, m *rff.Model, X []float64, n, d int) (*rff.Prediction, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -40,31 +37,14 @@ func (s *Server) predict(ctx context.Context, m *rff.Model, X []float64, n, d in
 	if n <= chunkRows {
 		return m.PredictRows(X, n)
 	}
-	chunks := (n + chunkRows - 1) / chunkRows
-	// The error answered is the first failed chunk's, as one PredictRows call would report the first bad row: a
-	// chunk after a failed one is skipped, the chunks before it still run.
 	var (
-		out      *rff.Prediction
-		outOnce  sync.Once
-		errs     = make([]error, chunks)
-		failedAt atomic.Int64 // the first failed chunk so far; chunks when none has failed
+		out     *rff.Prediction
+		outOnce sync.Once
 	)
-	failedAt.Store(int64(chunks))
-	work := func(c int) {
-		if int64(c) > failedAt.Load() {
-			return
-		}
-		r0 := c * chunkRows
-		r1 := min(r0+chunkRows, n)
-		p, err := s.predictChunk(ctx, m, X[r0*d:r1*d], r1-r0)
-		if ctx.Err() != nil {
-			return // the answer is ctx's error
-		}
+	err := s.inChunks(ctx, n, func(r0, r1 int) error {
+		p, err := m.PredictRows(X[r0*d:r1*d], r1-r0)
 		if err != nil {
-			errs[c] = chunkError(err, r0, r1)
-			for f := failedAt.Load(); int64(c) < f && !failedAt.CompareAndSwap(f, int64(c)); f = failedAt.Load() {
-			}
-			return
+			return err
 		}
 		outOnce.Do(func() {
 			out = &rff.Prediction{N: n, Outputs: p.Outputs, Values: make([]float64, n*p.Outputs)}
@@ -77,37 +57,51 @@ func (s *Server) predict(ctx context.Context, m *rff.Model, X []float64, n, d in
 			copy(out.Classes[r0:r1], p.Classes)
 			copy(out.Labels[r0:r1], p.Labels)
 		}
-	}
-	// parallel.For runs the chunks on min(GOMAXPROCS, chunks) goroutines and raises a panic of one on this one.
-	parallel.For(chunks, 0, work)
-	if err := ctx.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
-	}
-	if f := failedAt.Load(); f < int64(chunks) {
-		return nil, errs[f]
 	}
 	return out, nil
 }
 
-// chunkError names, in err of the chunk of rows r0+1 to r1, the row of the request rather than of the chunk.
-func chunkError(err error, r0, r1 int) error {
-	if re, ok := errors.AsType[*rff.RowError](err); ok {
-		return &rff.RowError{Row: r0 + re.Row, Reason: re.Reason}
-	}
-	return fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
-}
-
 // predictStd returns the n×p predictive standard deviations, noise included (Model.PredictStd), of the n rows of X
-// (n×d): in chunks of chunkRows rows on the server's workers as predict does, each row with the bits of one
-// PredictStd call on all rows (a row's value does not depend on the others). The first failed chunk's error is
-// returned, and ctx's error when ctx ends (the chunks not yet started are skipped).
+// (n×d), in chunks of chunkRows rows (inChunks), each row with the bits of one PredictStd call on all rows (a row's
+// value does not depend on the others).
 func (s *Server) predictStd(ctx context.Context, m *rff.Model, X []float64, n, d, p int) ([]float64, error) {
 	out := make([]float64, n*p)
+	err := s.inChunks(ctx, n, func(r0, r1 int) error {
+		sd, err := m.PredictStd(X[r0*d:r1*d], r1-r0, true)
+		if err != nil {
+			return err
+		}
+		copy(out[r0*p:r1*p], sd)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// inChunks runs work on the n rows cut into chunks of chunkRows rows (r0 to r1), on min(GOMAXPROCS, chunks)
+// goroutines of which at most GOMAXPROCS of the whole server work at once (one token of s.chunks per chunk, given
+// back even if work panics; a panic is raised again on the caller's goroutine, and the handler answers it 500). It
+// returns ctx's error when ctx ends — the chunks not yet started are skipped, a chunk waiting for a token stops
+// waiting, so that a request nobody waits for stops holding its slot and the workers within a chunk's time — and
+// otherwise the first failed chunk's error, as one call on all rows would report its first bad row (a chunk after a
+// failed one is skipped, the chunks before it still run), naming the row of the request.
+func (s *Server) inChunks(ctx context.Context, n int, work func(r0, r1 int) error) error {
 	chunks := (n + chunkRows - 1) / chunkRows
-	errs := make([]error, chunks)
+	var (
+		errs     = make([]error, chunks)
+		failedAt atomic.Int64 // the first failed chunk so far; chunks when none has failed
+	)
+	failedAt.Store(int64(chunks))
 	parallel.For(chunks, 0, func(c int) {
-		r0 := c * chunkRows
-		r1 := min(r0+chunkRows, n)
+		if int64(c) > failedAt.Load() {
+			return
+		}
 		select {
 		case s.chunks <- struct{}{}:
 		case <-ctx.Done():
@@ -117,35 +111,27 @@ func (s *Server) predictStd(ctx context.Context, m *rff.Model, X []float64, n, d
 		if ctx.Err() != nil {
 			return
 		}
-		sd, err := m.PredictStd(X[r0*d:r1*d], r1-r0, true)
-		if err != nil {
+		r0 := c * chunkRows
+		r1 := min(r0+chunkRows, n)
+		if err := work(r0, r1); err != nil {
 			errs[c] = chunkError(err, r0, r1)
-			return
+			for f := failedAt.Load(); int64(c) < f && !failedAt.CompareAndSwap(f, int64(c)); f = failedAt.Load() {
+			}
 		}
-		copy(out[r0*p:r1*p], sd)
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if f := failedAt.Load(); f < int64(chunks) {
+		return errs[f]
 	}
-	return out, nil
+	return nil
 }
 
-// predictChunk predicts one chunk holding a token of s.chunks, which it returns even if PredictRows panics; it
-// returns ctx's error instead when ctx ends before a token is free or before the chunk starts.
-func (s *Server) predictChunk(ctx context.Context, m *rff.Model, X []float64, n int) (*rff.Prediction, error) {
-	select {
-	case s.chunks <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+// chunkError names, in err of the chunk of rows r0+1 to r1, the row of the request rather than of the chunk.
+func chunkError(err error, r0, r1 int) error {
+	if re, ok := errors.AsType[*rff.RowError](err); ok {
+		return &rff.RowError{Row: r0 + re.Row, Reason: re.Reason}
 	}
-	defer func() { <-s.chunks }()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return m.PredictRows(X, n)
+	return fmt.Errorf("rows %d to %d: %w", r0+1, r1, err)
 }
