@@ -53,6 +53,21 @@ func (s *settings) budget() int64 {
 	return dataset.CapBudget(s.MaxMemory)
 }
 
+// pathBudget caps the choices that change a fit's arithmetic rather than refuse it — whether vector-valued CG and
+// L-BFGS cache their features or recompute them, which round differently: MaxMemory when given (as budget caps
+// it), otherwise half of the machine's memory and swap — a constant of the machine, where the default budget is
+// half of the memory free at the moment — so that the same fit takes the same path, and gives the same bits, on
+// every run.
+func (s *settings) pathBudget() int64 {
+	if s.MaxMemory != 0 {
+		return dataset.CapBudget(s.MaxMemory)
+	}
+	if m := dataset.MachineMemory(); m > 0 {
+		return m / 2
+	}
+	return vector.DefaultMaxBytes
+}
+
 // bytesOf multiplies counts of float64 values into bytes, saturating instead of overflowing.
 func bytesOf(factors ...float64) int64 {
 	v := 8.0
@@ -168,7 +183,7 @@ func (s *settings) checkBudget(n, d, p int, k kernel.Kernel) error {
 			// scratch, which the solver caches when they fit in the budget and recomputes otherwise.
 			fixed = fixedNeed
 			need += bytesOf(40, F) + 2*bytesOf(N, P) + fixed
-			if cache := bytesOf(N, 2*D) + bytesOf(float64(min(n, learn.BlockRows)), D, P, float64(min(blocks.Count(n), 16))); cache <= budget {
+			if cache := bytesOf(N, 2*D) + bytesOf(float64(min(n, learn.BlockRows)), D, P, float64(min(blocks.Count(n), 16))); cache <= s.pathBudget() {
 				need += cache
 			}
 			what = fmt.Sprintf("the vectors of F = %d features and the %d×%d predictions of the %s solver", int(F), n, p, s.ovkSolver)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rffkit/rff/dataset"
+	"github.com/rffkit/rff/vector"
 )
 
 func smallData(n, d int) *dataset.Data {
@@ -176,5 +177,28 @@ func TestBudgetIterativeOVK(t *testing.T) {
 		if _, err := Fit(cfg, data); err != nil {
 			t.Errorf("%s within 70 MiB: %v", solver, err)
 		}
+	}
+}
+
+// TestPathBudget: the cap of choices that change a fit's arithmetic is the budget given, or half of the machine's
+// memory — never the default budget, half of the memory free at the moment, which changes from run to run.
+func TestPathBudget(t *testing.T) {
+	s, err := Config{MaxMemory: 300 << 20}.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.pathBudget(); got != dataset.CapBudget(300<<20) {
+		t.Errorf("with MaxMemory 300 MiB: %d", got)
+	}
+	s, err = Config{}.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(vector.DefaultMaxBytes)
+	if m := dataset.MachineMemory(); m > 0 {
+		want = m / 2
+	}
+	if got := s.pathBudget(); got != want {
+		t.Errorf("by default: %d, want half of the machine's memory %d", got, want)
 	}
 }

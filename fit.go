@@ -612,7 +612,9 @@ func (s *settings) fitOVK(h *model.Header, f *model.Model, rep *Report, X []floa
 	if err != nil {
 		return err
 	}
-	fit, err := vector.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.ovkSolver, MaxBytes: s.budget()}.Fit(fm, X, n, Y)
+	// The budget was checked (checkBudget); MaxBytes is then the cap of vector's choice to cache the features, which
+	// must not depend on the memory free at the moment (pathBudget).
+	fit, err := vector.Ridge{Lambda: s.Lambda, Intercept: true, Solver: s.ovkSolver, MaxBytes: s.pathBudget()}.Fit(fm, X, n, Y)
 	if err != nil {
 		return err
 	}
